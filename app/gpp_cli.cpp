@@ -1,0 +1,134 @@
+#include "gpp_cli.hpp"
+
+#include <algorithm>
+#include <iostream>
+#include <sstream>
+
+namespace gpp::app {
+
+void add_deck_options(CLI::App& app, DeckParams& p) {
+  app.set_config("--deck,deck", "", "Deck: a TOML file of deck keys (inputs/*.toml)", false);
+  app.allow_config_extras(CLI::config_extras_mode::error);
+  app.add_option("--name", p.name, "Deck name")->capture_default_str();
+  app.add_option("--generator", p.generator, "Synthetic data: random (non-uniform, every branch) or uniform (mini-app constants)")
+      ->capture_default_str();
+  app.add_option("--nbands", p.nbands, "Bands (peinf_ntband_dist)");
+  app.add_option("--ngpown", p.ngpown, "Local G' (ngpown)");
+  app.add_option("--ncouls", p.ncouls, "G vectors (ncouls)");
+  app.add_option("--nvband", p.nvband, "Occupied (valence) bands");
+  app.add_option("--nstart", p.nstart, "First frequency index iw")->capture_default_str();
+  app.add_option("--nend", p.nend, "Last frequency index iw")->capture_default_str();
+  app.add_option("--seed", p.seed, "Seed of the random generator")->capture_default_str();
+  app.add_option("--gamma", p.gamma, "Broadening gamma (limittwo = gamma^2)")->capture_default_str();
+  app.add_option("--sexcut", p.sexcut, "Screened-exchange cutoff factor")->capture_default_str();
+  app.add_option("--e-lk,--e_lk", p.e_lk, "Energy of the state (e_lk)")->capture_default_str();
+  app.add_option("--dw", p.dw, "Frequency step (sig_dw)")->capture_default_str();
+  app.add_option("--efermi", p.efermi, "Fermi level")->capture_default_str();
+  app.add_option("--tol", p.tol, "Fermi-level tolerance (occupation 0.5 within it)")->capture_default_str();
+  app.add_option("--skipped-gp,--skipped_gp", p.skipped_gp, "G' mapped outside 1..ncouls (random generator)")
+      ->capture_default_str();
+}
+
+void add_tunable_options(CLI::App& app, Tunables& t) {
+  app.add_option("--band-block", t.band_block, "Bands per cache block (v6 onwards)")->check(CLI::PositiveNumber);
+  app.add_option("--ig-block", t.ig_block, "G per cache block (v6 onwards)")->check(CLI::PositiveNumber);
+  app.add_option("--team-size", t.team_size, "Threads per team (TeamPolicy steps)")->check(CLI::PositiveNumber);
+  app.add_option("--vector-length", t.vector_length, "Vector lanes per thread (TeamPolicy steps)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--tile", t.tile, "MDRangePolicy tile sizes, one per rank (e.g. --tile 1,1,128)")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
+}
+
+void add_verify_options(CLI::App& app, std::string& verify, double& rtol) {
+  app.add_option("--verify", verify,
+                 "auto (closed form, stored reference, else host reference), reference (host reference), none")
+      ->check(CLI::IsMember({"auto", "reference", "none"}))
+      ->capture_default_str();
+  app.add_option("--rtol", rtol, "Relative tolerance of verification")->check(CLI::PositiveNumber)->capture_default_str();
+}
+
+VerifyMode parse_verify_mode(const std::string& s) {
+  if (s == "none") return VerifyMode::None;
+  if (s == "reference") return VerifyMode::Reference;
+  return VerifyMode::Auto;
+}
+
+int parse(CLI::App& app, const std::string& command, const std::vector<std::string>& args) {
+  std::vector<std::string> storage;
+  storage.push_back("gpp " + command);
+  storage.insert(storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : storage) argv.push_back(a.data());
+  try {
+    app.parse(int(argv.size()), argv.data());
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string msg = e.what();
+    const std::string extras = "INI was not able to parse ";
+    if (msg.rfind(extras, 0) == 0) msg = "unknown deck key '" + msg.substr(extras.size()) + "'";
+    std::cerr << "gpp " << command << ": error: " << msg << "\n";
+    return e.get_exit_code() != 0 ? e.get_exit_code() : 1;
+  }
+  return -1;
+}
+
+std::string describe_tunables(const Tunables& t) {
+  std::ostringstream o;
+  auto add = [&](const char* n, int v) {
+    if (v > 0) o << (o.tellp() > 0 ? " " : "") << n << "=" << v;
+  };
+  add("band-block", t.band_block);
+  add("ig-block", t.ig_block);
+  add("team-size", t.team_size);
+  add("vector-length", t.vector_length);
+  if (!t.tile.empty()) {
+    o << (o.tellp() > 0 ? " " : "") << "tile=";
+    for (std::size_t i = 0; i < t.tile.size(); ++i) o << (i ? "," : "") << t.tile[i];
+  }
+  return o.tellp() > 0 ? o.str() : "defaults";
+}
+
+std::vector<const PolicyEntry*> select_policies(const std::string& spec) {
+  std::vector<const PolicyEntry*> out;
+  if (spec == "all") {
+    for (const auto& e : policy_registry()) out.push_back(&e);
+    return out;
+  }
+  std::stringstream ss(spec);
+  for (std::string name; std::getline(ss, name, ',');) {
+    if (name.empty()) throw Error("empty policy name in '" + spec + "'");
+    out.push_back(&find_policy(name));
+  }
+  if (out.empty()) throw Error("no policy named");
+  return out;
+}
+
+Tunables tunables_for(const PolicyEntry& entry, const Tunables& t) {
+  auto reads = [&](const char* n) {
+    return std::find(entry.tunables.begin(), entry.tunables.end(), n) != entry.tunables.end();
+  };
+  Tunables r;
+  if (reads("band-block")) r.band_block = t.band_block;
+  if (reads("ig-block")) r.ig_block = t.ig_block;
+  if (reads("team-size")) r.team_size = t.team_size;
+  if (reads("vector-length")) r.vector_length = t.vector_length;
+  if (reads("tile")) r.tile = t.tile;
+  return r;
+}
+
+int cmd_policies(const std::vector<std::string>& args) {
+  CLI::App app{"List every execution policy with its tunables", "gpp policies"};
+  if (int rc = parse(app, "policies", args); rc >= 0) return rc;
+  const std::string def = default_policy_name();
+  for (const auto& e : policy_registry()) {
+    std::string tun;
+    for (const auto& t : e.tunables) tun += (tun.empty() ? "" : " ") + ("--" + t);
+    std::cout << std::left << std::setw(16) << e.name << " " << e.description
+              << " [tunables: " << (tun.empty() ? "none" : tun) << "]" << (e.name == def ? " (default)" : "") << "\n";
+  }
+  return 0;
+}
+
+}  // namespace gpp::app

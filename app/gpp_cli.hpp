@@ -1,0 +1,41 @@
+#pragma once
+// Command-line pieces shared by the gpp commands.
+#include "gpp_input.hpp"
+#include "gpp_policy.hpp"
+#include "gpp_session.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+namespace gpp::app {
+
+/// The deck file (positional or --deck, a TOML config file) and every deck key as an
+/// option; command-line values override the deck's.
+void add_deck_options(CLI::App& app, DeckParams& p);
+
+/// --band-block, --ig-block, --team-size, --vector-length, --tile.
+void add_tunable_options(CLI::App& app, Tunables& t);
+
+/// --verify and --rtol.
+void add_verify_options(CLI::App& app, std::string& verify, double& rtol);
+VerifyMode parse_verify_mode(const std::string& s);
+
+/// Parse args (without the command name) into app. Returns -1 on success, else the exit
+/// code after printing CLI11's message (0 for --help).
+int parse(CLI::App& app, const std::string& command, const std::vector<std::string>& args);
+
+/// "name=value" pairs of the tunables that are set ("defaults" when none).
+std::string describe_tunables(const Tunables& t);
+
+/// The policies a --policy value names ("all" or a comma-separated list).
+std::vector<const PolicyEntry*> select_policies(const std::string& spec);
+
+/// Only the tunables `entry` reads (for runs over several policies).
+Tunables tunables_for(const PolicyEntry& entry, const Tunables& t);
+
+int cmd_run(const std::vector<std::string>& args);
+int cmd_policies(const std::vector<std::string>& args);
+
+}  // namespace gpp::app

@@ -1,0 +1,62 @@
+#pragma once
+// One problem set up on the device (deck -> input -> derived arrays -> device copy),
+// its reference result, and timed runs of policies on it. Shared by `gpp run` and
+// `gpp bench`.
+#include "gpp_diagnostics.hpp"
+#include "gpp_input.hpp"
+#include "gpp_policy.hpp"
+#include "gpp_result.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpp::app {
+
+enum class VerifyMode { Auto, Reference, None };
+
+struct Session {
+  DeckParams params;
+  std::string source;  // "random generator", "uniform generator", or the input file
+  bool synthetic = true;  // generated from the deck parameters (not read from a file)
+  InputDeck input;
+  GppData<Kokkos::HostSpace> host;
+  DeviceData device;
+  double setup_s = 0;     // generate or read, check, derive
+  double transfer_s = 0;  // host -> device copy (0 on host backends)
+  double static_s = 0;
+  std::complex<double> achstemp;
+  std::optional<BranchCounts> branches;
+
+  // Verification target, filled by prepare_reference.
+  Verification target;  // against, tolerance
+  SigmaResult reference;
+  std::optional<std::complex<double>> reference_achstemp;
+  double reference_s = 0;
+};
+
+/// Build the session from deck parameters (synthetic decks).
+Session make_session(const DeckParams& p);
+
+/// Choose and compute the verification target.
+void prepare_reference(Session& s, VerifyMode mode, double rtol);
+
+struct PolicyRun {
+  std::string policy;
+  Tunables tunables;
+  SigmaResult result;
+  std::vector<double> times;  // seconds, warm-up excluded
+  double rel_error = 0;       // worst over all repeats
+  bool verified = false;
+  double min() const;
+  double median() const;
+  double max() const;
+};
+
+/// Warm-up, then `repeat` timed runs with fences; every run's result is verified.
+PolicyRun run_policy(const Session& s, const PolicyEntry& entry, const Tunables& t, int repeat);
+
+/// Deck, sizes and derived counts as human-readable lines.
+std::string describe_deck(const Session& s);
+
+}  // namespace gpp::app

@@ -1,0 +1,40 @@
+// gpp: the General Plasmon Pole self-energy kernel of BerkeleyGW.
+#include "gpp_cli.hpp"
+
+#include <Kokkos_Core.hpp>
+
+#include <iostream>
+
+namespace {
+void usage(std::ostream& o) {
+  o << "gpp: the General Plasmon Pole (GPP) self-energy kernel of BerkeleyGW, in Kokkos\n\n"
+       "usage: gpp COMMAND [options]    (gpp COMMAND --help for a command's options)\n\n"
+       "commands:\n"
+       "  run       run a deck with one policy, a list, or all; time and verify it\n"
+       "  policies  list the execution policies and their tunables\n\n"
+       "Kokkos options (--kokkos-num-threads=N, ...) may be given anywhere.\n";
+}
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  Kokkos::ScopeGuard guard(argc, argv);
+  if (argc < 2) {
+    usage(std::cerr);
+    return 1;
+  }
+  const std::string command = argv[1];
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  try {
+    if (command == "-h" || command == "--help") {
+      usage(std::cout);
+      return 0;
+    }
+    if (command == "run") return gpp::app::cmd_run(args);
+    if (command == "policies") return gpp::app::cmd_policies(args);
+    std::cerr << "gpp: error: unknown command '" << command << "' (expected run or policies)\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "gpp " << command << ": error: " << e.what() << "\n";
+    return 1;
+  }
+}

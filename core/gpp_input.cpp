@@ -1,0 +1,391 @@
+#include "gpp_input.hpp"
+
+#include "gpp_physics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <sstream>
+
+namespace gpp {
+namespace {
+
+template <class... Args>
+[[noreturn]] void fail(Args&&... args) {
+  std::ostringstream os;
+  (os << ... << args);
+  throw Error(os.str());
+}
+
+// Counter-based generator: the value at (stream, i) does not depend on the order or
+// the thread that asks for it, so filling in parallel stays deterministic.
+inline std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+struct Rng {
+  std::uint64_t seed;
+  // uniform in [0, 1)
+  double operator()(std::uint64_t stream, std::uint64_t i) const {
+    const std::uint64_t h = splitmix64(splitmix64(seed ^ (stream * 0xD1B54A32D192ED03ull)) + i);
+    return double(h >> 11) * 0x1.0p-53;
+  }
+};
+enum Stream : std::uint64_t {
+  kEnergy = 1, kPermBand, kPermG, kPickG, kWtildeRe, kWtildeIm, kWtildeTiny, kIepsRe, kIepsIm,
+  kAqsnRe, kAqsnIm, kAqsmRe, kAqsmIm, kTinyPick
+};
+
+// Fisher-Yates with the counter-based generator.
+std::vector<int> permutation(int n, const Rng& rng, std::uint64_t stream) {
+  std::vector<int> p(n);
+  std::iota(p.begin(), p.end(), 1);
+  for (int i = n - 1; i > 0; --i) {
+    const int j = int(rng(stream, std::uint64_t(i)) * (i + 1));
+    std::swap(p[i], p[std::min(j, i)]);
+  }
+  return p;
+}
+
+template <class F>
+void fill_matrix(HostComplexMatrix& m, F&& f) {
+  const int rows = int(m.extent(0));
+  const int cols = int(m.extent(1));
+  Kokkos::parallel_for(
+      "gpp::input::fill", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, cols), [&](const int c) {
+        for (int r = 0; r < rows; ++r) m(r, c) = f(r, c);
+      });
+  Kokkos::DefaultHostExecutionSpace().fence();
+}
+
+void common_checks(const DeckParams& p) {
+  if (p.nbands <= 0) fail("nbands must be positive (got ", p.nbands, ")");
+  if (p.ngpown <= 0) fail("ngpown must be positive (got ", p.ngpown, ")");
+  if (p.ncouls <= 0) fail("ncouls must be positive (got ", p.ncouls, ")");
+  if (p.nstart > p.nend) fail("nstart (", p.nstart, ") must not exceed nend (", p.nend, ")");
+  if (p.nvband < 0 || p.nvband > p.nbands)
+    fail("nvband must be between 0 and nbands (", p.nbands, "), got ", p.nvband);
+  if (p.ngpown > p.ncouls) fail("ngpown (", p.ngpown, ") must not exceed ncouls (", p.ncouls, ")");
+  if (!(p.gamma > 0) || !std::isfinite(p.gamma)) fail("gamma must be positive and finite (got ", p.gamma, ")");
+  if (!(p.sexcut >= 0) || !std::isfinite(p.sexcut)) fail("sexcut must be non-negative and finite (got ", p.sexcut, ")");
+  if (!std::isfinite(p.e_lk) || !std::isfinite(p.dw) || !std::isfinite(p.efermi))
+    fail("e_lk, dw and efermi must be finite");
+  if (!(p.tol >= 0) || !std::isfinite(p.tol)) fail("tol must be non-negative and finite (got ", p.tol, ")");
+  if (p.skipped_gp < 0 || p.skipped_gp >= p.ngpown)
+    fail("skipped_gp must be between 0 and ngpown-1 (got ", p.skipped_gp, ")");
+  // Keep every matrix addressable with a 32-bit column index and a 64-bit size.
+  const double biggest = double(p.ncouls) * std::max(p.nbands, p.ngpown) * sizeof(complex_t);
+  if (biggest > double(std::numeric_limits<std::int64_t>::max()) / 4)
+    fail("sizes too large: one matrix would take ", biggest, " bytes");
+}
+
+InputDeck skeleton(const DeckParams& p, int gvec_ng) {
+  InputDeck in;
+  in.sig_ntband = p.nbands;
+  in.gvec_ng = gvec_ng;
+  in.ncoul = p.ncouls;
+  in.epsmpi_ngpown_max = p.ngpown;
+  in.peinf_ntband_max = p.nbands;
+  in.peinf_ntband_dist = p.nbands;
+  in.ipe = 0;
+  in.ispin = 1;
+  in.ngpown = p.ngpown;
+  in.ncouls = p.ncouls;
+  in.nstart = p.nstart;
+  in.nend = p.nend;
+  in.sig_fdf = 2;
+  in.sig_dw = p.dw;
+  in.sig_gamma = p.gamma;
+  in.e_lk = p.e_lk;
+  in.nvband = p.nvband;
+  in.tol = p.tol;
+  in.efermi = p.efermi;
+  in.sexcut = p.sexcut;
+  in.limittwo = p.gamma * p.gamma;
+  in.limitone = physics::limitone;
+  const int nw = p.nend - p.nstart + 1;
+  in.asxtemp0.assign(nw, {0.0, 0.0});
+  in.achtemp0.assign(nw, {0.0, 0.0});
+  in.aqsmtemp = HostComplexMatrix(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::input::aqsmtemp"), p.ncouls, p.nbands);
+  in.aqsntemp = HostComplexMatrix(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::input::aqsntemp"), p.ncouls, p.nbands);
+  in.I_eps_array = HostComplexMatrix(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::input::I_eps_array"), p.ncouls, p.ngpown);
+  in.wtilde_array = HostComplexMatrix(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::input::wtilde_array"), p.ncouls, p.ngpown);
+  return in;
+}
+
+}  // namespace
+
+void validate(const DeckParams& p) {
+  if (p.generator != "random" && p.generator != "uniform")
+    fail("unknown generator '", p.generator, "' (expected random or uniform)");
+  common_checks(p);
+}
+
+InputDeck generate_random(const DeckParams& p) {
+  validate(p);
+  const Rng rng{p.seed};
+  // A few G-vectors beyond ncouls, so that the skipped G' have somewhere to point.
+  const int extra_g = std::max(3, p.skipped_gp);
+  InputDeck in = skeleton(p, p.ncouls + extra_g);
+  const int nb = p.nbands;
+
+  // Band energies by true band index: valence bands spread below the Fermi level, the
+  // highest one at it (occupation 0.5), conduction bands above.
+  in.wfnkq_ekq.resize(nb);
+  for (int b = 1; b <= nb; ++b) {
+    const double u = rng(kEnergy, b);
+    double e;
+    if (b < p.nvband) {
+      e = p.efermi - 15.0 * double(p.nvband - b) / p.nvband - 0.2 * u;
+    } else if (b == p.nvband) {
+      e = p.efermi + 0.25 * p.tol * (2 * u - 1);
+    } else {
+      e = p.efermi + 0.6 + 40.0 * double(b - p.nvband) / std::max(1, nb - p.nvband) + 0.3 * u;
+    }
+    in.wfnkq_ekq[b - 1] = e;
+  }
+  // A valence band exactly at e_lk + dw*(nstart-2): its wx is 0 at iw = nstart and takes
+  // the TOL_Zero clamp. Another sits 0.1 below e_lk, so |wx| < gamma there (the zero
+  // branch when wtilde is tiny).
+  if (p.nvband >= 4) {
+    const int b = p.nvband / 2;  // 1-based, below the Fermi-level band
+    in.wfnkq_ekq[b - 1] = p.e_lk + p.dw * (p.nstart - 2);
+    in.wfnkq_ekq[b - 2] = p.e_lk + p.dw * (p.nstart - 2) - 0.1;
+  }
+  // Local bands are a permutation of the true bands.
+  in.peinf_indext_dist = permutation(nb, rng, kPermBand);
+
+  // G' maps: indinv is a permutation of 1..gvec_ng; the local G' point at distinct G,
+  // the last skipped_gp of them at G beyond ncouls (skipped).
+  in.indinv = permutation(in.gvec_ng, rng, kPermG);
+  std::vector<int> position(in.gvec_ng + 1);
+  for (int k = 1; k <= in.gvec_ng; ++k) position[in.indinv[k - 1]] = k;
+  const std::vector<int> picks = permutation(p.ncouls, rng, kPickG);
+  in.inv_igp_index.resize(p.ngpown);
+  std::vector<int> gp_of(p.ngpown);  // the G index each local G' points at (for I_eps's shape)
+  for (int my = 0; my < p.ngpown; ++my) {
+    const bool skipped = my >= p.ngpown - p.skipped_gp;
+    const int g = skipped ? p.ncouls + 1 + (my - (p.ngpown - p.skipped_gp)) % extra_g : picks[my];
+    in.inv_igp_index[my] = position[g];
+    gp_of[my] = g;
+  }
+
+  in.vcoul.resize(in.ncoul);
+  for (int g = 1; g <= in.ncoul; ++g) in.vcoul[g - 1] = 8.0 * M_PI / (0.5 + std::cbrt(double(g) * g));
+
+  // wtilde: plasmon-pole frequencies from 0.2 to ~30 with small damping; about 1 in
+  // 200 is ~1e-9 (delw ~ 0, the zero branch when |wx| < gamma).
+  fill_matrix(in.wtilde_array, [&](int ig, int igp) {
+    const std::uint64_t i = std::uint64_t(igp) * p.ncouls + ig;
+    if (rng(kTinyPick, i) < 0.005) {
+      return complex_t(1e-9 * (1 + rng(kWtildeTiny, i)), 0.0);
+    }
+    const double u = rng(kWtildeRe, i);
+    const double re = 0.2 + 30.0 * u * u;
+    return complex_t(re, -0.05 * re * rng(kWtildeIm, i));
+  });
+  // I_eps: strongest where G = G', decaying away from it, random phase.
+  fill_matrix(in.I_eps_array, [&](int ig, int igp) {
+    const std::uint64_t i = std::uint64_t(igp) * p.ncouls + ig;
+    const double dist = std::abs(double(ig + 1 - gp_of[igp]));
+    const double amp = 0.9 / (1.0 + 0.05 * dist);
+    return complex_t(amp * (rng(kIepsRe, i) - 0.3), amp * (rng(kIepsIm, i) - 0.5));
+  });
+  fill_matrix(in.aqsntemp, [&](int ig, int n) {
+    const std::uint64_t i = std::uint64_t(n) * p.ncouls + ig;
+    const double s = 1.0 / (1.0 + 4.0 * ig / double(p.ncouls));
+    return complex_t(s * (rng(kAqsnRe, i) - 0.5), s * (rng(kAqsnIm, i) - 0.5));
+  });
+  fill_matrix(in.aqsmtemp, [&](int ig, int n) {
+    const std::uint64_t i = std::uint64_t(n) * p.ncouls + ig;
+    const double s = 1.0 / (1.0 + 4.0 * ig / double(p.ncouls));
+    return complex_t(s * (rng(kAqsmRe, i) - 0.5), s * (rng(kAqsmIm, i) - 0.5));
+  });
+  return in;
+}
+
+InputDeck generate_uniform(const DeckParams& p) {
+  validate(p);
+  InputDeck in = skeleton(p, p.ncouls);
+  const complex_t half(0.5, 0.5);
+  in.wfnkq_ekq.assign(p.nbands, 6.0);
+  in.peinf_indext_dist.resize(p.nbands);
+  std::iota(in.peinf_indext_dist.begin(), in.peinf_indext_dist.end(), 1);
+  in.indinv.resize(p.ncouls);
+  std::iota(in.indinv.begin(), in.indinv.end(), 1);
+  // The mini-apps' map: igp = (my_igp+1)*ncouls/ngpown (0-based), clamped to ncouls-1.
+  in.inv_igp_index.resize(p.ngpown);
+  for (int my = 0; my < p.ngpown; ++my) {
+    const long g0 = std::min<long>(long(my + 1) * p.ncouls / p.ngpown, p.ncouls - 1);
+    in.inv_igp_index[my] = int(g0) + 1;
+  }
+  in.vcoul.assign(p.ncouls, 1.0);
+  fill_matrix(in.wtilde_array, [&](int, int) { return half; });
+  fill_matrix(in.I_eps_array, [&](int, int) { return half; });
+  fill_matrix(in.aqsntemp, [&](int, int) { return half; });
+  fill_matrix(in.aqsmtemp, [&](int, int) { return half; });
+  return in;
+}
+
+InputDeck generate(const DeckParams& p) {
+  validate(p);
+  return p.generator == "uniform" ? generate_uniform(p) : generate_random(p);
+}
+
+namespace {
+
+template <class V>
+void check_finite_vector(const V& v, const char* name) {
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (!std::isfinite(v[i])) fail("input array ", name, "(", i + 1, ") is not finite (", v[i], ")");
+}
+
+void check_finite_matrix(const HostComplexMatrix& m, const char* name) {
+  const std::int64_t rows = m.extent(0), cols = m.extent(1);
+  // First bad column, found in parallel (this is the one full pass over a large file).
+  std::int64_t bad_col = cols;
+  Kokkos::parallel_reduce(
+      "gpp::input::check_finite", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, cols),
+      [&](const std::int64_t c, std::int64_t& first) {
+        for (std::int64_t r = 0; r < rows; ++r) {
+          const complex_t z = m(r, c);
+          if (!std::isfinite(z.real()) || !std::isfinite(z.imag())) {
+            if (c < first) first = c;
+            return;
+          }
+        }
+      },
+      Kokkos::Min<std::int64_t>(bad_col));
+  if (bad_col < cols) {
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const complex_t z = m(r, bad_col);
+      if (!std::isfinite(z.real()) || !std::isfinite(z.imag()))
+        fail("input array ", name, "(", r + 1, ",", bad_col + 1, ") is not finite (", z.real(), ",", z.imag(), ")");
+    }
+  }
+}
+
+void check_extent(const HostComplexMatrix& m, const char* name, std::int64_t rows, std::int64_t cols) {
+  if (std::int64_t(m.extent(0)) != rows || std::int64_t(m.extent(1)) != cols)
+    fail("input array ", name, " has shape (", m.extent(0), ",", m.extent(1), "), expected (", rows, ",", cols, ")");
+}
+
+}  // namespace
+
+void validate(const InputDeck& in) {
+  auto positive = [](int v, const char* name) {
+    if (v <= 0) fail("input size ", name, " must be positive (got ", v, ")");
+  };
+  positive(in.sig_ntband, "sig_ntband");
+  positive(in.gvec_ng, "gvec_ng");
+  positive(in.ncoul, "ncoul");
+  positive(in.epsmpi_ngpown_max, "epsmpi_ngpown_max");
+  positive(in.peinf_ntband_max, "peinf_ntband_max");
+  positive(in.peinf_ntband_dist, "peinf_ntband_dist");
+  positive(in.ngpown, "ngpown");
+  positive(in.ncouls, "ncouls");
+  if (in.peinf_ntband_dist > in.peinf_ntband_max)
+    fail("peinf_ntband_dist (", in.peinf_ntband_dist, ") exceeds peinf_ntband_max (", in.peinf_ntband_max, ")");
+  if (in.ngpown > in.epsmpi_ngpown_max)
+    fail("ngpown (", in.ngpown, ") exceeds epsmpi_ngpown_max (", in.epsmpi_ngpown_max, ")");
+  if (in.ncouls > in.ncoul) fail("ncouls (", in.ncouls, ") exceeds ncoul (", in.ncoul, "), the length of vcoul");
+  if (in.nstart > in.nend) fail("nstart (", in.nstart, ") must not exceed nend (", in.nend, ")");
+  const std::size_t nw = std::size_t(in.nw());
+  if (in.asxtemp0.size() != nw || in.achtemp0.size() != nw) fail("start values asxtemp/achtemp need ", nw, " entries");
+  if (in.has_reference() && (in.asxtempref.size() != nw || in.achtempref.size() != nw))
+    fail("reference values asxtempref/achtempref need ", nw, " entries");
+  if (in.peinf_indext_dist.size() != std::size_t(in.peinf_ntband_max))
+    fail("peinf_indext_dist has ", in.peinf_indext_dist.size(), " entries, expected ", in.peinf_ntband_max);
+  if (in.wfnkq_ekq.size() != std::size_t(in.sig_ntband))
+    fail("wfnkq_ekq has ", in.wfnkq_ekq.size(), " entries, expected ", in.sig_ntband);
+  if (in.inv_igp_index.size() != std::size_t(in.epsmpi_ngpown_max))
+    fail("inv_igp_index has ", in.inv_igp_index.size(), " entries, expected ", in.epsmpi_ngpown_max);
+  if (in.indinv.size() != std::size_t(in.gvec_ng)) fail("indinv has ", in.indinv.size(), " entries, expected ", in.gvec_ng);
+  if (in.vcoul.size() != std::size_t(in.ncoul)) fail("vcoul has ", in.vcoul.size(), " entries, expected ", in.ncoul);
+  check_extent(in.aqsmtemp, "aqsmtemp", in.ncouls, in.peinf_ntband_max);
+  check_extent(in.aqsntemp, "aqsntemp", in.ncouls, in.peinf_ntband_max);
+  check_extent(in.wtilde_array, "wtilde_array", in.ncouls, in.ngpown);
+  check_extent(in.I_eps_array, "I_eps_array", in.ncouls, in.ngpown);
+  for (int n = 0; n < in.peinf_ntband_dist; ++n) {
+    const int t = in.peinf_indext_dist[n];
+    if (t < 1 || t > in.sig_ntband)
+      fail("peinf_indext_dist(", n + 1, ") = ", t, " is outside 1..sig_ntband (", in.sig_ntband, ")");
+  }
+  for (int my = 0; my < in.ngpown; ++my) {
+    const int k = in.inv_igp_index[my];
+    if (k < 1 || k > in.gvec_ng) fail("inv_igp_index(", my + 1, ") = ", k, " is outside 1..gvec_ng (", in.gvec_ng, ")");
+  }
+  for (const double* s : {&in.sig_dw, &in.sig_gamma, &in.e_lk, &in.tol, &in.efermi, &in.sexcut})
+    if (!std::isfinite(*s)) fail("input scalar is not finite (sig_dw, sig_gamma, e_lk, tol, efermi or sexcut)");
+  if (in.sexcut < 0) fail("sexcut must be non-negative (got ", in.sexcut, ")");
+  for (std::size_t i = 0; i < nw; ++i) {
+    for (auto* v : {&in.asxtemp0, &in.achtemp0})
+      if (!std::isfinite((*v)[i].real()) || !std::isfinite((*v)[i].imag())) fail("start value asxtemp/achtemp(", i + 1, ") is not finite");
+    if (in.has_reference())
+      for (auto* v : {&in.asxtempref, &in.achtempref})
+        if (!std::isfinite((*v)[i].real()) || !std::isfinite((*v)[i].imag())) fail("reference value asxtempref/achtempref(", i + 1, ") is not finite");
+  }
+  check_finite_vector(in.wfnkq_ekq, "wfnkq_ekq");
+  check_finite_vector(in.vcoul, "vcoul");
+  check_finite_matrix(in.aqsmtemp, "aqsmtemp");
+  check_finite_matrix(in.aqsntemp, "aqsntemp");
+  check_finite_matrix(in.wtilde_array, "wtilde_array");
+  check_finite_matrix(in.I_eps_array, "I_eps_array");
+}
+
+GppData<Kokkos::HostSpace> derive(const InputDeck& in) {
+  using Types = ViewTypes<Kokkos::HostSpace>;
+  GppData<Kokkos::HostSpace> d;
+  d.nbands = in.peinf_ntband_dist;
+  d.ngpown = in.ngpown;
+  d.ncouls = in.ncouls;
+  d.nstart = in.nstart;
+  d.nend = in.nend;
+  d.nw = in.nw();
+  d.sexcut = in.sexcut;
+  // limitone and limittwo are recomputed from TOL_Small and gamma, as the benchmark does.
+  d.limitone = physics::limitone;
+  d.limittwo = in.sig_gamma * in.sig_gamma;
+
+  const auto bands = std::make_pair(0, d.nbands);
+  d.aqsntemp = Kokkos::subview(in.aqsntemp, Kokkos::ALL, bands);
+  d.I_eps_array = in.I_eps_array;
+  d.wtilde_array = in.wtilde_array;
+
+  d.wx_array_t = Types::RealMatrix("gpp::data::wx_array_t", d.nw, d.nbands);
+  d.wx_array_bt = Types::RealMatrix("gpp::data::wx_array_bt", d.nbands, d.nw);
+  d.occ_array = Types::RealVector("gpp::data::occ_array", d.nbands);
+  for (int n1 = 0; n1 < d.nbands; ++n1) {
+    const int n1true = in.peinf_indext_dist[n1];
+    const double e = in.wfnkq_ekq[n1true - 1];
+    for (int w = 0; w < d.nw; ++w) {
+      const int iw = in.nstart + w;
+      double wx = in.e_lk + in.sig_dw * (iw - 2) - e;
+      if (std::abs(wx) < physics::TOL_Zero) wx = physics::TOL_Zero;
+      d.wx_array_t(w, n1) = wx;
+      d.wx_array_bt(n1, w) = wx;
+    }
+    double occ = 0.0;
+    if (n1true <= in.nvband) occ = std::abs(e - in.efermi) < in.tol ? 0.5 : 1.0;
+    d.occ_array(n1) = occ;
+  }
+
+  d.aqsmtemp_local = Types::ComplexMatrix("gpp::data::aqsmtemp_local", d.ngpown, d.nbands);
+  d.aqsmtemp_local_bt = Types::ComplexMatrix("gpp::data::aqsmtemp_local_bt", d.nbands, d.ngpown);
+  d.vcoul_loc = Types::RealVector("gpp::data::vcoul_loc", d.ngpown);
+  for (int my = 0; my < d.ngpown; ++my) {
+    const int igp = in.indinv[in.inv_igp_index[my] - 1];
+    if (igp < 1 || igp > d.ncouls) continue;  // skipped G': both stay 0
+    d.vcoul_loc(my) = in.vcoul[igp - 1];
+    for (int n1 = 0; n1 < d.nbands; ++n1) {
+      d.aqsmtemp_local(my, n1) = in.aqsmtemp(igp - 1, n1);
+      d.aqsmtemp_local_bt(n1, my) = in.aqsmtemp(igp - 1, n1);
+    }
+  }
+  return d;
+}
+
+}  // namespace gpp

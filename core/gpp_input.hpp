@@ -1,0 +1,109 @@
+#pragma once
+// The kernel's input as the original benchmark file holds it (spec section 2), the
+// derived arrays built from it (spec section 3), and the synthetic generators.
+#include "gpp_types.hpp"
+
+#include <complex>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpp {
+
+using HostComplexMatrix = ViewTypes<Kokkos::HostSpace>::ComplexMatrix;
+
+/// Everything one input file (or one synthetic deck) holds, on the host, named as in
+/// the Fortran benchmark. Indices stored in the int arrays are 1-based, as in the file.
+struct InputDeck {
+  // record 1
+  int sig_ntband = 0, gvec_ng = 0, ncoul = 0, epsmpi_ngpown_max = 0, peinf_ntband_max = 0;
+  // record 2
+  int peinf_ntband_dist = 0, ipe = 0, ispin = 1, ngpown = 0, ncouls = 0;
+  std::vector<int> peinf_indext_dist;  // (peinf_ntband_max) local band -> true band
+  std::vector<double> wfnkq_ekq;       // (sig_ntband) band energies
+  // record 5
+  int nstart = 0, nend = 0, sig_fdf = 0;
+  double sig_dw = 0, sig_gamma = 0, e_lk = 0;
+  std::vector<int> inv_igp_index;  // (epsmpi_ngpown_max) local G' -> index into indinv
+  std::vector<int> indinv;         // (gvec_ng)
+  HostComplexMatrix aqsmtemp;      // (ncouls, peinf_ntband_max)
+  // record 9
+  int nvband = 0;
+  double tol = 0, efermi = 0;
+  std::vector<double> vcoul;  // (ncoul)
+  // record 11
+  double sexcut = 0, limittwo = 0, limitone = 0;  // limittwo/limitone as read; recomputed
+  HostComplexMatrix wtilde_array;                 // (ncouls, ngpown)
+  HostComplexMatrix I_eps_array;                  // (ncouls, ngpown)
+  HostComplexMatrix aqsntemp;                     // (ncouls, peinf_ntband_max)
+  // records 15..18, one value per frequency iw = nstart..nend
+  std::vector<std::complex<double>> asxtemp0, achtemp0;
+  std::vector<std::complex<double>> asxtempref, achtempref;  // empty when none is stored
+
+  int nw() const { return nend - nstart + 1; }
+  bool has_reference() const { return !asxtempref.empty(); }
+};
+
+/// Parameters of a synthetic deck (the keys of a TOML deck).
+struct DeckParams {
+  std::string name = "deck";
+  std::string generator = "random";  // random | uniform
+  int nbands = 0, ngpown = 0, ncouls = 0, nvband = 0;
+  int nstart = 2, nend = 3;
+  std::uint64_t seed = 12345;
+  double gamma = 0.5;    // broadening; limittwo = gamma^2
+  double sexcut = 4.0;
+  double e_lk = -1.5;    // energy of the state whose self-energy is computed
+  double dw = 0.5;       // frequency step
+  double efermi = 0.0;
+  double tol = 1e-3;     // |e - efermi| < tol puts a band at the Fermi level (occupation 0.5)
+  int skipped_gp = 1;    // G' whose index falls outside 1..ncouls (random generator)
+};
+
+/// Throws gpp::Error naming the first bad parameter.
+void validate(const DeckParams& p);
+
+/// Seeded, non-uniform data in which every branch of the kernel is taken.
+InputDeck generate_random(const DeckParams& p);
+
+/// The public C++ mini-apps' constant data (spec section 4).
+InputDeck generate_uniform(const DeckParams& p);
+
+/// Dispatch on p.generator.
+InputDeck generate(const DeckParams& p);
+
+/// Sizes consistent, indices in range, every real and complex value finite. Throws
+/// gpp::Error naming the array and the (1-based) index.
+void validate(const InputDeck& in);
+
+/// The derived arrays of spec section 3 in host memory. The large matrices share storage
+/// with `in` (no copy).
+GppData<Kokkos::HostSpace> derive(const InputDeck& in);
+
+/// Copy of host data into MemorySpace (no copy when MemorySpace is host-accessible).
+template <class MemorySpace>
+GppData<MemorySpace> to_memory_space(const GppData<Kokkos::HostSpace>& h) {
+  GppData<MemorySpace> d;
+  d.nbands = h.nbands;
+  d.ngpown = h.ngpown;
+  d.ncouls = h.ncouls;
+  d.nw = h.nw;
+  d.nstart = h.nstart;
+  d.nend = h.nend;
+  d.limitone = h.limitone;
+  d.limittwo = h.limittwo;
+  d.sexcut = h.sexcut;
+  auto copy = [](const auto& v) { return Kokkos::create_mirror_view_and_copy(MemorySpace(), v); };
+  d.aqsntemp = copy(h.aqsntemp);
+  d.aqsmtemp_local = copy(h.aqsmtemp_local);
+  d.I_eps_array = copy(h.I_eps_array);
+  d.wtilde_array = copy(h.wtilde_array);
+  d.wx_array_t = copy(h.wx_array_t);
+  d.occ_array = copy(h.occ_array);
+  d.vcoul_loc = copy(h.vcoul_loc);
+  d.aqsmtemp_local_bt = copy(h.aqsmtemp_local_bt);
+  d.wx_array_bt = copy(h.wx_array_bt);
+  return d;
+}
+
+}  // namespace gpp

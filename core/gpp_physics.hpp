@@ -1,0 +1,128 @@
+#pragma once
+// The physics of one (band, G', G, frequency) term of Sigma-GPP (spec section 1), in
+// the paper's literal form and in its algebraically optimised forms. Every policy
+// calls these functions; none re-implements the term.
+#include "gpp_compat.hpp"
+#include "gpp_types.hpp"
+
+namespace gpp::physics {
+
+inline constexpr double TOL_Small = 1e-6;
+inline constexpr double TOL_Zero = 1e-12;
+inline constexpr double limitone = 1.0 / (TOL_Small * 4.0);
+
+/// Which arm of the plasmon-pole expression a term took.
+enum Branch : int {
+  kRegular = 0,   // wdiffr > limittwo and delwr < limitone
+  kNearPole = 1,  // otherwise, if delwr > TOL_Zero
+  kZero = 2,      // otherwise: sch = ssx = 0
+};
+
+/// Compile-time choice of how a term is evaluated (the paper's steps v0..v3).
+///   Reciprocal:  v1, a/b computed as a*conj(b)*(1/|b|^2) (one real reciprocal)
+///   TwoWay:      v2, sch and ssx zero-initialised, the final else removed
+///   SquaredCut:  v3, |ssx| > sexcut*|I_eps| compared as squared magnitudes
+template <bool Reciprocal, bool TwoWay, bool SquaredCut>
+struct Form {
+  static constexpr bool reciprocal = Reciprocal;
+  static constexpr bool two_way = TwoWay;
+  static constexpr bool squared_cut = SquaredCut;
+};
+using LiteralForm = Form<false, false, false>;     // v0
+using ReciprocalForm = Form<true, false, false>;   // v1
+using TwoWayForm = Form<true, true, false>;        // v2
+using OptimisedForm = Form<true, true, true>;      // v3 onwards
+
+KOKKOS_FORCEINLINE_FUNCTION double norm2(const complex_t& z) { return z.real() * z.real() + z.imag() * z.imag(); }
+
+/// a / b through one real reciprocal (step v1).
+KOKKOS_FORCEINLINE_FUNCTION complex_t divide_by_reciprocal(const complex_t& a, const complex_t& b) {
+  const double rden = 1.0 / norm2(b);
+  return a * Kokkos::conj(b) * rden;
+}
+
+/// The sch and ssx of one term. branch and cut report the arm taken and whether the
+/// sexcut cutoff zeroed ssx; policies ignore them and the compiler drops them.
+template <class F>
+KOKKOS_FORCEINLINE_FUNCTION void sigma_term(const complex_t& wtilde, const complex_t& I_eps, const double wxt,
+                                            const double limittwo, const double sexcut, complex_t& sch,
+                                            complex_t& ssx, int& branch, bool& cut) {
+  const complex_t wtilde2 = wtilde * wtilde;
+  const complex_t Omega2 = wtilde2 * I_eps;
+  const complex_t wdiff = wxt - wtilde;
+  complex_t delw;
+  if constexpr (F::reciprocal) {
+    delw = divide_by_reciprocal(wtilde, wdiff);
+  } else {
+    delw = wtilde / wdiff;
+  }
+  const double delwr = norm2(delw);
+  const double wdiffr = norm2(wdiff);
+
+  if constexpr (F::two_way) {
+    sch = complex_t(0.0, 0.0);
+    ssx = complex_t(0.0, 0.0);
+    branch = kZero;
+    if (wdiffr > limittwo && delwr < limitone) {
+      sch = delw * I_eps;
+      const complex_t cden = wxt * wxt - wtilde2;
+      ssx = divide_by_reciprocal(Omega2, cden);
+      branch = kRegular;
+    } else if (delwr > TOL_Zero) {
+      const complex_t cden = 4.0 * wtilde2 * (delw + 0.5);
+      ssx = -divide_by_reciprocal(Omega2 * delw, cden);
+      branch = kNearPole;
+    }
+  } else {
+    if (wdiffr > limittwo && delwr < limitone) {
+      sch = delw * I_eps;
+      const complex_t cden = wxt * wxt - wtilde2;
+      if constexpr (F::reciprocal) {
+        ssx = divide_by_reciprocal(Omega2, cden);
+      } else {
+        ssx = Omega2 / cden;
+      }
+      branch = kRegular;
+    } else if (delwr > TOL_Zero) {
+      sch = complex_t(0.0, 0.0);
+      const complex_t cden = 4.0 * wtilde2 * (delw + 0.5);
+      if constexpr (F::reciprocal) {
+        ssx = -divide_by_reciprocal(Omega2 * delw, cden);
+      } else {
+        ssx = -Omega2 * delw / cden;
+      }
+      branch = kNearPole;
+    } else {
+      sch = complex_t(0.0, 0.0);
+      ssx = complex_t(0.0, 0.0);
+      branch = kZero;
+    }
+  }
+
+  // The sexcut cutoff only applies for negative wx (states below the band).
+  bool over;
+  if constexpr (F::squared_cut) {
+    over = norm2(ssx) > sexcut * sexcut * norm2(I_eps);  // sexcut >= 0 is checked on input
+  } else {
+    over = compat::abs(ssx) > sexcut * compat::abs(I_eps);
+  }
+  cut = over && wxt < 0.0;
+  if (cut) ssx = complex_t(0.0, 0.0);
+}
+
+/// sigma_term without the diagnostics.
+template <class F>
+KOKKOS_FORCEINLINE_FUNCTION void sigma_term(const complex_t& wtilde, const complex_t& I_eps, const double wxt,
+                                            const double limittwo, const double sexcut, complex_t& sch,
+                                            complex_t& ssx) {
+  int branch;
+  bool cut;
+  sigma_term<F>(wtilde, I_eps, wxt, limittwo, sexcut, sch, ssx, branch, cut);
+}
+
+/// matngmatmgp = conj(M(n1, G')) * M(n1, G)
+KOKKOS_FORCEINLINE_FUNCTION complex_t matngmatmgp(const complex_t& aqsm, const complex_t& aqsn) {
+  return Kokkos::conj(aqsm) * aqsn;
+}
+
+}  // namespace gpp::physics

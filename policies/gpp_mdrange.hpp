@@ -1,0 +1,41 @@
+#pragma once
+// MDRangePolicy construction with user tile sizes checked before Kokkos sees them
+// (Kokkos aborts on a tile it cannot launch; we report it as an error instead).
+#include "gpp_compat.hpp"
+#include "gpp_policy.hpp"
+
+#include <array>
+#include <string>
+
+namespace gpp {
+
+template <int Rank>
+using MDPolicy = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<Rank, Kokkos::Iterate::Right, Kokkos::Iterate::Right>,
+                                       Kokkos::IndexType<int>>;
+
+template <int Rank>
+MDPolicy<Rank> make_mdrange(const ExecSpace& space, const std::array<int, Rank>& upper, const std::vector<int>& tile) {
+  using P = MDPolicy<Rank>;
+  typename P::point_type lo{}, hi{};
+  for (int r = 0; r < Rank; ++r) {
+    lo[r] = 0;
+    hi[r] = upper[r];
+  }
+  if (tile.empty()) return P(space, lo, hi);
+  if (int(tile.size()) != Rank)
+    throw Error("--tile needs " + std::to_string(Rank) + " sizes for this policy (got " + std::to_string(tile.size()) + ")");
+  typename P::tile_type t{};
+  long product = 1;
+  for (int r = 0; r < Rank; ++r) {
+    if (tile[r] <= 0) throw Error("--tile sizes must be positive (got " + std::to_string(tile[r]) + ")");
+    t[r] = tile[r];
+    product *= tile[r];
+  }
+  const int max_threads = compat::max_tile_threads(space);
+  if (product > max_threads)
+    throw Error("--tile product " + std::to_string(product) + " exceeds the backend's maximum of " +
+                std::to_string(max_threads) + " threads per tile");
+  return P(space, lo, hi, t);
+}
+
+}  // namespace gpp

@@ -1,0 +1,56 @@
+// The policy registry: one line per policy. A runner is declared where it is
+// registered, so adding a policy touches its own file and one line here.
+#include "gpp_policy.hpp"
+
+#include <algorithm>
+
+namespace gpp {
+
+#define GPP_POLICY(runner, name, description, ...)                                     \
+  [] {                                                                                 \
+    SigmaSums runner(const ExecSpace&, const DeviceData&, const Tunables&);            \
+    return PolicyEntry{name, description, std::vector<std::string>{__VA_ARGS__}, &runner}; \
+  }()
+
+const std::vector<PolicyEntry>& policy_registry() {
+  static const std::vector<PolicyEntry> registry = {
+      GPP_POLICY(run_v0_collapse3, "v0-collapse3",
+                 "MDRange<3> over band, G', G; literal physics (complex divide, abs, 3-way branch); one reduction",
+                 "tile"),
+  };
+  return registry;
+}
+
+const PolicyEntry& find_policy(const std::string& name) {
+  const auto& r = policy_registry();
+  auto it = std::find_if(r.begin(), r.end(), [&](const PolicyEntry& e) { return e.name == name; });
+  if (it != r.end()) return *it;
+  std::string known;
+  for (const auto& e : r) known += (known.empty() ? "" : ", ") + e.name;
+  throw Error("unknown policy '" + name + "' (known: " + known + ", all)");
+}
+
+std::string default_policy_name() {
+  // Host backends get the CPU-tuned policy, GPU backends the paper's last step.
+  const bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, ExecSpace::memory_space>::accessible;
+  const char* preferred = host ? "host" : "v8-bounded";
+  const auto& r = policy_registry();
+  for (const auto& e : r)
+    if (e.name == preferred) return e.name;
+  return r.back().name;
+}
+
+void check_tunables(const PolicyEntry& entry, const Tunables& t) {
+  auto reads = [&](const char* n) { return std::find(entry.tunables.begin(), entry.tunables.end(), n) != entry.tunables.end(); };
+  auto check = [&](int v, const char* n) {
+    if (v < 0) throw Error(std::string("--") + n + " must be positive (got " + std::to_string(v) + ")");
+    if (v > 0 && !reads(n)) throw Error("policy " + entry.name + " has no tunable --" + n);
+  };
+  check(t.band_block, "band-block");
+  check(t.ig_block, "ig-block");
+  check(t.team_size, "team-size");
+  check(t.vector_length, "vector-length");
+  if (!t.tile.empty() && !reads("tile")) throw Error("policy " + entry.name + " has no tunable --tile");
+}
+
+}  // namespace gpp

@@ -73,12 +73,14 @@ int cmd_run(const std::vector<std::string>& args) {
   add_tunable_options(app, tunables);
   if (int rc = parse(app, "run", args); rc >= 0) return rc;
 
+  // Everything that can be refused is checked before anything is printed.
   const auto policies = select_policies(policy);
   if (policies.size() == 1) check_tunables(*policies[0], tunables);
+  validate(deck);
 
   const Provenance prov = provenance();
-  print_provenance(prov);
   Session s = make_session(deck);
+  print_provenance(prov);
   std::cout << describe_deck(s);
   std::cout << "setup: " << s.setup_s << " s (generate/read, check, derive); transfer to device: " << s.transfer_s
             << " s\n";

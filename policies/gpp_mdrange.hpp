@@ -13,6 +13,22 @@ template <int Rank>
 using MDPolicy = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<Rank, Kokkos::Iterate::Right, Kokkos::Iterate::Right>,
                                        Kokkos::IndexType<int>>;
 
+/// Throws gpp::Error unless `tile` has `rank` positive sizes whose product the backend
+/// can launch.
+inline void make_mdrange_check(int rank, const std::vector<int>& tile) {
+  if (int(tile.size()) != rank)
+    throw Error("--tile needs " + std::to_string(rank) + " sizes for this policy (got " + std::to_string(tile.size()) + ")");
+  long product = 1;
+  for (const int s : tile) {
+    if (s <= 0) throw Error("--tile sizes must be positive (got " + std::to_string(s) + ")");
+    product *= s;
+  }
+  const int max_threads = compat::max_tile_threads(ExecSpace());
+  if (product > max_threads)
+    throw Error("--tile product " + std::to_string(product) + " exceeds the backend's maximum of " +
+                std::to_string(max_threads) + " threads per tile");
+}
+
 template <int Rank>
 MDPolicy<Rank> make_mdrange(const ExecSpace& space, const std::array<int, Rank>& upper, const std::vector<int>& tile) {
   using P = MDPolicy<Rank>;
@@ -22,19 +38,9 @@ MDPolicy<Rank> make_mdrange(const ExecSpace& space, const std::array<int, Rank>&
     hi[r] = upper[r];
   }
   if (tile.empty()) return P(space, lo, hi);
-  if (int(tile.size()) != Rank)
-    throw Error("--tile needs " + std::to_string(Rank) + " sizes for this policy (got " + std::to_string(tile.size()) + ")");
+  make_mdrange_check(Rank, tile);
   typename P::tile_type t{};
-  long product = 1;
-  for (int r = 0; r < Rank; ++r) {
-    if (tile[r] <= 0) throw Error("--tile sizes must be positive (got " + std::to_string(tile[r]) + ")");
-    t[r] = tile[r];
-    product *= tile[r];
-  }
-  const int max_threads = compat::max_tile_threads(space);
-  if (product > max_threads)
-    throw Error("--tile product " + std::to_string(product) + " exceeds the backend's maximum of " +
-                std::to_string(max_threads) + " threads per tile");
+  for (int r = 0; r < Rank; ++r) t[r] = tile[r];
   return P(space, lo, hi, t);
 }
 

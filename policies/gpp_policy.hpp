@@ -28,6 +28,7 @@ struct PolicyEntry {
   std::string description;
   std::vector<std::string> tunables;  // names of the Tunables fields the policy reads
   PolicyRunner run;
+  int tile_rank = 0;                  // ranks of --tile (MDRangePolicy steps)
 };
 
 /// Every policy, in the order of the paper's steps.
@@ -39,7 +40,8 @@ const PolicyEntry& find_policy(const std::string& name);
 /// The policy a plain `gpp run` uses on this build's default execution space.
 std::string default_policy_name();
 
-/// Throws gpp::Error when a tunable is set that `entry` does not read, or is negative.
+/// Throws gpp::Error when a tunable is set that `entry` does not read, is not positive,
+/// or a tile does not fit the policy's rank or the backend.
 void check_tunables(const PolicyEntry& entry, const Tunables& t);
 
 /// Calls f(std::integral_constant<int, NW>{}) for NW == nw (1..GPP_MAX_NW).

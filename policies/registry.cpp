@@ -1,22 +1,24 @@
 // The policy registry: one line per policy. A runner is declared where it is
 // registered, so adding a policy touches its own file and one line here.
+#include "gpp_mdrange.hpp"
 #include "gpp_policy.hpp"
 
 #include <algorithm>
 
 namespace gpp {
 
-#define GPP_POLICY(runner, name, description, ...)                                     \
-  [] {                                                                                 \
-    SigmaSums runner(const ExecSpace&, const DeviceData&, const Tunables&);            \
-    return PolicyEntry{name, description, std::vector<std::string>{__VA_ARGS__}, &runner}; \
+// GPP_POLICY(runner, name, description, tile rank (0: no --tile), tunables...)
+#define GPP_POLICY(runner, name, description, tile_rank, ...)                                         \
+  [] {                                                                                              \
+    SigmaSums runner(const ExecSpace&, const DeviceData&, const Tunables&);                         \
+    return PolicyEntry{name, description, std::vector<std::string>{__VA_ARGS__}, &runner, tile_rank}; \
   }()
 
 const std::vector<PolicyEntry>& policy_registry() {
   static const std::vector<PolicyEntry> registry = {
       GPP_POLICY(run_v0_collapse3, "v0-collapse3",
                  "MDRange<3> over band, G', G; literal physics (complex divide, abs, 3-way branch); one reduction",
-                 "tile"),
+                 3, "tile"),
   };
   return registry;
 }
@@ -50,7 +52,10 @@ void check_tunables(const PolicyEntry& entry, const Tunables& t) {
   check(t.ig_block, "ig-block");
   check(t.team_size, "team-size");
   check(t.vector_length, "vector-length");
-  if (!t.tile.empty() && !reads("tile")) throw Error("policy " + entry.name + " has no tunable --tile");
+  if (!t.tile.empty()) {
+    if (!reads("tile")) throw Error("policy " + entry.name + " has no tunable --tile");
+    make_mdrange_check(entry.tile_rank, t.tile);
+  }
 }
 
 }  // namespace gpp

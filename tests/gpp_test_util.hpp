@@ -1,0 +1,59 @@
+#pragma once
+// Helpers shared by the tests: numpy-style two-sided comparisons and small decks.
+#include "gpp_input.hpp"
+#include "gpp_result.hpp"
+
+#include <gtest/gtest.h>
+
+#include <complex>
+#include <functional>
+#include <sstream>
+#include <vector>
+
+namespace gpp::test {
+
+/// Callbacks run by the test main before Kokkos::finalize (to free cached Views).
+inline std::vector<std::function<void()>>& before_finalize() {
+  static std::vector<std::function<void()>> hooks;
+  return hooks;
+}
+
+/// |a - b| <= atol + rtol*|b| (numpy's isclose), for complex numbers.
+inline ::testing::AssertionResult close(std::complex<double> a, std::complex<double> b, double rtol, double atol = 0) {
+  const double diff = std::abs(a - b);
+  if (diff <= atol + rtol * std::abs(b)) return ::testing::AssertionSuccess();
+  std::ostringstream o;
+  o.precision(17);
+  o << a << " vs " << b << ": |diff| = " << diff << " > " << atol << " + " << rtol << " * " << std::abs(b);
+  return ::testing::AssertionFailure() << o.str();
+}
+
+/// Normwise relative error of two results below tol.
+inline ::testing::AssertionResult results_close(const SigmaResult& a, const SigmaResult& ref, double tol) {
+  const double e = relative_error(a, ref);
+  if (e <= tol) return ::testing::AssertionSuccess();
+  std::ostringstream o;
+  o.precision(3);
+  o << "relative error " << e << " > " << tol;
+  for (std::size_t w = 0; w < ref.achtemp.size(); ++w)
+    o << "\n  w=" << w << " achtemp " << a.achtemp[w] << " ref " << ref.achtemp[w] << " asxtemp " << a.asxtemp[w]
+      << " ref " << ref.asxtemp[w];
+  return ::testing::AssertionFailure() << o.str();
+}
+
+/// A small non-uniform deck: permuted band and G' maps, one skipped G'.
+inline DeckParams small_deck(int nbands = 24, int ngpown = 20, int ncouls = 150, int nvband = 10) {
+  DeckParams p;
+  p.name = "test";
+  p.generator = "random";
+  p.seed = 7;
+  p.nbands = nbands;
+  p.ngpown = ngpown;
+  p.ncouls = ncouls;
+  p.nvband = nvband;
+  p.nstart = 2;
+  p.nend = 3;
+  return p;
+}
+
+}  // namespace gpp::test

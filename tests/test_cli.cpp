@@ -1,0 +1,130 @@
+// The gpp command line: bad input gives one line naming the problem and a non-zero
+// exit, nothing half-written; a good run verifies and writes its JSON record.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+
+struct Outcome {
+  int code;
+  std::string out;  // stdout and stderr together
+};
+
+Outcome gpp(const std::string& args) {
+  const std::string cmd = std::string(GPP_EXE) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  Outcome o{-1, ""};
+  if (!p) return o;
+  std::array<char, 4096> buf;
+  while (fgets(buf.data(), buf.size(), p)) o.out += buf.data();
+  const int status = pclose(p);
+  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return o;
+}
+
+std::string deck_path(const std::string& name) { return std::string(GPP_SOURCE_DIR) + "/inputs/" + name; }
+
+std::string temp_file(const std::string& name, const std::string& content) {
+  const std::string path = ::testing::TempDir() + "gpp_cli_" + std::to_string(::getpid()) + "_" + name;
+  std::ofstream(path) << content;
+  return path;
+}
+
+int count_lines(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+// One line, non-zero exit, the line names `what`.
+void expect_error(const std::string& args, const std::string& what) {
+  const Outcome o = gpp(args);
+  SCOPED_TRACE("gpp " + args + "\n" + o.out);
+  EXPECT_NE(o.code, 0);
+  EXPECT_EQ(count_lines(o.out), 1);
+  EXPECT_NE(o.out.find(what), std::string::npos);
+  EXPECT_EQ(o.out.find("RESULT"), std::string::npos);
+}
+
+const char* kTiny = "--nbands 12 --ngpown 8 --ncouls 40 --nvband 5 --repeat 1";
+
+TEST(Cli, UnknownOption) { expect_error("run " + deck_path("small.toml") + " --frobnicate 3", "--frobnicate"); }
+TEST(Cli, UnknownCommand) { expect_error("fly", "unknown command 'fly'"); }
+TEST(Cli, UnknownDeckKey) {
+  expect_error("run " + temp_file("bad.toml", "nbands = 10\nbogus_key = 3\n"), "unknown deck key 'bogus_key'");
+}
+TEST(Cli, MissingDeck) { expect_error("run /nonexistent/deck.toml", "/nonexistent/deck.toml"); }
+TEST(Cli, NonPositiveSize) { expect_error("run " + deck_path("small.toml") + " --nbands 0", "nbands must be positive"); }
+TEST(Cli, NegativeSize) { expect_error("run " + deck_path("small.toml") + " --ncouls -5", "ncouls must be positive"); }
+TEST(Cli, NstartAfterNend) {
+  expect_error("run " + deck_path("small.toml") + " --nstart 4 --nend 3", "nstart (4) must not exceed nend (3)");
+}
+TEST(Cli, InconsistentSizes) {
+  expect_error("run " + deck_path("small.toml") + " --ngpown 500", "ngpown (500) must not exceed ncouls");
+}
+TEST(Cli, NvbandTooLarge) { expect_error("run " + deck_path("small.toml") + " --nvband 1000", "nvband"); }
+TEST(Cli, UnknownPolicy) { expect_error("run " + deck_path("small.toml") + " --policy warp9", "unknown policy 'warp9'"); }
+TEST(Cli, NonNumericValue) { expect_error("run " + deck_path("small.toml") + " --nbands many", "--nbands"); }
+TEST(Cli, TileOfWrongRank) {
+  expect_error("run " + deck_path("small.toml") + " --policy v0-collapse3 --tile 4,4", "--tile needs 3 sizes");
+}
+TEST(Cli, TunableThePolicyDoesNotHave) {
+  expect_error("run " + deck_path("small.toml") + " --policy v0-collapse3 --band-block 8", "no tunable --band-block");
+}
+TEST(Cli, ZeroTunable) { expect_error("run " + deck_path("small.toml") + " --tile 0,1,1", "--tile"); }
+
+TEST(Cli, SmallDeckVerifiesAndWritesJson) {
+  const std::string json = ::testing::TempDir() + "gpp_cli_run_" + std::to_string(::getpid()) + ".json";
+  std::remove(json.c_str());
+  const Outcome o = gpp("run " + deck_path("small.toml") + " --repeat 2 --json " + json);
+  SCOPED_TRACE(o.out);
+  EXPECT_EQ(o.code, 0);
+  EXPECT_NE(o.out.find("PASSED"), std::string::npos);
+  EXPECT_NE(o.out.find("RESULT deck=small"), std::string::npos);
+  EXPECT_NE(o.out.find("achtemp(iw=2) = ("), std::string::npos);
+  EXPECT_NE(o.out.find("branches: regular"), std::string::npos);
+  std::ifstream f(json);
+  ASSERT_TRUE(f.good());
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"passed\":true"), std::string::npos);
+  EXPECT_NE(text.find("\"kokkos_version\""), std::string::npos);
+  EXPECT_EQ(text.front(), '{');
+  EXPECT_EQ(text.substr(text.size() - 2), "}\n");
+  std::remove(json.c_str());
+}
+
+TEST(Cli, UniformDeckReproducesClosedForm) {
+  const Outcome o = gpp("run " + deck_path("miniapp-benchmark.toml") + " --ncouls 256 --ngpown 12 --nbands 16 --repeat 1");
+  SCOPED_TRACE(o.out);
+  EXPECT_EQ(o.code, 0);
+  EXPECT_NE(o.out.find("against the closed form"), std::string::npos);
+  EXPECT_NE(o.out.find("PASSED"), std::string::npos);
+}
+
+TEST(Cli, CommandLineOverridesDeck) {
+  const Outcome o = gpp("run " + deck_path("small.toml") + " " + kTiny);
+  SCOPED_TRACE(o.out);
+  EXPECT_EQ(o.code, 0);
+  EXPECT_NE(o.out.find("nbands=12 ngpown=8 ncouls=40"), std::string::npos);
+}
+
+TEST(Cli, UnwritableJsonLeavesNothing) {
+  const Outcome o = gpp("run " + deck_path("small.toml") + " " + kTiny + " --json /nonexistent-dir/out.json");
+  EXPECT_NE(o.code, 0);
+  EXPECT_NE(o.out.find("cannot write /nonexistent-dir/out.json"), std::string::npos);
+}
+
+TEST(Cli, PoliciesListsEveryPolicy) {
+  const Outcome o = gpp("policies");
+  EXPECT_EQ(o.code, 0);
+  EXPECT_NE(o.out.find("v0-collapse3"), std::string::npos);
+  EXPECT_NE(o.out.find("(default)"), std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,148 @@
+// Generator determinism and branch coverage; the uniform deck's closed form.
+#include "gpp_diagnostics.hpp"
+#include "gpp_physics.hpp"
+#include "gpp_reference.hpp"
+#include "gpp_test_util.hpp"
+
+namespace gpp::test {
+namespace {
+
+bool same_matrix(const HostComplexMatrix& a, const HostComplexMatrix& b) {
+  if (a.extent(0) != b.extent(0) || a.extent(1) != b.extent(1)) return false;
+  for (std::size_t j = 0; j < a.extent(1); ++j)
+    for (std::size_t i = 0; i < a.extent(0); ++i)
+      if (!(a(i, j) == b(i, j))) return false;
+  return true;
+}
+
+TEST(Generator, SameSeedSameData) {
+  const DeckParams p = small_deck();
+  const InputDeck a = generate_random(p), b = generate_random(p);
+  EXPECT_TRUE(same_matrix(a.aqsntemp, b.aqsntemp));
+  EXPECT_TRUE(same_matrix(a.aqsmtemp, b.aqsmtemp));
+  EXPECT_TRUE(same_matrix(a.I_eps_array, b.I_eps_array));
+  EXPECT_TRUE(same_matrix(a.wtilde_array, b.wtilde_array));
+  EXPECT_EQ(a.wfnkq_ekq, b.wfnkq_ekq);
+  EXPECT_EQ(a.inv_igp_index, b.inv_igp_index);
+  EXPECT_EQ(a.indinv, b.indinv);
+  EXPECT_EQ(a.peinf_indext_dist, b.peinf_indext_dist);
+}
+
+TEST(Generator, DifferentSeedDifferentData) {
+  DeckParams p = small_deck();
+  const InputDeck a = generate_random(p);
+  p.seed += 1;
+  const InputDeck b = generate_random(p);
+  EXPECT_FALSE(same_matrix(a.aqsntemp, b.aqsntemp));
+  EXPECT_FALSE(same_matrix(a.wtilde_array, b.wtilde_array));
+  EXPECT_NE(a.indinv, b.indinv);
+}
+
+TEST(Generator, NonUniformMapsAndSkippedGPrime) {
+  const DeckParams p = small_deck();
+  const InputDeck in = generate_random(p);
+  validate(in);
+  int identity_bands = 0;
+  for (int n = 0; n < p.nbands; ++n) identity_bands += in.peinf_indext_dist[n] == n + 1;
+  EXPECT_LT(identity_bands, p.nbands / 2);
+  const auto d = derive(in);
+  int skipped = 0, identity_gp = 0;
+  for (int my = 0; my < p.ngpown; ++my) {
+    skipped += d.vcoul_loc(my) == 0.0;
+    identity_gp += in.indinv[in.inv_igp_index[my] - 1] == my + 1;
+  }
+  EXPECT_EQ(skipped, p.skipped_gp);
+  EXPECT_LT(identity_gp, p.ngpown / 2);
+  // Occupations: full, half (Fermi level) and empty bands all present.
+  int full = 0, half = 0, empty = 0;
+  for (int n = 0; n < d.nbands; ++n) {
+    full += d.occ_array(n) == 1.0;
+    half += d.occ_array(n) == 0.5;
+    empty += d.occ_array(n) == 0.0;
+  }
+  EXPECT_EQ(full, p.nvband - 1);
+  EXPECT_EQ(half, 1);
+  EXPECT_EQ(empty, p.nbands - p.nvband);
+  // wx of both signs and the clamp.
+  int neg = 0, pos = 0, clamped = 0;
+  for (int n = 0; n < d.nbands; ++n)
+    for (int w = 0; w < d.nw; ++w) {
+      neg += d.wx_array_t(w, n) < 0;
+      pos += d.wx_array_t(w, n) > 0;
+      clamped += d.wx_array_t(w, n) == physics::TOL_Zero;
+    }
+  EXPECT_GT(neg, 0);
+  EXPECT_GT(pos, 0);
+  EXPECT_GE(clamped, 1);
+}
+
+TEST(Generator, EveryBranchAndTheCutoffAreTaken) {
+  const DeckParams p = small_deck(48, 40, 400, 20);
+  const InputDeck in = generate_random(p);
+  const auto host = derive(in);
+  const auto dev = to_memory_space<DeviceMemory>(host);
+  const BranchCounts c = branch_statistics(ExecSpace(), dev);
+  EXPECT_EQ(c.total(), std::int64_t(p.nbands) * p.ngpown * p.ncouls * 2);
+  EXPECT_GT(c.regular, 0);
+  EXPECT_GT(c.near_pole, 0);
+  EXPECT_GT(c.zero, 0);
+  EXPECT_GT(c.cut, 0);
+  EXPECT_GT(c.regular, c.near_pole);  // realistic: the regular arm dominates
+}
+
+TEST(Generator, RejectsBadParameters) {
+  DeckParams p = small_deck();
+  p.nbands = 0;
+  EXPECT_THROW(generate(p), Error);
+  p = small_deck();
+  p.nstart = 4;
+  EXPECT_THROW(generate(p), Error);
+  p = small_deck();
+  p.ngpown = p.ncouls + 1;
+  EXPECT_THROW(generate(p), Error);
+  p = small_deck();
+  p.generator = "gaussian";
+  EXPECT_THROW(generate(p), Error);
+  p = small_deck();
+  p.sexcut = -1;
+  EXPECT_THROW(generate(p), Error);
+}
+
+DeckParams miniapp(int nbands, int nvband, int ncouls, int nodes) {
+  DeckParams p;
+  p.generator = "uniform";
+  p.nbands = nbands;
+  p.nvband = nvband;
+  p.ncouls = ncouls;
+  p.ngpown = ncouls / nodes;
+  p.nstart = 1;
+  p.nend = 3;
+  p.e_lk = 10.0;
+  p.dw = 1.0;
+  p.gamma = 0.5;
+  p.sexcut = 4.0;
+  return p;
+}
+
+// The published result of the mini-apps' `512 2 32768 20` (spec section 4).
+TEST(ClosedForm, MiniAppBenchmarkValue) {
+  const SigmaSums s = closed_form_uniform(miniapp(512, 2, 32768, 20));
+  ASSERT_EQ(s.sch_sum.size(), 3u);
+  // Exact in long double: 512*1638*32768 * (-0.25 + 1.25i)/26 * 0.5 * 0.5
+  EXPECT_TRUE(close(s.sch_sum[0], {-264241152.0, 1321205760.0}, 1e-15));
+}
+
+// The closed form against the compensated host reference on actual constant data.
+TEST(ClosedForm, MatchesHostReferenceOnUniformData) {
+  const DeckParams p = miniapp(16, 2, 256, 20);
+  const auto host = derive(generate_uniform(p));
+  const SigmaSums ref = reference_sums(host), cf = closed_form_uniform(p);
+  for (int w = 0; w < 3; ++w) {
+    // The reference is compensated: only per-term rounding (~1e-16) separates them.
+    EXPECT_TRUE(close(ref.sch_sum[w], cf.sch_sum[w], 1e-13));
+    EXPECT_TRUE(close(ref.ssx_sum[w], cf.ssx_sum[w], 1e-13));
+  }
+}
+
+}  // namespace
+}  // namespace gpp::test

@@ -132,3 +132,65 @@ TEST(Registry, MoreFrequenciesThanMaxNwRefusedOrRight) {
 
 }  // namespace
 }  // namespace gpp::test
+
+namespace gpp::test {
+namespace {
+
+// Tunables that divide nothing must still give the right answer.
+TEST(Tunables, BlocksThatDivideNothing) {
+  const Problem& pr = problem("odd_sizes");
+  struct Case {
+    const char* policy;
+    Tunables t;
+  };
+  std::vector<Case> cases;
+  for (const char* p : {"v6-blocked", "v7-swapped", "v8-bounded"}) {
+    Tunables t;
+    t.band_block = 7;
+    t.ig_block = 5;
+    cases.push_back({p, t});
+    t.band_block = 1000;  // larger than nbands
+    t.ig_block = 1000;    // larger than ncouls
+    cases.push_back({p, t});
+  }
+  Tunables h;
+  h.band_block = 3;
+  h.ig_block = 17;
+  cases.push_back({"host", h});
+  for (const char* p : {"v0-collapse3", "v3-noabs"}) {
+    Tunables t;
+    t.tile = {3, 2, 7};
+    cases.push_back({p, t});
+  }
+  Tunables t2;
+  t2.tile = {5, 9};
+  cases.push_back({"v4-collapse2", t2});
+  cases.push_back({"v5-iw-outside", t2});
+  for (const auto& c : cases) {
+    const PolicyEntry& e = find_policy(c.policy);
+    EXPECT_NO_THROW(check_tunables(e, c.t)) << c.policy;
+    const SigmaResult got = apply_start_values(e.run(ExecSpace(), pr.device, c.t), pr.input.asxtemp0, pr.input.achtemp0);
+    EXPECT_TRUE(results_close(got, pr.reference, kTol)) << c.policy;
+  }
+}
+
+TEST(Tunables, RefusedWithAClearError) {
+  const Problem& pr = problem("permuted");
+  Tunables t;
+  t.tile = {1, 1};
+  EXPECT_THROW(check_tunables(find_policy("v0-collapse3"), t), Error);  // wrong rank
+  t.tile = {1, 1, 0};
+  EXPECT_THROW(check_tunables(find_policy("v0-collapse3"), t), Error);  // zero
+  t = Tunables{};
+  t.band_block = 8;
+  EXPECT_THROW(check_tunables(find_policy("v4-collapse2"), t), Error);  // no such tunable
+  t = Tunables{};
+  t.team_size = 1 << 20;  // more threads than any backend gives a team
+  EXPECT_THROW(find_policy("v6-blocked").run(ExecSpace(), pr.device, t), Error);
+  t = Tunables{};
+  t.vector_length = 3;  // not a power of two
+  EXPECT_THROW(find_policy("v8-bounded").run(ExecSpace(), pr.device, t), Error);
+}
+
+}  // namespace
+}  // namespace gpp::test

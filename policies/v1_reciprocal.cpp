@@ -1,0 +1,11 @@
+// Step v1 of the paper: the complex divides replaced by one real reciprocal and
+// multiplies (a/b = a*conj(b)*(1/|b|^2)); otherwise v0.
+#include "gpp_kernels.hpp"
+
+namespace gpp {
+SigmaSums run_v1_reciprocal(const ExecSpace& space, const DeviceData& d, const Tunables& t) {
+  return dispatch_nw(d.nw, [&](auto nw) {
+    return kernels::collapse3<physics::ReciprocalForm, decltype(nw)::value>("gpp::v1_reciprocal", space, d, t);
+  });
+}
+}  // namespace gpp

@@ -1,0 +1,11 @@
+// Step v3 of the paper: abs() replaced by squared magnitudes in the sexcut comparison
+// (|x| > c  <=>  |x|^2 > c^2 for c >= 0); otherwise v2.
+#include "gpp_kernels.hpp"
+
+namespace gpp {
+SigmaSums run_v3_noabs(const ExecSpace& space, const DeviceData& d, const Tunables& t) {
+  return dispatch_nw(d.nw, [&](auto nw) {
+    return kernels::collapse3<physics::OptimisedForm, decltype(nw)::value>("gpp::v3_noabs", space, d, t);
+  });
+}
+}  // namespace gpp

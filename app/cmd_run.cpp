@@ -80,12 +80,14 @@ int cmd_run(const std::vector<std::string>& args) {
 
   const Provenance prov = provenance();
   Session s = make_session(deck);
+  const ExecSpace space;
+  for (const PolicyEntry* e : policies)
+    e->check(space, s.device, policies.size() == 1 ? tunables : tunables_for(*e, tunables));
   print_provenance(prov);
   std::cout << describe_deck(s);
   std::cout << "setup: " << s.setup_s << " s (generate/read, check, derive); transfer to device: " << s.transfer_s
             << " s\n";
 
-  const ExecSpace space;
   if (!no_branch_stats) {
     s.branches = branch_statistics(space, s.device);
     const auto& b = *s.branches;

@@ -33,11 +33,14 @@ SigmaSums to_sums(const SigmaAccum<NW>& a) {
 /// Steps v0..v3: MDRange<3> over band, G', G (G fastest, so coalesced on GPUs), every
 /// frequency inside, one reduction of all sums.
 template <class Form, int NW>
-SigmaSums collapse3(const std::string& label, const ExecSpace& space, const DeviceData& d, const Tunables& t) {
+SigmaSums collapse3(const std::string& label, const ExecSpace& space, const DeviceData& d, const Tunables& t,
+                    const RunMode mode) {
   const Inputs in(d);
   SigmaAccum<NW> result;
+  const auto policy = make_mdrange<3>(space, {d.nbands, d.ngpown, d.ncouls}, t.tile);
+  if (mode == RunMode::Check) return to_sums(result);
   Kokkos::parallel_reduce(
-      label, make_mdrange<3>(space, {d.nbands, d.ngpown, d.ncouls}, t.tile),
+      label, policy,
       KOKKOS_LAMBDA(const int n1, const int igp, const int ig, SigmaAccum<NW>& acc) {
         const complex_t mat = physics::matngmatmgp(in.aqsmtemp_local(igp, n1), in.aqsntemp(ig, n1));
         const complex_t wtilde = in.wtilde_array(ig, igp);
@@ -58,11 +61,14 @@ SigmaSums collapse3(const std::string& label, const ExecSpace& space, const Devi
 /// Step v4: MDRange<2> over G', G; the band loop sequential in each thread, so wtilde
 /// and I_eps are loaded once per thread; every frequency in one reduction.
 template <int NW>
-SigmaSums collapse2(const std::string& label, const ExecSpace& space, const DeviceData& d, const Tunables& t) {
+SigmaSums collapse2(const std::string& label, const ExecSpace& space, const DeviceData& d, const Tunables& t,
+                    const RunMode mode) {
   const Inputs in(d);
   SigmaAccum<NW> result;
+  const auto policy = make_mdrange<2>(space, {d.ngpown, d.ncouls}, t.tile);
+  if (mode == RunMode::Check) return to_sums(result);
   Kokkos::parallel_reduce(
-      label, make_mdrange<2>(space, {d.ngpown, d.ncouls}, t.tile),
+      label, policy,
       KOKKOS_LAMBDA(const int igp, const int ig, SigmaAccum<NW>& acc) {
         const complex_t wtilde = in.wtilde_array(ig, igp);
         const complex_t I_eps = in.I_eps_array(ig, igp);
@@ -119,7 +125,7 @@ struct BlockedOptions {
 /// cap (Kokkos::LaunchBounds<512, 1>: 512 threads per block leave 128 registers each).
 template <class LaunchBounds>
 SigmaSums blocked(const std::string& label, const ExecSpace& space, const DeviceData& d, const Tunables& t,
-                  const BlockedOptions& opt) {
+                  const BlockedOptions& opt, const RunMode mode) {
   using Policy = Kokkos::TeamPolicy<ExecSpace, LaunchBounds>;
   using Member = typename Policy::member_type;
   using Scratch = typename ExecSpace::scratch_memory_space;
@@ -182,6 +188,7 @@ SigmaSums blocked(const std::string& label, const ExecSpace& space, const Device
                   " threads this kernel can launch on " + ExecSpace::name() + " with --vector-length " +
                   std::to_string(vector_length));
     if (team_size <= 0) team_size = opt.default_team_size < max_team ? opt.default_team_size : max_team;
+    if (mode == RunMode::Check) break;  // the same checks hold for every frequency
     Kokkos::parallel_reduce(label, Policy(space, league, team_size, vector_length), body,
                             SigmaReducer<1>(result));
     sums.sch_sum[w] = {result.sch[0].real(), result.sch[0].imag()};

@@ -21,14 +21,24 @@ struct Tunables {
   std::vector<int> tile;  // MDRangePolicy tile sizes, one per rank
 };
 
-using PolicyRunner = SigmaSums (*)(const ExecSpace&, const DeviceData&, const Tunables&);
+/// Run: compute the sums. Check: refuse what cannot work (tunables the backend or the
+/// kernel cannot launch) and return without launching anything.
+enum class RunMode { Run, Check };
+
+using PolicyRunner = SigmaSums (*)(const ExecSpace&, const DeviceData&, const Tunables&, RunMode);
 
 struct PolicyEntry {
   std::string name;
   std::string description;
   std::vector<std::string> tunables;  // names of the Tunables fields the policy reads
-  PolicyRunner run;
+  PolicyRunner runner;
   int tile_rank = 0;                  // ranks of --tile (MDRangePolicy steps)
+
+  SigmaSums run(const ExecSpace& space, const DeviceData& d, const Tunables& t) const {
+    return runner(space, d, t, RunMode::Run);
+  }
+  /// check_tunables, then everything that needs the problem and the backend.
+  void check(const ExecSpace& space, const DeviceData& d, const Tunables& t) const;
 };
 
 /// Every policy, in the order of the paper's steps.

@@ -8,11 +8,12 @@ namespace gpp {
 namespace {
 
 template <int NW>
-SigmaSums host_policy(const ExecSpace& space, const DeviceData& d, const Tunables& t) {
+SigmaSums host_policy(const ExecSpace& space, const DeviceData& d, const Tunables& t, const RunMode mode) {
   const kernels::Inputs in(d);
   const int band_block = or_default(t.band_block, 32);
   const int ig_block = or_default(t.ig_block, 512);
   SigmaAccum<NW> result;
+  if (mode == RunMode::Check) return kernels::to_sums(result);
   Kokkos::parallel_reduce(
       "gpp::host", Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, d.ngpown),
       KOKKOS_LAMBDA(const int igp, SigmaAccum<NW>& acc) {
@@ -52,8 +53,8 @@ SigmaSums host_policy(const ExecSpace& space, const DeviceData& d, const Tunable
 
 }  // namespace
 
-SigmaSums run_host(const ExecSpace& space, const DeviceData& d, const Tunables& t) {
-  return dispatch_nw(d.nw, [&](auto nw) { return host_policy<decltype(nw)::value>(space, d, t); });
+SigmaSums run_host(const ExecSpace& space, const DeviceData& d, const Tunables& t, const RunMode mode) {
+  return dispatch_nw(d.nw, [&](auto nw) { return host_policy<decltype(nw)::value>(space, d, t, mode); });
 }
 
 }  // namespace gpp

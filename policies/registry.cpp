@@ -10,7 +10,7 @@ namespace gpp {
 // GPP_POLICY(runner, name, description, tile rank (0: no --tile), tunables...)
 #define GPP_POLICY(runner, name, description, tile_rank, ...)                                         \
   [] {                                                                                              \
-    SigmaSums runner(const ExecSpace&, const DeviceData&, const Tunables&);                         \
+    SigmaSums runner(const ExecSpace&, const DeviceData&, const Tunables&, RunMode);                \
     return PolicyEntry{name, description, std::vector<std::string>{__VA_ARGS__}, &runner, tile_rank}; \
   }()
 
@@ -57,6 +57,11 @@ std::string default_policy_name() {
   for (const auto& e : r)
     if (e.name == preferred) return e.name;
   return r.back().name;
+}
+
+void PolicyEntry::check(const ExecSpace& space, const DeviceData& d, const Tunables& t) const {
+  check_tunables(*this, t);
+  runner(space, d, t, RunMode::Check);
 }
 
 void check_tunables(const PolicyEntry& entry, const Tunables& t) {

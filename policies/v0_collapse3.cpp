@@ -9,7 +9,7 @@ namespace gpp {
 namespace {
 
 template <int NW>
-SigmaSums v0_collapse3(const ExecSpace& space, const DeviceData& d, const Tunables& t) {
+SigmaSums v0_collapse3(const ExecSpace& space, const DeviceData& d, const Tunables& t, const RunMode mode) {
   const auto aqsntemp = d.aqsntemp;
   const auto aqsmtemp_local = d.aqsmtemp_local;
   const auto I_eps_array = d.I_eps_array;
@@ -20,8 +20,11 @@ SigmaSums v0_collapse3(const ExecSpace& space, const DeviceData& d, const Tunabl
   const double limittwo = d.limittwo, sexcut = d.sexcut;
 
   SigmaAccum<NW> result;
+  const auto policy = make_mdrange<3>(space, {d.nbands, d.ngpown, d.ncouls}, t.tile);
+  SigmaSums s{std::vector<std::complex<double>>(NW), std::vector<std::complex<double>>(NW)};
+  if (mode == RunMode::Check) return s;
   Kokkos::parallel_reduce(
-      "gpp::v0_collapse3", make_mdrange<3>(space, {d.nbands, d.ngpown, d.ncouls}, t.tile),
+      "gpp::v0_collapse3", policy,
       KOKKOS_LAMBDA(const int n1, const int igp, const int ig, SigmaAccum<NW>& acc) {
         const complex_t mat = physics::matngmatmgp(aqsmtemp_local(igp, n1), aqsntemp(ig, n1));
         const complex_t wtilde = wtilde_array(ig, igp);
@@ -36,15 +39,14 @@ SigmaSums v0_collapse3(const ExecSpace& space, const DeviceData& d, const Tunabl
         }
       },
       SigmaReducer<NW>(result));
-  SigmaSums s{std::vector<std::complex<double>>(NW), std::vector<std::complex<double>>(NW)};
   store(result, s);
   return s;
 }
 
 }  // namespace
 
-SigmaSums run_v0_collapse3(const ExecSpace& space, const DeviceData& d, const Tunables& t) {
-  return dispatch_nw(d.nw, [&](auto nw) { return v0_collapse3<decltype(nw)::value>(space, d, t); });
+SigmaSums run_v0_collapse3(const ExecSpace& space, const DeviceData& d, const Tunables& t, const RunMode mode) {
+  return dispatch_nw(d.nw, [&](auto nw) { return v0_collapse3<decltype(nw)::value>(space, d, t, mode); });
 }
 
 }  // namespace gpp

@@ -3,9 +3,9 @@
 #include "gpp_kernels.hpp"
 
 namespace gpp {
-SigmaSums run_v1_reciprocal(const ExecSpace& space, const DeviceData& d, const Tunables& t) {
+SigmaSums run_v1_reciprocal(const ExecSpace& space, const DeviceData& d, const Tunables& t, const RunMode mode) {
   return dispatch_nw(d.nw, [&](auto nw) {
-    return kernels::collapse3<physics::ReciprocalForm, decltype(nw)::value>("gpp::v1_reciprocal", space, d, t);
+    return kernels::collapse3<physics::ReciprocalForm, decltype(nw)::value>("gpp::v1_reciprocal", space, d, t, mode);
   });
 }
 }  // namespace gpp

@@ -3,9 +3,9 @@
 #include "gpp_kernels.hpp"
 
 namespace gpp {
-SigmaSums run_v2_branch2(const ExecSpace& space, const DeviceData& d, const Tunables& t) {
+SigmaSums run_v2_branch2(const ExecSpace& space, const DeviceData& d, const Tunables& t, const RunMode mode) {
   return dispatch_nw(d.nw, [&](auto nw) {
-    return kernels::collapse3<physics::TwoWayForm, decltype(nw)::value>("gpp::v2_branch2", space, d, t);
+    return kernels::collapse3<physics::TwoWayForm, decltype(nw)::value>("gpp::v2_branch2", space, d, t, mode);
   });
 }
 }  // namespace gpp

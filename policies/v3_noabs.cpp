@@ -3,9 +3,9 @@
 #include "gpp_kernels.hpp"
 
 namespace gpp {
-SigmaSums run_v3_noabs(const ExecSpace& space, const DeviceData& d, const Tunables& t) {
+SigmaSums run_v3_noabs(const ExecSpace& space, const DeviceData& d, const Tunables& t, const RunMode mode) {
   return dispatch_nw(d.nw, [&](auto nw) {
-    return kernels::collapse3<physics::OptimisedForm, decltype(nw)::value>("gpp::v3_noabs", space, d, t);
+    return kernels::collapse3<physics::OptimisedForm, decltype(nw)::value>("gpp::v3_noabs", space, d, t, mode);
   });
 }
 }  // namespace gpp

@@ -3,7 +3,7 @@
 #include "gpp_kernels.hpp"
 
 namespace gpp {
-SigmaSums run_v7_swapped(const ExecSpace& space, const DeviceData& d, const Tunables& t) {
-  return kernels::blocked<Kokkos::LaunchBounds<>>("gpp::v7_swapped", space, d, t, {true, 128});
+SigmaSums run_v7_swapped(const ExecSpace& space, const DeviceData& d, const Tunables& t, const RunMode mode) {
+  return kernels::blocked<Kokkos::LaunchBounds<>>("gpp::v7_swapped", space, d, t, {true, 128}, mode);
 }
 }  // namespace gpp

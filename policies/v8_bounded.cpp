@@ -3,7 +3,7 @@
 #include "gpp_kernels.hpp"
 
 namespace gpp {
-SigmaSums run_v8_bounded(const ExecSpace& space, const DeviceData& d, const Tunables& t) {
-  return kernels::blocked<Kokkos::LaunchBounds<512, 1>>("gpp::v8_bounded", space, d, t, {true, 512});
+SigmaSums run_v8_bounded(const ExecSpace& space, const DeviceData& d, const Tunables& t, const RunMode mode) {
+  return kernels::blocked<Kokkos::LaunchBounds<512, 1>>("gpp::v8_bounded", space, d, t, {true, 512}, mode);
 }
 }  // namespace gpp

@@ -77,6 +77,12 @@ TEST(Cli, TileOfWrongRank) {
 TEST(Cli, TunableThePolicyDoesNotHave) {
   expect_error("run " + deck_path("small.toml") + " --policy v0-collapse3 --band-block 8", "no tunable --band-block");
 }
+TEST(Cli, TeamSizeTheBackendRefuses) {
+  expect_error("run " + deck_path("small.toml") + " --policy v7-swapped --team-size 100000", "--team-size 100000 exceeds");
+}
+TEST(Cli, VectorLengthNotPowerOfTwo) {
+  expect_error("run " + deck_path("small.toml") + " --policy v8-bounded --vector-length 3", "--vector-length 3");
+}
 TEST(Cli, ZeroTunable) { expect_error("run " + deck_path("small.toml") + " --tile 0,1,1", "--tile"); }
 
 TEST(Cli, SmallDeckVerifiesAndWritesJson) {

@@ -104,7 +104,7 @@ TEST(Registry, NamesAreUniqueAndDescribed) {
   const auto& r = policy_registry();
   for (std::size_t i = 0; i < r.size(); ++i) {
     EXPECT_FALSE(r[i].description.empty());
-    EXPECT_NE(r[i].run, nullptr);
+    EXPECT_NE(r[i].runner, nullptr);
     for (std::size_t j = i + 1; j < r.size(); ++j) EXPECT_NE(r[i].name, r[j].name);
   }
   EXPECT_NO_THROW(find_policy(default_policy_name()));
@@ -186,10 +186,12 @@ TEST(Tunables, RefusedWithAClearError) {
   EXPECT_THROW(check_tunables(find_policy("v4-collapse2"), t), Error);  // no such tunable
   t = Tunables{};
   t.team_size = 1 << 20;  // more threads than any backend gives a team
+  EXPECT_THROW(find_policy("v6-blocked").check(ExecSpace(), pr.device, t), Error);
   EXPECT_THROW(find_policy("v6-blocked").run(ExecSpace(), pr.device, t), Error);
   t = Tunables{};
   t.vector_length = 3;  // not a power of two
-  EXPECT_THROW(find_policy("v8-bounded").run(ExecSpace(), pr.device, t), Error);
+  EXPECT_THROW(find_policy("v8-bounded").check(ExecSpace(), pr.device, t), Error);
+  for (const auto& e : policy_registry()) EXPECT_NO_THROW(e.check(ExecSpace(), pr.device, Tunables{})) << e.name;
 }
 
 }  // namespace

@@ -140,3 +140,49 @@ TEST(Derive, ClampOccupationsAndGather) {
 
 }  // namespace
 }  // namespace gpp::test
+
+namespace gpp::test {
+namespace {
+
+// The fused form against the literal one, term by term: sch*mat and occ*ssx*mat.
+template <bool Occupied>
+void fused_case(const complex_t& wtilde, const complex_t& I_eps, double wx, const complex_t& mat, double occ,
+                int* taken) {
+  complex_t sch, ssx;
+  int branch;
+  bool cut;
+  physics::sigma_term<physics::LiteralForm>(wtilde, I_eps, wx, 0.25, 4.0, sch, ssx, branch, cut);
+  const auto p = physics::pair_terms(wtilde, I_eps, 4.0);
+  complex_t sch_mat, ssx_mat;
+  physics::fused_term<Occupied>(p, wx, I_eps * mat, occ * p.Omega2 * mat, 0.25, sch_mat, ssx_mat);
+  ++taken[branch];
+  const complex_t want_sch = sch * mat, want_ssx = occ * ssx * mat;
+  // Scale for the absolute part: the size of the unsimplified products, so that a
+  // term that cancels to ~0 is still compared meaningfully.
+  const double scale = (compat::abs(sch) + compat::abs(ssx) + 1e-300) * compat::abs(mat);
+  EXPECT_TRUE(close({sch_mat.real(), sch_mat.imag()}, {want_sch.real(), want_sch.imag()}, 1e-12, 1e-14 * scale))
+      << "branch " << branch;
+  EXPECT_TRUE(close({ssx_mat.real(), ssx_mat.imag()}, {want_ssx.real(), want_ssx.imag()}, 1e-12, 1e-14 * scale))
+      << "branch " << branch << " cut " << cut;
+}
+
+TEST(Physics, FusedFormMatchesLiteralForm) {
+  for (const auto& c : kCases) {
+    int taken[3] = {0, 0, 0};
+    fused_case<true>(c.wtilde, c.I_eps, c.wxt, {0.7, -0.2}, 1.0, taken);
+    fused_case<true>(c.wtilde, c.I_eps, c.wxt, {0.7, -0.2}, 0.5, taken);
+    fused_case<false>(c.wtilde, c.I_eps, c.wxt, {0.7, -0.2}, 0.0, taken);
+  }
+  std::mt19937_64 gen(4242);
+  std::uniform_real_distribution<double> u(-3, 3);
+  int taken[3] = {0, 0, 0};
+  for (int i = 0; i < 20000; ++i) {
+    const complex_t wtilde(u(gen), 0.2 * u(gen)), I_eps(u(gen), u(gen)), mat(u(gen), u(gen));
+    fused_case<true>(wtilde, I_eps, u(gen), mat, i % 3 == 0 ? 0.5 : 1.0, taken);
+  }
+  EXPECT_GT(taken[physics::kRegular], 1000);
+  EXPECT_GT(taken[physics::kNearPole], 100);
+}
+
+}  // namespace
+}  // namespace gpp::test

@@ -42,15 +42,17 @@ void add_tunable_options(CLI::App& app, Tunables& t) {
 
 void add_verify_options(CLI::App& app, std::string& verify, double& rtol) {
   app.add_option("--verify", verify,
-                 "auto (closed form, stored reference, else host reference), reference (host reference), none")
-      ->check(CLI::IsMember({"auto", "reference", "none"}))
+                 "auto (closed form, stored reference, host reference up to 2e9 updates, else device reference), "
+                 "host, device, none")
+      ->check(CLI::IsMember({"auto", "host", "device", "none"}))
       ->capture_default_str();
   app.add_option("--rtol", rtol, "Relative tolerance of verification")->check(CLI::PositiveNumber)->capture_default_str();
 }
 
 VerifyMode parse_verify_mode(const std::string& s) {
   if (s == "none") return VerifyMode::None;
-  if (s == "reference") return VerifyMode::Reference;
+  if (s == "host") return VerifyMode::Host;
+  if (s == "device") return VerifyMode::Device;
   return VerifyMode::Auto;
 }
 

@@ -1,6 +1,7 @@
 #include "gpp_session.hpp"
 
 #include "gpp_compat.hpp"
+#include "gpp_device_reference.hpp"
 #include "gpp_reference.hpp"
 #include "gpp_static.hpp"
 
@@ -55,10 +56,13 @@ void prepare_reference(Session& s, VerifyMode mode, double rtol) {
     s.target.against = "stored reference";
     s.reference.achtemp = s.input.achtempref;
     s.reference.asxtemp = s.input.asxtempref;
-  } else {
+  } else if (mode == VerifyMode::Host || (mode == VerifyMode::Auto && s.host.updates() <= kHostReferenceMaxUpdates)) {
     s.target.against = "host reference";
     s.reference = apply_start_values(reference_sums(s.host), s.input.asxtemp0, s.input.achtemp0);
     s.reference_achstemp = reference_achstemp(s.host);
+  } else {
+    s.target.against = "device reference";
+    s.reference = apply_start_values(device_reference_sums(ExecSpace(), s.device), s.input.asxtemp0, s.input.achtemp0);
   }
   s.reference_s = seconds_since(t0);
 }

@@ -65,6 +65,7 @@ SigmaSums reference_sums(const GppData<Kokkos::HostSpace>& d) {
   return s;
 }
 
+
 SigmaSums closed_form_uniform(const DeckParams& p) {
   using C = std::complex<long double>;
   const C a(0.5L, 0.5L);  // every complex array

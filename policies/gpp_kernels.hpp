@@ -181,7 +181,7 @@ SigmaSums blocked(const std::string& label, const ExecSpace& space, const Device
                   std::to_string(Policy::vector_length_max()) + " on " + ExecSpace::name());
     SigmaAccum<1> result;
     const int max_team = Policy(space, league, 1, vector_length)
-                             .team_size_max(body, SigmaReducer<1>(result), Kokkos::ParallelReduceTag());
+                             .team_size_max(body, Kokkos::ParallelReduceTag());
     int team_size = t.team_size;
     if (team_size > max_team)
       throw Error("--team-size " + std::to_string(team_size) + " exceeds the " + std::to_string(max_team) +

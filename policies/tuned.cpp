@@ -62,7 +62,7 @@ SigmaSums tuned(const ExecSpace& space, const DeviceData& d, const Tunables& t, 
   };
 
   SigmaAccum<NW> result;
-  const int max_team = Policy(space, league, 1).team_size_max(body, SigmaReducer<NW>(result), Kokkos::ParallelReduceTag());
+  const int max_team = Policy(space, league, 1).team_size_max(body, Kokkos::ParallelReduceTag());
   if (t.team_size > max_team)
     throw Error("--team-size " + std::to_string(t.team_size) + " exceeds the " + std::to_string(max_team) +
                 " threads this kernel can launch on " + ExecSpace::name());

@@ -1,5 +1,7 @@
 // `gpp run DECK [--policy NAME|all] [--repeat N] [--json FILE]`
 #include "gpp_cli.hpp"
+#include "gpp_compat.hpp"
+#include "gpp_output.hpp"
 #include "gpp_report.hpp"
 #include "gpp_static.hpp"
 
@@ -10,48 +12,6 @@
 
 namespace gpp::app {
 namespace {
-
-std::string cplx(std::complex<double> z) {
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "(%.17g, %.17g)", z.real(), z.imag());
-  return buf;
-}
-
-void print_provenance(const Provenance& p) {
-  std::cout << "gpp " << p.version << " (git " << p.git_hash << ")\n"
-            << "kokkos: " << p.kokkos_version << ", backend " << p.backend << " (concurrency " << p.concurrency
-            << "), device: " << p.device << "\n";
-}
-
-void json_provenance(Json& j, const Provenance& p) {
-  j.begin_object("provenance")
-      .value("program", p.program)
-      .value("version", p.version)
-      .value("git", p.git_hash)
-      .value("kokkos_version", p.kokkos_version)
-      .value("backend", p.backend)
-      .value("device", p.device)
-      .value("concurrency", p.concurrency)
-      .value("kokkos_kernels_gemm", p.kokkos_kernels)
-      .end_object();
-}
-
-void json_deck(Json& j, const Session& s) {
-  const auto& d = s.host;
-  j.begin_object("deck")
-      .value("name", s.params.name)
-      .value("source", s.source)
-      .value("seed", (long long)s.params.seed)
-      .value("nbands", d.nbands)
-      .value("ngpown", d.ngpown)
-      .value("ncouls", d.ncouls)
-      .value("nw", d.nw)
-      .value("nstart", d.nstart)
-      .value("nend", d.nend)
-      .value("nvband", s.input.nvband)
-      .value("updates", d.updates())
-      .end_object();
-}
 
 }  // namespace
 
@@ -86,7 +46,7 @@ int cmd_run(const std::vector<std::string>& args) {
   print_provenance(prov);
   std::cout << describe_deck(s);
   std::cout << "setup: " << s.setup_s << " s (generate/read, check, derive); transfer to device: " << s.transfer_s
-            << " s\n";
+            << " s; data on the device: " << gib(double(s.device.bytes())) << "\n";
 
   if (!no_branch_stats) {
     s.branches = branch_statistics(space, s.device);
@@ -159,6 +119,9 @@ int cmd_run(const std::vector<std::string>& args) {
     std::cout << "verification: not performed (--verify none)\n";
   }
   std::cout << std::setprecision(6);
+  if (compat::device_memory_peak() >= 0)
+    std::cout << "device memory in use, peak sampled: " << gib(double(compat::device_memory_peak()))
+              << " (whole device, context included)\n";
   for (const auto& r : runs)
     std::cout << "RESULT deck=" << s.params.name << " policy=" << r.policy << " backend=" << prov.backend
               << " nw=" << s.host.nw << " time_median_s=" << r.median() << " updates_per_s=" << updates / r.median()
@@ -171,6 +134,7 @@ int cmd_run(const std::vector<std::string>& args) {
     json_provenance(j, prov);
     json_deck(j, s);
     j.value("setup_s", s.setup_s).value("transfer_s", s.transfer_s).value("static_s", s.static_s);
+    j.value("data_bytes", (long long)s.device.bytes()).value("device_mem_peak_bytes", compat::device_memory_peak());
     j.complex_array("achstemp", {s.achstemp});
     if (s.branches) {
       const auto& b = *s.branches;

@@ -36,6 +36,7 @@ Session make_session(const DeckParams& p) {
     s.device = to_memory_space<DeviceMemory>(s.host);
     Kokkos::fence();
     s.transfer_s = seconds_since(t0);
+    compat::sample_device_memory();
   }
   return s;
 }
@@ -98,6 +99,7 @@ PolicyRun run_policy(const Session& s, const PolicyEntry& entry, const Tunables&
     r.rel_error = std::isnan(e) ? INFINITY : std::max(r.rel_error, e);
   };
   auto warm = once();  // warm-up: module load, first-touch, allocations
+  compat::sample_device_memory();
   check(warm.first);
   for (int i = 0; i < repeat; ++i) {
     auto [res, dt] = once();

@@ -11,6 +11,7 @@ void usage(std::ostream& o) {
        "usage: gpp COMMAND [options]    (gpp COMMAND --help for a command's options)\n\n"
        "commands:\n"
        "  run       run a deck with one policy, a list, or all; time and verify it\n"
+       "  bench     time a list of policies on a deck; table, CSV and JSON rows\n"
        "  policies  list the execution policies and their tunables\n\n"
        "Kokkos options (--kokkos-num-threads=N, ...) may be given anywhere.\n";
 }
@@ -31,7 +32,8 @@ int main(int argc, char* argv[]) {
     }
     if (command == "run") return gpp::app::cmd_run(args);
     if (command == "policies") return gpp::app::cmd_policies(args);
-    std::cerr << "gpp: error: unknown command '" << command << "' (expected run or policies)\n";
+    if (command == "bench") return gpp::app::cmd_bench(args);
+    std::cerr << "gpp: error: unknown command '" << command << "' (expected run, bench or policies)\n";
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "gpp " << command << ": error: " << e.what() << "\n";

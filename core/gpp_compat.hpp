@@ -56,6 +56,28 @@ class ScopedRegion {
   ScopedRegion& operator=(const ScopedRegion&) = delete;
 };
 
+/// Bytes in use on the default execution space's device (all processes and the
+/// context included), or -1 on host backends.
+inline long long device_memory_in_use() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::Cuda>) {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) return (long long)(total_bytes - free_bytes);
+  }
+#endif
+  return -1;
+}
+
+/// Highest device_memory_in_use() seen by sample_device_memory().
+inline long long& device_memory_peak() {
+  static long long peak = -1;
+  return peak;
+}
+inline void sample_device_memory() {
+  const long long now = device_memory_in_use();
+  if (now > device_memory_peak()) device_memory_peak() = now;
+}
+
 /// "major.minor.patch" of the Kokkos the program was compiled against.
 inline std::string kokkos_version_string() {
   constexpr int v = KOKKOS_VERSION;

@@ -38,6 +38,7 @@ std::complex<double> static_remainder(const ExecSpace& space, const DeviceData& 
         S(n1, igp) = s;
       });
 #endif
+  compat::sample_device_memory();  // S is the largest temporary of a run
   const auto aqsmtemp_local = d.aqsmtemp_local;
   const auto vcoul_loc = d.vcoul_loc;
   complex_t achstemp(0.0, 0.0);

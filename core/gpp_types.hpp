@@ -53,6 +53,13 @@ struct GppData {
   typename Types::ComplexMatrix aqsmtemp_local_bt;  // (nbands, ngpown)
   typename Types::RealMatrix wx_array_bt;           // (nbands, nw)
 
+  /// Bytes of every array above.
+  std::size_t bytes() const {
+    return sizeof(complex_t) * (aqsntemp.span() + aqsmtemp_local.span() + I_eps_array.span() + wtilde_array.span() +
+                                aqsmtemp_local_bt.span()) +
+           sizeof(double) * (wx_array_t.span() + occ_array.span() + vcoul_loc.span() + wx_array_bt.span());
+  }
+
   /// Number of (band, G', G, frequency) terms.
   double updates() const { return double(nbands) * ngpown * double(ncouls) * nw; }
 };

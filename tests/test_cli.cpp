@@ -140,3 +140,35 @@ TEST(Cli, PoliciesListsEveryPolicy) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Cli, BenchWritesCsvAndJsonRows) {
+  const std::string base = ::testing::TempDir() + "gpp_bench_" + std::to_string(::getpid());
+  const Outcome o = gpp("bench " + deck_path("small.toml") + " " + kTiny +
+                        " --policies v0-collapse3,v8-bounded,host --csv " + base + ".csv --json " + base + ".json");
+  SCOPED_TRACE(o.out);
+  EXPECT_EQ(o.code, 0);
+  std::ifstream csv(base + ".csv");
+  std::string header, line;
+  std::getline(csv, header);
+  EXPECT_EQ(header.rfind("date,git,version,kokkos,backend,device,deck,", 0), 0u);
+  int rows = 0;
+  while (std::getline(csv, line)) {
+    ++rows;
+    EXPECT_NE(line.find(",yes,"), std::string::npos) << line;  // verified
+  }
+  EXPECT_EQ(rows, 3);
+  std::ifstream json(base + ".json");
+  const std::string text((std::istreambuf_iterator<char>(json)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"policy\":\"v8-bounded\""), std::string::npos);
+  EXPECT_NE(text.find("\"nominal_flops_per_update\""), std::string::npos);
+  std::remove((base + ".csv").c_str());
+  std::remove((base + ".json").c_str());
+}
+
+TEST(Cli, BenchUnknownPolicy) {
+  expect_error("bench " + deck_path("small.toml") + " --policies v0-collapse3,nope", "unknown policy 'nope'");
+}
+
+}  // namespace

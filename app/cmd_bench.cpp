@@ -42,13 +42,14 @@ int cmd_bench(const std::vector<std::string>& args) {
   DeckParams deck;
   Tunables tunables;
   std::string policies = "all", csv_path, json_path, verify = "auto";
-  int repeat = 5;
+  int repeat = 5, warmup = 1;
   double rtol = kDefaultRtol;
   add_deck_options(app, deck);
   app.add_option("--policies,--policy", policies, "Comma-separated policies, or all")->capture_default_str();
   app.add_option("--repeat", repeat, "Timed repeats per policy after one warm-up")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  app.add_option("--warmup", warmup, "Untimed runs before the timed ones")->check(CLI::NonNegativeNumber)->capture_default_str();
   app.add_option("--csv", csv_path, "Write one CSV row per policy (fixed header)");
   app.add_option("--json", json_path, "Write the rows as one JSON record");
   add_verify_options(app, verify, rtol);
@@ -79,7 +80,7 @@ int cmd_bench(const std::vector<std::string>& args) {
   std::vector<PolicyRun> runs;
   bool all_ok = true;
   for (const PolicyEntry* e : selected) {
-    runs.push_back(run_policy(s, *e, selected.size() == 1 ? tunables : tunables_for(*e, tunables), repeat));
+    runs.push_back(run_policy(s, *e, selected.size() == 1 ? tunables : tunables_for(*e, tunables), repeat, warmup));
     const PolicyRun& r = runs.back();
     const bool ok = r.verified || !s.target.performed();
     all_ok = all_ok && ok;

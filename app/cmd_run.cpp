@@ -20,13 +20,14 @@ int cmd_run(const std::vector<std::string>& args) {
   DeckParams deck;
   Tunables tunables;
   std::string policy = default_policy_name(), json_path, verify = "auto";
-  int repeat = 3;
+  int repeat = 3, warmup = 1;
   double rtol = kDefaultRtol;
   bool no_branch_stats = false;
   add_deck_options(app, deck);
   app.add_option("--policy", policy, "Execution policy (gpp policies), a comma-separated list, or all")
       ->capture_default_str();
   app.add_option("--repeat", repeat, "Timed repeats after one warm-up")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--warmup", warmup, "Untimed runs before the timed ones")->check(CLI::NonNegativeNumber)->capture_default_str();
   app.add_option("--json", json_path, "Write the run as one JSON record");
   app.add_flag("--no-branch-stats", no_branch_stats, "Skip counting the branches each term takes");
   add_verify_options(app, verify, rtol);
@@ -72,7 +73,7 @@ int cmd_run(const std::vector<std::string>& args) {
 
   std::vector<PolicyRun> runs;
   for (const PolicyEntry* e : policies)
-    runs.push_back(run_policy(s, *e, policies.size() == 1 ? tunables : tunables_for(*e, tunables), repeat));
+    runs.push_back(run_policy(s, *e, policies.size() == 1 ? tunables : tunables_for(*e, tunables), repeat, warmup));
 
   const double updates = s.host.updates();
   bool all_ok = true;

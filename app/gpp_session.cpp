@@ -78,7 +78,7 @@ double PolicyRun::median() const {
   return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
 }
 
-PolicyRun run_policy(const Session& s, const PolicyEntry& entry, const Tunables& t, int repeat) {
+PolicyRun run_policy(const Session& s, const PolicyEntry& entry, const Tunables& t, int repeat, int warmup) {
   check_tunables(entry, t);
   PolicyRun r;
   r.policy = entry.name;
@@ -98,12 +98,14 @@ PolicyRun run_policy(const Session& s, const PolicyEntry& entry, const Tunables&
     const double e = relative_error(res, s.reference);
     r.rel_error = std::isnan(e) ? INFINITY : std::max(r.rel_error, e);
   };
-  auto warm = once();  // warm-up: module load, first-touch, allocations
-  compat::sample_device_memory();
-  check(warm.first);
+  for (int i = 0; i < warmup; ++i) {  // module load, first touch, allocations
+    auto warm = once();
+    check(warm.first);
+  }
   for (int i = 0; i < repeat; ++i) {
     auto [res, dt] = once();
     r.times.push_back(dt);
+    compat::sample_device_memory();
     check(res);
     r.result = std::move(res);
   }

@@ -59,8 +59,9 @@ struct PolicyRun {
   double max() const;
 };
 
-/// Warm-up, then `repeat` timed runs with fences; every run's result is verified.
-PolicyRun run_policy(const Session& s, const PolicyEntry& entry, const Tunables& t, int repeat);
+/// `warmup` untimed runs, then `repeat` timed runs with fences; every run's result is
+/// verified.
+PolicyRun run_policy(const Session& s, const PolicyEntry& entry, const Tunables& t, int repeat, int warmup = 1);
 
 /// Deck, sizes and derived counts as human-readable lines.
 std::string describe_deck(const Session& s);

@@ -1,41 +1,61 @@
-// CPU policy (OpenMP/Serial): G' across threads; for each thread, blocks of bands and
-// G so that the G block of wtilde and I_eps stays in L1 while the band block streams
-// through, and the innermost loop runs over contiguous G. All frequencies in one
-// reduction; vcoul and the factor 0.5 applied once per G'.
+// CPU policy (OpenMP/Serial; the default on host backends): G' across threads. For each
+// G', bands and G are blocked so that the invariants of a G block (the fused form's
+// PairTerms, computed once per G block and band block) and the band block's rows stay
+// in L1/L2, and the innermost loop runs over contiguous G. All frequencies in one
+// reduction; vcoul and the factor 0.5 applied once per G'; ssx skipped for empty bands.
 #include "gpp_kernels.hpp"
 
 namespace gpp {
 namespace {
 
+constexpr int kMaxIgBlock = 256;  // the per-thread buffer of pair invariants
+
 template <int NW>
 SigmaSums host_policy(const ExecSpace& space, const DeviceData& d, const Tunables& t, const RunMode mode) {
   const kernels::Inputs in(d);
   const int band_block = or_default(t.band_block, 32);
-  const int ig_block = or_default(t.ig_block, 512);
+  const int ig_block = or_default(t.ig_block, 128);
+  if (ig_block > kMaxIgBlock)
+    throw Error("--ig-block " + std::to_string(ig_block) + " exceeds the host policy's maximum of " +
+                std::to_string(kMaxIgBlock));
   SigmaAccum<NW> result;
   if (mode == RunMode::Check) return kernels::to_sums(result);
   Kokkos::parallel_reduce(
       "gpp::host", Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, d.ngpown),
       KOKKOS_LAMBDA(const int igp, SigmaAccum<NW>& acc) {
-        SigmaAccum<NW> g;  // sums for this G', before vcoul
+        physics::PairTerms pair[kMaxIgBlock];
+        complex_t I_eps[kMaxIgBlock];
+        SigmaAccum<NW> g;  // sch*mat and occ*ssx*mat for this G'
         for (int nb0 = 0; nb0 < in.nbands; nb0 += band_block) {
           const int nb1 = nb0 + band_block < in.nbands ? nb0 + band_block : in.nbands;
           for (int ig0 = 0; ig0 < in.ncouls; ig0 += ig_block) {
-            const int ig1 = ig0 + ig_block < in.ncouls ? ig0 + ig_block : in.ncouls;
+            const int len = ig0 + ig_block < in.ncouls ? ig_block : in.ncouls - ig0;
+            for (int k = 0; k < len; ++k) {
+              I_eps[k] = in.I_eps_array(ig0 + k, igp);
+              pair[k] = physics::pair_terms(in.wtilde_array(ig0 + k, igp), I_eps[k], in.sexcut);
+            }
             for (int n1 = nb0; n1 < nb1; ++n1) {
               const complex_t aqsm = in.aqsmtemp_local(igp, n1);
               const double occ = in.occ_array(n1);
               double wx[NW];
               for (int w = 0; w < NW; ++w) wx[w] = in.wx_array_t(w, n1);
-              for (int ig = ig0; ig < ig1; ++ig) {
-                const complex_t mat = physics::matngmatmgp(aqsm, in.aqsntemp(ig, n1));
-                const complex_t wtilde = in.wtilde_array(ig, igp);
-                const complex_t I_eps = in.I_eps_array(ig, igp);
-                for (int w = 0; w < NW; ++w) {
-                  complex_t sch, ssx;
-                  physics::sigma_term<physics::OptimisedForm>(wtilde, I_eps, wx[w], in.limittwo, in.sexcut, sch, ssx);
-                  g.ssx[w] += occ * ssx * mat;
-                  g.sch[w] += sch * mat;
+              for (int k = 0; k < len; ++k) {
+                const complex_t mat = physics::matngmatmgp(aqsm, in.aqsntemp(ig0 + k, n1));
+                const complex_t P = I_eps[k] * mat;
+                if (occ != 0.0) {
+                  const complex_t Q = occ * pair[k].Omega2 * mat;
+                  for (int w = 0; w < NW; ++w) {
+                    complex_t sch_mat, ssx_mat;
+                    physics::fused_term<true>(pair[k], wx[w], P, Q, in.limittwo, sch_mat, ssx_mat);
+                    g.sch[w] += sch_mat;
+                    g.ssx[w] += ssx_mat;
+                  }
+                } else {
+                  for (int w = 0; w < NW; ++w) {
+                    complex_t sch_mat, ssx_mat;
+                    physics::fused_term<false>(pair[k], wx[w], P, P, in.limittwo, sch_mat, ssx_mat);
+                    g.sch[w] += sch_mat;
+                  }
                 }
               }
             }

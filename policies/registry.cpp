@@ -37,7 +37,7 @@ const std::vector<PolicyEntry>& policy_registry() {
       GPP_POLICY(run_tuned, "tuned",
                  "GPU: v8's teams with every frequency in one pass, fused physics, ssx skipped for empty bands", 0,
                  "band-block", "team-size"),
-      GPP_POLICY(run_host, "host", "CPU: G' across threads, band and G blocks for cache, contiguous G innermost", 0,
+      GPP_POLICY(run_host, "host", "CPU: G' across threads, band and G blocks for cache, fused physics, contiguous G innermost", 0,
                  "band-block", "ig-block"),
   };
   return registry;

@@ -49,6 +49,7 @@ SigmaSums device_reference_sums(const ExecSpace& space, const DeviceData& d) {
           const complex_t wtilde = in.wtilde_array(ig, igp);
           const complex_t I_eps = in.I_eps_array(ig, igp);
           const double vcoul = in.vcoul_loc(igp);
+          CompensatedAccum mine;  // in registers; merged into acc once
           for (int n1 = 0; n1 < in.nbands; ++n1) {
             complex_t sch, ssx;
             physics::sigma_term<physics::LiteralForm>(wtilde, I_eps, in.wx_array_t(w, n1), in.limittwo, in.sexcut, sch,
@@ -56,11 +57,12 @@ SigmaSums device_reference_sums(const ExecSpace& space, const DeviceData& d) {
             const complex_t mat = physics::matngmatmgp(in.aqsmtemp_local(igp, n1), in.aqsntemp(ig, n1));
             const complex_t ssx_t = vcoul * in.occ_array(n1) * ssx * mat;
             const complex_t sch_t = vcoul * sch * mat * 0.5;
-            acc.v[0].add(sch_t.real());
-            acc.v[1].add(sch_t.imag());
-            acc.v[2].add(ssx_t.real());
-            acc.v[3].add(ssx_t.imag());
+            mine.v[0].add(sch_t.real());
+            mine.v[1].add(sch_t.imag());
+            mine.v[2].add(ssx_t.real());
+            mine.v[3].add(ssx_t.imag());
           }
+          acc += mine;
         },
         PlusReducer<CompensatedAccum>(total));
     s.sch_sum[w] = {total.v[0].value(), total.v[1].value()};

@@ -17,7 +17,9 @@ struct Outcome {
 };
 
 Outcome gpp(const std::string& args) {
-  const std::string cmd = std::string(GPP_EXE) + " " + args + " 2>&1";
+  // OMP_PROC_BIND set: Kokkos' OpenMP backend otherwise prints a start-up warning,
+  // which is not gpp's output.
+  const std::string cmd = "OMP_PROC_BIND=false " + std::string(GPP_EXE) + " " + args + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   Outcome o{-1, ""};
   if (!p) return o;

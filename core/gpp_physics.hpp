@@ -125,12 +125,15 @@ KOKKOS_FORCEINLINE_FUNCTION void sigma_term(const complex_t& wtilde, const compl
 /// reciprocal, 1/(|wdiff|^2 |cden|^2). Algebraically equal to the literal form; it
 /// rounds differently (a few ulps per term).
 struct PairTerms {
-  complex_t wtilde, wtilde2, Omega2;
+  complex_t wtilde, wtilde2, Omega2, I_eps;
   double wi2;          // Im(wtilde)^2
   double wtilde_abs2;  // |wtilde|^2
   double t2i2;         // Im(wtilde2)^2
-  double omega2_abs2;  // |Omega2|^2
-  double cut2;         // sexcut^2 |I_eps|^2
+  double sexcut2;      // sexcut^2
+  // Only the sexcut test (negative wx, occupied band) needs these: computed there, so
+  // that they do not hold registers through the band loop.
+  KOKKOS_FORCEINLINE_FUNCTION double omega2_abs2() const { return norm2(Omega2); }
+  KOKKOS_FORCEINLINE_FUNCTION double cut2() const { return sexcut2 * norm2(I_eps); }
 };
 
 KOKKOS_FORCEINLINE_FUNCTION PairTerms pair_terms(const complex_t& wtilde, const complex_t& I_eps, const double sexcut) {
@@ -138,11 +141,11 @@ KOKKOS_FORCEINLINE_FUNCTION PairTerms pair_terms(const complex_t& wtilde, const 
   p.wtilde = wtilde;
   p.wtilde2 = wtilde * wtilde;
   p.Omega2 = p.wtilde2 * I_eps;
+  p.I_eps = I_eps;
   p.wi2 = wtilde.imag() * wtilde.imag();
   p.wtilde_abs2 = norm2(wtilde);
   p.t2i2 = p.wtilde2.imag() * p.wtilde2.imag();
-  p.omega2_abs2 = norm2(p.Omega2);
-  p.cut2 = sexcut * sexcut * norm2(I_eps);
+  p.sexcut2 = sexcut * sexcut;
   return p;
 }
 
@@ -169,14 +172,14 @@ KOKKOS_FORCEINLINE_FUNCTION void fused_term(const PairTerms& p, const double wx,
     if constexpr (Occupied) {
       const double inv_cden2 = R * wdiffr;
       // |ssx|^2 = |Omega2|^2 / |cden|^2
-      if (!(wx < 0.0 && p.omega2_abs2 * inv_cden2 > p.cut2)) ssx_mat = Q * complex_t(cr, p.wtilde2.imag()) * inv_cden2;
+      if (!(wx < 0.0 && p.omega2_abs2() * inv_cden2 > p.cut2())) ssx_mat = Q * complex_t(cr, p.wtilde2.imag()) * inv_cden2;
     }
   } else if (delwr > TOL_Zero) {
     if constexpr (Occupied) {
       const complex_t cden = 4.0 * p.wtilde2 * (delw + 0.5);
       const double inv_cden2 = 1.0 / norm2(cden);
       // |ssx|^2 = |Omega2|^2 |delw|^2 / |cden|^2
-      if (!(wx < 0.0 && p.omega2_abs2 * delwr * inv_cden2 > p.cut2))
+      if (!(wx < 0.0 && p.omega2_abs2() * delwr * inv_cden2 > p.cut2()))
         ssx_mat = -(Q * delw) * Kokkos::conj(cden) * inv_cden2;
     }
   }

@@ -24,16 +24,13 @@ SigmaSums host_policy(const ExecSpace& space, const DeviceData& d, const Tunable
       "gpp::host", Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, d.ngpown),
       KOKKOS_LAMBDA(const int igp, SigmaAccum<NW>& acc) {
         physics::PairTerms pair[kMaxIgBlock];
-        complex_t I_eps[kMaxIgBlock];
         SigmaAccum<NW> g;  // sch*mat and occ*ssx*mat for this G'
         for (int nb0 = 0; nb0 < in.nbands; nb0 += band_block) {
           const int nb1 = nb0 + band_block < in.nbands ? nb0 + band_block : in.nbands;
           for (int ig0 = 0; ig0 < in.ncouls; ig0 += ig_block) {
             const int len = ig0 + ig_block < in.ncouls ? ig_block : in.ncouls - ig0;
-            for (int k = 0; k < len; ++k) {
-              I_eps[k] = in.I_eps_array(ig0 + k, igp);
-              pair[k] = physics::pair_terms(in.wtilde_array(ig0 + k, igp), I_eps[k], in.sexcut);
-            }
+            for (int k = 0; k < len; ++k)
+              pair[k] = physics::pair_terms(in.wtilde_array(ig0 + k, igp), in.I_eps_array(ig0 + k, igp), in.sexcut);
             for (int n1 = nb0; n1 < nb1; ++n1) {
               const complex_t aqsm = in.aqsmtemp_local(igp, n1);
               const double occ = in.occ_array(n1);
@@ -41,7 +38,7 @@ SigmaSums host_policy(const ExecSpace& space, const DeviceData& d, const Tunable
               for (int w = 0; w < NW; ++w) wx[w] = in.wx_array_t(w, n1);
               for (int k = 0; k < len; ++k) {
                 const complex_t mat = physics::matngmatmgp(aqsm, in.aqsntemp(ig0 + k, n1));
-                const complex_t P = I_eps[k] * mat;
+                const complex_t P = pair[k].I_eps * mat;
                 if (occ != 0.0) {
                   const complex_t Q = occ * pair[k].Omega2 * mat;
                   for (int w = 0; w < NW; ++w) {

@@ -11,7 +11,9 @@ namespace {
 
 template <int NW>
 SigmaSums tuned(const ExecSpace& space, const DeviceData& d, const Tunables& t, const RunMode mode) {
-  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  // At most 128 registers per thread for 256-thread teams (two teams per SM): the
+  // 3- and 4-frequency kernels need ~150 unbounded, which leaves one team per SM.
+  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, 2>>;
   using Member = Policy::member_type;
   using Scratch = ExecSpace::scratch_memory_space;
   const kernels::Inputs in(d);
@@ -25,11 +27,10 @@ SigmaSums tuned(const ExecSpace& space, const DeviceData& d, const Tunables& t, 
     const int n_end = n_begin + band_block < in.nbands ? n_begin + band_block : in.nbands;
     SigmaAccum<NW> mine;  // sch*mat and occ*ssx*mat over this thread's G
     Kokkos::parallel_for(Kokkos::TeamThreadRange(member, in.ncouls), [&](const int ig) {
-      const complex_t I_eps = in.I_eps_array(ig, igp);
-      const physics::PairTerms p = physics::pair_terms(in.wtilde_array(ig, igp), I_eps, in.sexcut);
+      const physics::PairTerms p = physics::pair_terms(in.wtilde_array(ig, igp), in.I_eps_array(ig, igp), in.sexcut);
       for (int n1 = n_begin; n1 < n_end; ++n1) {
         const complex_t mat = physics::matngmatmgp(in.aqsmtemp_local_bt(n1, igp), in.aqsntemp(ig, n1));
-        const complex_t P = I_eps * mat;
+        const complex_t P = p.I_eps * mat;
         const double occ = in.occ_array(n1);
         if (occ != 0.0) {
           const complex_t Q = occ * p.Omega2 * mat;

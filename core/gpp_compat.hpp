@@ -28,7 +28,15 @@ KOKKOS_FORCEINLINE_FUNCTION double abs(const Kokkos::complex<double>& z) {
 /// on GPUs; unlimited on host backends).
 template <class ExecutionSpace>
 int max_tile_threads(const ExecutionSpace& space) {
-  return Kokkos::Impl::get_tile_size_properties(space).max_threads;
+  int max_threads = Kokkos::Impl::get_tile_size_properties(space).max_threads;
+#if defined(KOKKOS_ENABLE_CUDA)
+  // Kokkos reports threads per multiprocessor; a tile is one block.
+  if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda>) {
+    const int per_block = space.cuda_device_prop().maxThreadsPerBlock;
+    if (per_block < max_threads) max_threads = per_block;
+  }
+#endif
+  return max_threads;
 }
 
 /// Name of the device the default execution space runs on (GPU name, or the host CPU).

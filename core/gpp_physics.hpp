@@ -158,10 +158,15 @@ KOKKOS_FORCEINLINE_FUNCTION void fused_term(const PairTerms& p, const double wx,
   const double wr = p.wtilde.real(), wi = p.wtilde.imag();
   const double dr = wx - wr;                       // wdiff = dr - i wi
   const double wdiffr = dr * dr + p.wi2;           // |wdiff|^2
-  const double cr = wx * wx - p.wtilde2.real();    // cden = cr - i Im(wtilde2)
-  const double cden2 = cr * cr + p.t2i2;           // |cden|^2
-  const double R = 1.0 / (wdiffr * cden2);
-  const double inv_wdiffr = R * cden2;
+  double cr = 0, R = 0, inv_wdiffr;
+  if constexpr (Occupied) {
+    cr = wx * wx - p.wtilde2.real();               // cden = cr - i Im(wtilde2)
+    const double cden2 = cr * cr + p.t2i2;         // |cden|^2
+    R = 1.0 / (wdiffr * cden2);
+    inv_wdiffr = R * cden2;
+  } else {
+    inv_wdiffr = 1.0 / wdiffr;                     // no ssx: cden is not needed
+  }
   const double delwr = p.wtilde_abs2 * inv_wdiffr;
   // wtilde * conj(wdiff) = (wr dr - wi^2) + i wi (wr + dr), and wr + dr = wx
   const complex_t delw = complex_t(wr * dr - p.wi2, wi * wx) * inv_wdiffr;

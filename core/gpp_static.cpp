@@ -31,7 +31,8 @@ std::complex<double> static_remainder(const ExecSpace& space, const DeviceData& 
   const int ncouls = d.ncouls;
   Kokkos::parallel_for(
       "gpp::static::product",
-      Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>(space, {0, 0}, {d.nbands, d.ngpown}),
+      Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2, Kokkos::Iterate::Left, Kokkos::Iterate::Left>>(
+          space, {0, 0}, {d.nbands, d.ngpown}),
       KOKKOS_LAMBDA(const int n1, const int igp) {
         complex_t s(0.0, 0.0);
         for (int ig = 0; ig < ncouls; ++ig) s -= aqsntemp(ig, n1) * I_eps_array(ig, igp);

@@ -44,8 +44,8 @@ SigmaSums device_reference_sums(const ExecSpace& space, const DeviceData& d) {
   for (int w = 0; w < d.nw; ++w) {
     CompensatedAccum total;
     Kokkos::parallel_reduce(
-        "gpp::reference::device_sums", make_mdrange<2>(space, {d.ngpown, d.ncouls}, {}),
-        KOKKOS_LAMBDA(const int igp, const int ig, CompensatedAccum& acc) {
+        "gpp::reference::device_sums", make_mdrange<2>(space, {d.ncouls, d.ngpown}, {}),
+        KOKKOS_LAMBDA(const int ig, const int igp, CompensatedAccum& acc) {
           const complex_t wtilde = in.wtilde_array(ig, igp);
           const complex_t I_eps = in.I_eps_array(ig, igp);
           const double vcoul = in.vcoul_loc(igp);

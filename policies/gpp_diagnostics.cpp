@@ -16,8 +16,8 @@ BranchCounts branch_statistics(const ExecSpace& space, const DeviceData& d) {
   BranchCounts counts;
   // A term's arm does not depend on G' beyond (ig, igp) and the band's wx.
   Kokkos::parallel_reduce(
-      "gpp::diagnostics::branch_counts", make_mdrange<2>(space, {d.ngpown, d.ncouls}, {}),
-      KOKKOS_LAMBDA(const int igp, const int ig, BranchCounts& c) {
+      "gpp::diagnostics::branch_counts", make_mdrange<2>(space, {d.ncouls, d.ngpown}, {}),
+      KOKKOS_LAMBDA(const int ig, const int igp, BranchCounts& c) {
         const complex_t wtilde = wtilde_array(ig, igp);
         const complex_t I_eps = I_eps_array(ig, igp);
         for (int n1 = 0; n1 < nbands; ++n1)

@@ -31,18 +31,18 @@ SigmaSums to_sums(const SigmaAccum<NW>& a) {
   return s;
 }
 
-/// Steps v0..v3: MDRange<3> over band, G', G (G fastest, so coalesced on GPUs), every
-/// frequency inside, one reduction of all sums.
+/// Steps v0..v3: MDRange<3> over G, G', band (G fastest, so coalesced on GPUs, as the
+/// paper's collapse(3) with G innermost), every frequency inside, one reduction.
 template <class Form, int NW>
 SigmaSums collapse3(const std::string& label, const ExecSpace& space, const DeviceData& d, const Tunables& t,
                     const RunMode mode) {
   const Inputs in(d);
   SigmaAccum<NW> result;
-  const auto policy = make_mdrange<3>(space, {d.nbands, d.ngpown, d.ncouls}, t.tile);
+  const auto policy = make_mdrange<3>(space, {d.ncouls, d.ngpown, d.nbands}, t.tile);
   if (mode == RunMode::Check) return to_sums(result);
   Kokkos::parallel_reduce(
       label, policy,
-      KOKKOS_LAMBDA(const int n1, const int igp, const int ig, SigmaAccum<NW>& acc) {
+      KOKKOS_LAMBDA(const int ig, const int igp, const int n1, SigmaAccum<NW>& acc) {
         const complex_t mat = physics::matngmatmgp(in.aqsmtemp_local(igp, n1), in.aqsntemp(ig, n1));
         const complex_t wtilde = in.wtilde_array(ig, igp);
         const complex_t I_eps = in.I_eps_array(ig, igp);
@@ -59,18 +59,18 @@ SigmaSums collapse3(const std::string& label, const ExecSpace& space, const Devi
   return to_sums(result);
 }
 
-/// Step v4: MDRange<2> over G', G; the band loop sequential in each thread, so wtilde
+/// Step v4: MDRange<2> over G, G'; the band loop sequential in each thread, so wtilde
 /// and I_eps are loaded once per thread; every frequency in one reduction.
 template <int NW>
 SigmaSums collapse2(const std::string& label, const ExecSpace& space, const DeviceData& d, const Tunables& t,
                     const RunMode mode) {
   const Inputs in(d);
   SigmaAccum<NW> result;
-  const auto policy = make_mdrange<2>(space, {d.ngpown, d.ncouls}, t.tile);
+  const auto policy = make_mdrange<2>(space, {d.ncouls, d.ngpown}, t.tile);
   if (mode == RunMode::Check) return to_sums(result);
   Kokkos::parallel_reduce(
       label, policy,
-      KOKKOS_LAMBDA(const int igp, const int ig, SigmaAccum<NW>& acc) {
+      KOKKOS_LAMBDA(const int ig, const int igp, SigmaAccum<NW>& acc) {
         const complex_t wtilde = in.wtilde_array(ig, igp);
         const complex_t I_eps = in.I_eps_array(ig, igp);
         const double vcoul = in.vcoul_loc(igp);
@@ -100,8 +100,8 @@ inline SigmaAccum<1> collapse2_one_frequency(const std::string& label, const Exe
                                              const int w, const Tunables& t) {
   SigmaAccum<1> result;
   Kokkos::parallel_reduce(
-      label, make_mdrange<2>(space, {in.ngpown, in.ncouls}, t.tile),
-      KOKKOS_LAMBDA(const int igp, const int ig, SigmaAccum<1>& acc) {
+      label, make_mdrange<2>(space, {in.ncouls, in.ngpown}, t.tile),
+      KOKKOS_LAMBDA(const int ig, const int igp, SigmaAccum<1>& acc) {
         const complex_t wtilde = in.wtilde_array(ig, igp);
         const complex_t I_eps = in.I_eps_array(ig, igp);
         const double vcoul = in.vcoul_loc(igp);

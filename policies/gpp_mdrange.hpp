@@ -9,9 +9,16 @@
 
 namespace gpp {
 
+/// Index 0 is G (stride-1 in every LayoutLeft array): Kokkos maps dimension 0 to
+/// threadIdx.x on GPUs (coalesced loads) and, with Iterate::Left, to the innermost loop
+/// on CPUs (contiguous loads).
 template <int Rank>
-using MDPolicy = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<Rank, Kokkos::Iterate::Right, Kokkos::Iterate::Right>,
+using MDPolicy = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<Rank, Kokkos::Iterate::Left, Kokkos::Iterate::Left>,
                                        Kokkos::IndexType<int>>;
+
+/// Default tile: 128 consecutive G per tile, like OpenACC's default vector length of
+/// 128 over the innermost collapsed loop, 1 along the other dimensions.
+inline constexpr int kDefaultGTile = 128;
 
 /// Throws gpp::Error unless `tile` has `rank` positive sizes whose product the backend
 /// can launch.
@@ -37,10 +44,14 @@ MDPolicy<Rank> make_mdrange(const ExecSpace& space, const std::array<int, Rank>&
     lo[r] = 0;
     hi[r] = upper[r];
   }
-  if (tile.empty()) return P(space, lo, hi);
-  make_mdrange_check(Rank, tile);
   typename P::tile_type t{};
-  for (int r = 0; r < Rank; ++r) t[r] = tile[r];
+  if (tile.empty()) {
+    for (int r = 0; r < Rank; ++r) t[r] = 1;
+    t[0] = kDefaultGTile;
+  } else {
+    make_mdrange_check(Rank, tile);
+    for (int r = 0; r < Rank; ++r) t[r] = tile[r];
+  }
   return P(space, lo, hi, t);
 }
 

@@ -17,13 +17,13 @@ namespace gpp {
 const std::vector<PolicyEntry>& policy_registry() {
   static const std::vector<PolicyEntry> registry = {
       GPP_POLICY(run_v0_collapse3, "v0-collapse3",
-                 "MDRange<3> over band, G', G; literal physics (complex divide, abs, 3-way branch); one reduction",
+                 "MDRange<3> over G, G', band (G fastest); literal physics (complex divide, abs, 3-way branch); one reduction",
                  3, "tile"),
       GPP_POLICY(run_v1_reciprocal, "v1-reciprocal", "v0 with complex divides replaced by a real reciprocal and multiplies",
                  3, "tile"),
       GPP_POLICY(run_v2_branch2, "v2-branch2", "v1 with a 2-way branch (sch, ssx zero-initialised)", 3, "tile"),
       GPP_POLICY(run_v3_noabs, "v3-noabs", "v2 with squared magnitudes instead of abs() in the cutoff", 3, "tile"),
-      GPP_POLICY(run_v4_collapse2, "v4-collapse2", "MDRange<2> over G', G; band loop sequential in each thread", 2,
+      GPP_POLICY(run_v4_collapse2, "v4-collapse2", "MDRange<2> over G, G' (G fastest); band loop sequential in each thread", 2,
                  "tile"),
       GPP_POLICY(run_v5_iw_outside, "v5-iw-outside", "v4 with one reduction per frequency (two complex sums each)", 2,
                  "tile"),

@@ -1,4 +1,5 @@
-// Step v0 of the paper: collapse(3) over band, G', G; the frequency loop unrolled
+// Step v0 of the paper: collapse(3) over band, G', G (G innermost: MDRange<3> with G as
+// dimension 0, see gpp_mdrange.hpp); the frequency loop unrolled
 // inside; the literal physics (complex divide, abs, 3-way branch); every sum in one
 // reduction.
 #include "gpp_mdrange.hpp"
@@ -20,12 +21,12 @@ SigmaSums v0_collapse3(const ExecSpace& space, const DeviceData& d, const Tunabl
   const double limittwo = d.limittwo, sexcut = d.sexcut;
 
   SigmaAccum<NW> result;
-  const auto policy = make_mdrange<3>(space, {d.nbands, d.ngpown, d.ncouls}, t.tile);
+  const auto policy = make_mdrange<3>(space, {d.ncouls, d.ngpown, d.nbands}, t.tile);
   SigmaSums s{std::vector<std::complex<double>>(NW), std::vector<std::complex<double>>(NW)};
   if (mode == RunMode::Check) return s;
   Kokkos::parallel_reduce(
       "gpp::v0_collapse3", policy,
-      KOKKOS_LAMBDA(const int n1, const int igp, const int ig, SigmaAccum<NW>& acc) {
+      KOKKOS_LAMBDA(const int ig, const int igp, const int n1, SigmaAccum<NW>& acc) {
         const complex_t mat = physics::matngmatmgp(aqsmtemp_local(igp, n1), aqsntemp(ig, n1));
         const complex_t wtilde = wtilde_array(ig, igp);
         const complex_t I_eps = I_eps_array(ig, igp);

@@ -8,7 +8,7 @@ SigmaSums run_v5_iw_outside(const ExecSpace& space, const DeviceData& d, const T
   const kernels::Inputs in(d);
   SigmaSums s{std::vector<std::complex<double>>(d.nw), std::vector<std::complex<double>>(d.nw)};
   if (mode == RunMode::Check) {
-    make_mdrange<2>(space, {d.ngpown, d.ncouls}, t.tile);
+    make_mdrange<2>(space, {d.ncouls, d.ngpown}, t.tile);
     return s;
   }
   for (int w = 0; w < d.nw; ++w) store(kernels::collapse2_one_frequency("gpp::v5_iw_outside", space, in, w, t), s, w);

@@ -7,12 +7,12 @@
 #include "gpp_io_cli.hpp"
 #include "gpp_reference.hpp"
 
+#include <sys/stat.h>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <sstream>
-#include <sys/stat.h>
 
 namespace gpp::app {
 namespace {
@@ -93,6 +93,9 @@ int cmd_convert(const std::vector<std::string>& args) {
     if (const std::string given = deck_option_given(*app); !given.empty())
       throw Error(a.files[0] + ": an input file cannot be combined with " + given);
   } else {
+    if (deck_option_given(*app).empty())
+      throw Error("nothing to convert into " + out +
+                  ": give IN OUT, or a deck (.toml, --deck or deck options) and OUT");
     validate(a.deck);
     if (out_format == DeckFormat::Dat && !dat_holds_frequencies(a.deck.nstart, a.deck.nend))
       throw Error(out + ": a .dat file holds iw = 1..3, the deck has iw = " + std::to_string(a.deck.nstart) + ".." +

@@ -14,8 +14,8 @@ bool ends_with(const std::string& s, const char* tail) {
 
 std::string deck_option_given(CLI::App& app) {
   if (const CLI::Option* config = app.get_config_ptr(); config && config->count() > 0) return "a deck file";
-  for (const char* name : {"--generator", "--nbands", "--ngpown", "--ncouls", "--nvband", "--nstart", "--nend", "--seed",
-                           "--gamma", "--sexcut", "--e-lk", "--dw", "--efermi", "--tol", "--skipped-gp"})
+  for (const char* name : {"--generator", "--nbands", "--ngpown", "--ncouls", "--nvband", "--nstart", "--nend",
+                           "--seed", "--gamma", "--sexcut", "--e-lk", "--dw", "--efermi", "--tol", "--skipped-gp"})
     if (const CLI::Option* o = app.get_option_no_throw(name); o && o->count() > 0) return name;
   return "";
 }
@@ -24,9 +24,10 @@ std::vector<std::string> input_file_as_option(const std::vector<std::string>& ar
   std::vector<std::string> out;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    const bool after_file_option =
-        i > 0 && (args[i - 1] == "--input" || args[i - 1] == "--output" || args[i - 1] == "--json" || args[i - 1] == "--deck");
-    if (!after_file_option && !a.empty() && a[0] != '-' && (ends_with(a, ".dat") || ends_with(a, ".h5") || ends_with(a, ".hdf5")))
+    const bool after_file_option = i > 0 && (args[i - 1] == "--input" || args[i - 1] == "--output" ||
+                                             args[i - 1] == "--json" || args[i - 1] == "--deck");
+    if (!after_file_option && !a.empty() && a[0] != '-' &&
+        (ends_with(a, ".dat") || ends_with(a, ".h5") || ends_with(a, ".hdf5")))
       out.push_back("--input");
     out.push_back(a);
   }

@@ -2,10 +2,10 @@
 
 #include "gpp_types.hpp"
 
+#include <unistd.h>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <unistd.h>
 
 namespace gpp {
 

@@ -3,15 +3,15 @@
 #include "gpp_atomic_file.hpp"
 #include "gpp_io_util.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <climits>
 #include <cstring>
-#include <fcntl.h>
 #include <limits>
-#include <sys/stat.h>
-#include <unistd.h>
 
 // The file is little-endian and Fortran complex*16 is (re, im) in 16 bytes: with a
 // little-endian host and Kokkos::complex<double> of that layout, every array record is
@@ -73,7 +73,9 @@ struct Layout {
     need[15] = need[16] = need[17] = need[18] = 3 * 16;
   }
 };
-bool size_from_header(int rec) { return rec == 3 || rec == 4 || rec == 6 || rec == 7 || rec == 8 || rec == 10 || (rec >= 12 && rec <= 14); }
+bool size_from_header(int rec) {
+  return rec == 3 || rec == 4 || rec == 6 || rec == 7 || rec == 8 || rec == 10 || (rec >= 12 && rec <= 14);
+}
 
 using io::str;
 
@@ -104,8 +106,8 @@ class DatReader {
   void begin(int rec, std::int64_t need) {
     rec_ = rec;
     if (pos_ == size_)
-      fail(str("missing: the file ends after ", rec > 1 ? str("record ", rec - 1) : std::string("0 bytes"), " (",
-               size_, " bytes)"));
+      fail(str("missing: the file ends after ", rec > 1 ? str("record ", rec - 1) : std::string("0 bytes"), " (", size_,
+               " bytes)"));
     if (size_ - pos_ < 4) fail(str("the file ends inside the leading record marker (file size ", size_, " bytes)"));
     std::int32_t m;
     raw(&m, 4);
@@ -116,7 +118,8 @@ class DatReader {
                need == kSaturated ? std::string("more than 2^63") : std::to_string(need), " bytes"));
     }
     if (size_ - pos_ < std::int64_t(m) + 4)
-      fail(str("the file ends inside the record (file size ", size_, " bytes, the record needs ", pos_ + m + 4, ")"));
+      fail(str("the file ends inside the record (file size ", size_, " bytes, the record ends at byte ", pos_ + m + 4,
+               ")"));
     len_ = m;
     end_ = pos_ + m;
   }
@@ -141,7 +144,8 @@ class DatReader {
 
   void finish() const {
     if (pos_ != size_)
-      throw Error(str(path_, ": ", size_ - pos_, " bytes of trailing data after record ", kRecords, " (at byte ", pos_, ")"));
+      throw Error(
+          str(path_, ": ", size_ - pos_, " bytes of trailing data after record ", kRecords, " (at byte ", pos_, ")"));
   }
 
   std::int64_t size() const { return size_; }
@@ -176,7 +180,8 @@ HostComplexMatrix allocate(DatReader& f, const char* label, int rows, int cols) 
   }
 }
 
-void read_matrix(DatReader& f, int rec, std::int64_t need, HostComplexMatrix& m, const char* label, int rows, int cols) {
+void read_matrix(DatReader& f, int rec, std::int64_t need, HostComplexMatrix& m, const char* label, int rows,
+                 int cols) {
   f.begin(rec, need);
   m = allocate(f, label, rows, cols);
   f.read(m.data(), need);
@@ -262,8 +267,7 @@ InputDeck read_dat(const std::string& path, ReadStats* stats) {
   in.asxtemp0.assign(first, last);
   in.achtemp0.assign(rec[1].begin() + (in.nstart - 1), rec[1].begin() + in.nend);
   bool stored = false;
-  for (int iw = in.nstart; iw <= in.nend; ++iw)
-    stored = stored || rec[2][iw - 1] != 0.0 || rec[3][iw - 1] != 0.0;
+  for (int iw = in.nstart; iw <= in.nend; ++iw) stored = stored || rec[2][iw - 1] != 0.0 || rec[3][iw - 1] != 0.0;
   if (stored) {
     in.asxtempref.assign(rec[2].begin() + (in.nstart - 1), rec[2].begin() + in.nend);
     in.achtempref.assign(rec[3].begin() + (in.nstart - 1), rec[3].begin() + in.nend);
@@ -365,7 +369,8 @@ void write_dat(const InputDeck& in, const std::string& path) {
     throw Error("cannot write " + path + ": " + e.what());
   }
   if (!dat_holds_frequencies(in.nstart, in.nend))
-    throw Error(str("cannot write ", path, ": a .dat file holds iw = 1..3, the deck has iw = ", in.nstart, "..", in.nend));
+    throw Error(
+        str("cannot write ", path, ": a .dat file holds iw = 1..3, the deck has iw = ", in.nstart, "..", in.nend));
   const Layout layout(in);
   for (int r = 1; r <= kRecords; ++r)
     if (layout.need[r] > kMaxRecord)

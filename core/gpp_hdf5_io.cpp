@@ -7,11 +7,11 @@
 #ifdef GPP_HAVE_HDF5
 #include <hdf5.h>
 
+#include <sys/stat.h>
 #include <cerrno>
 #include <chrono>
 #include <climits>
 #include <cstring>
-#include <sys/stat.h>
 #endif
 
 namespace gpp {
@@ -213,9 +213,12 @@ enum class Kind { Integer, Real, Complex };
 
 std::string type_text(hid_t t) {
   switch (H5Tget_class(t)) {
-    case H5T_INTEGER: return "integer";
-    case H5T_FLOAT: return "float";
-    case H5T_STRING: return "string";
+    case H5T_INTEGER:
+      return "integer";
+    case H5T_FLOAT:
+      return "float";
+    case H5T_STRING:
+      return "string";
     case H5T_COMPOUND: {
       std::string s = "compound {";
       const int n = H5Tget_nmembers(t);
@@ -226,7 +229,8 @@ std::string type_text(hid_t t) {
       }
       return s + "}";
     }
-    default: return "another type";
+    default:
+      return "another type";
   }
 }
 
@@ -271,7 +275,8 @@ class Reader {
     if (!a.valid() || !t.valid() || !s.valid()) fail(str("attribute ", name, " cannot be read"));
     const H5T_class_t c = H5Tget_class(t);
     if (integer ? c != H5T_INTEGER : c != H5T_FLOAT && c != H5T_INTEGER)
-      fail(str("attribute ", name, " has type ", type_text(t), ", expected ", integer ? "an integer" : "a real number"));
+      fail(
+          str("attribute ", name, " has type ", type_text(t), ", expected ", integer ? "an integer" : "a real number"));
     if (H5Sget_simple_extent_npoints(s) != 1)
       fail(str("attribute ", name, " holds ", H5Sget_simple_extent_npoints(s), " values, expected one"));
     return a;
@@ -315,7 +320,8 @@ class Reader {
     std::vector<hsize_t> have(rank > 0 ? rank : 0);
     if (rank > 0) H5Sget_simple_extent_dims(s, have.data(), nullptr);
     if (rank < 0 || have != dims)
-      fail(str("dataset ", name, " has shape ", shape_text(have), ", expected ", shape_text(dims), " (", dims_text, ")"));
+      fail(str("dataset ", name, " has shape ", shape_text(have), ", expected ", shape_text(dims), " (", dims_text,
+               ")"));
     long double elements = 1;
     for (hsize_t n : dims) elements *= (long double)n;
     const long double need = elements * (long double)H5Tget_size(t);
@@ -407,11 +413,11 @@ InputDeck read_h5_deck(const std::string& path, ReadStats* stats) {
     *a.field = f.int_attr(a.name);
     if (a.size && *a.field <= 0) f.fail(str("attribute ", a.name, " = ", *a.field, ", must be positive"));
   }
-  if (in.nstart > in.nend) f.fail(str("attributes nstart = ", in.nstart, ", nend = ", in.nend, ": nstart exceeds nend"));
-  const std::pair<const char*, double*> reals[] = {{"sig_dw", &in.sig_dw},     {"sig_gamma", &in.sig_gamma},
-                                                   {"e_lk", &in.e_lk},         {"tol", &in.tol},
-                                                   {"efermi", &in.efermi},     {"sexcut", &in.sexcut},
-                                                   {"limittwo", &in.limittwo}, {"limitone", &in.limitone}};
+  if (in.nstart > in.nend)
+    f.fail(str("attributes nstart = ", in.nstart, ", nend = ", in.nend, ": nstart exceeds nend"));
+  const std::pair<const char*, double*> reals[] = {
+      {"sig_dw", &in.sig_dw}, {"sig_gamma", &in.sig_gamma}, {"e_lk", &in.e_lk},         {"tol", &in.tol},
+      {"efermi", &in.efermi}, {"sexcut", &in.sexcut},       {"limittwo", &in.limittwo}, {"limitone", &in.limitone}};
   for (const auto& [name, field] : reals) *field = f.real_attr(name);
 
   in.peinf_indext_dist = f.ints("peinf_indext_dist", in.peinf_ntband_max, "[peinf_ntband_max]");
@@ -480,10 +486,9 @@ void write_h5_deck(const InputDeck& in, const std::string& path) {
                                               {"sig_fdf", in.sig_fdf},
                                               {"nvband", in.nvband}};
   for (const auto& [name, v] : ints) w.attribute(root, name, v);
-  const std::pair<const char*, double> reals[] = {{"sig_dw", in.sig_dw},     {"sig_gamma", in.sig_gamma},
-                                                  {"e_lk", in.e_lk},         {"tol", in.tol},
-                                                  {"efermi", in.efermi},     {"sexcut", in.sexcut},
-                                                  {"limittwo", in.limittwo}, {"limitone", in.limitone}};
+  const std::pair<const char*, double> reals[] = {
+      {"sig_dw", in.sig_dw}, {"sig_gamma", in.sig_gamma}, {"e_lk", in.e_lk},         {"tol", in.tol},
+      {"efermi", in.efermi}, {"sexcut", in.sexcut},       {"limittwo", in.limittwo}, {"limitone", in.limitone}};
   for (const auto& [name, v] : reals) w.attribute(root, name, v);
 
   auto ints1 = [&](const char* name, const std::vector<int>& v, const char* fortran) {

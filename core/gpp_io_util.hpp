@@ -1,9 +1,9 @@
 #pragma once
 // Small helpers shared by the file readers (host code).
+#include <unistd.h>
 #include <cstdint>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 
 namespace gpp::io {
 

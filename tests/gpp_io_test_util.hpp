@@ -4,6 +4,8 @@
 // raw bytes, the record map of a .dat file, and running the gpp binary.
 #include "gpp_test_util.hpp"
 
+#include <sys/wait.h>
+#include <unistd.h>
 #include <array>
 #include <cstdint>
 #include <cstdio>
@@ -12,8 +14,6 @@
 #include <fstream>
 #include <iterator>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <vector>
 
 namespace gpp::test {
@@ -98,7 +98,8 @@ inline ::testing::AssertionResult decks_identical(const InputDeck& a, const Inpu
   };
   reals("wfnkq_ekq", a.wfnkq_ekq, b.wfnkq_ekq);
   reals("vcoul", a.vcoul, b.vcoul);
-  auto cplx = [&](const char* n, const std::vector<std::complex<double>>& x, const std::vector<std::complex<double>>& y) {
+  auto cplx = [&](const char* n, const std::vector<std::complex<double>>& x,
+                  const std::vector<std::complex<double>>& y) {
     bool same = x.size() == y.size();
     for (std::size_t i = 0; same && i < x.size(); ++i)
       same = same_bits(x[i].real(), y[i].real()) && same_bits(x[i].imag(), y[i].imag());

@@ -5,9 +5,9 @@
 #include "gpp_fortran_io.hpp"
 #include "gpp_io_test_util.hpp"
 
+#include <dirent.h>
 #include <climits>
 #include <cmath>
-#include <dirent.h>
 #include <limits>
 #include <regex>
 
@@ -131,12 +131,15 @@ TEST_F(CliIo, ConvertsEveryWayAndBackByteIdentically) {
   // Deck options alone, and --deck, make the same file as the .toml.
   const std::string d_dat = dir_ + "d.dat", e_dat = dir_ + "e.dat";
   ASSERT_EQ(gpp_exe("convert --deck " + toml + " " + d_dat).code, 0);
-  ASSERT_EQ(gpp_exe("convert --name small --seed 20261121 --nbands 48 --nvband 20 --ngpown 40 --ncouls 400 " + e_dat).code, 0);
+  ASSERT_EQ(
+      gpp_exe("convert --name small --seed 20261121 --nbands 48 --nvband 20 --ngpown 40 --ncouls 400 " + e_dat).code,
+      0);
   EXPECT_EQ(read_bytes(a_dat), read_bytes(d_dat));
   EXPECT_EQ(read_bytes(a_dat), read_bytes(e_dat));
   // A .dat of a deck with iw = 1..3 (the mini-apps' frequencies) keeps all three.
   const std::string m = dir_ + "m.dat";
-  ASSERT_EQ(gpp_exe("convert " + deck_path("miniapp-benchmark.toml") + " --ncouls 64 --ngpown 4 --nbands 8 " + m).code, 0);
+  ASSERT_EQ(gpp_exe("convert " + deck_path("miniapp-benchmark.toml") + " --ncouls 64 --ngpown 4 --nbands 8 " + m).code,
+            0);
   const Outcome run = gpp_exe("run --input " + m + " --repeat 1");
   EXPECT_EQ(run.code, 0) << run.out;
   EXPECT_NE(run.out.find("achtemp(iw=1)"), std::string::npos);
@@ -169,7 +172,8 @@ TEST_F(CliIo, OutputHoldsTheResultsAsPrinted) {
     ++printed;
     const int w = std::stoi(v[2]) - 2;  // iw 2..3
     checks += " '" + v[1].str() + "[" + std::to_string(w) + "]=" + v[3].str() + "," + v[4].str() + "'";
-    checks += " 'runs/" + name + "/" + v[1].str() + "[" + std::to_string(w) + "]=" + v[3].str() + "," + v[4].str() + "'";
+    checks +=
+        " 'runs/" + name + "/" + v[1].str() + "[" + std::to_string(w) + "]=" + v[3].str() + "," + v[4].str() + "'";
   }
   ASSERT_EQ(printed, 4);  // achtemp and asxtemp for iw = 2, 3
   ASSERT_TRUE(std::regex_search(o.out, m, achstemp));
@@ -181,10 +185,12 @@ TEST_F(CliIo, OutputHoldsTheResultsAsPrinted) {
 TEST_F(CliIo, BadCommandLines) {
   const std::string dat = dir_ + "ok.dat";
   ASSERT_EQ(gpp_exe(std::string("convert ") + kTiny + " " + dat).code, 0);
-  expect_error("run --input " + dat + " " + deck_path("small.toml"), {"--input " + dat, "cannot be combined with a deck file"});
+  expect_error("run --input " + dat + " " + deck_path("small.toml"),
+               {"--input " + dat, "cannot be combined with a deck file"});
   expect_error("run --input " + dat + " --nbands 10", {"cannot be combined with --nbands"});
   expect_error("run --input " + dat + " --output " + dir_ + "r.json", {"results files are HDF5"});
   expect_error("convert " + dat + " " + dir_ + "x.txt", {"x.txt: unknown file type"});
+  expect_error("convert " + dat, {"nothing to convert into " + dat});
   expect_error("convert " + dat + " " + dir_ + "y.h5 --ncouls 10", {dat, "cannot be combined with --ncouls"});
   expect_error(std::string("convert ") + kTiny + " --nstart 1 --nend 4 " + dir_ + "z.dat",
                {"z.dat: a .dat file holds iw = 1..3, the deck has iw = 1..4"});
@@ -227,7 +233,8 @@ TEST_F(CliDamaged, EachKindOfBadInput) {
   Bytes b = bytes_;
   poke<std::int32_t>(b, rec_[11].payload + rec_[11].length, 4);
   p = damaged(b);
-  expect_error("run --input " + p, {p + ": record 12 (wtilde_array): trailing marker says 4 bytes, leading marker says 5120"});
+  expect_error("run --input " + p,
+               {p + ": record 12 (wtilde_array): trailing marker says 4 bytes, leading marker says 5120"});
   b = bytes_;
   poke<std::int32_t>(b, rec_[1].payload + 16, 41);  // ncouls
   p = damaged(b);
@@ -243,7 +250,8 @@ TEST_F(CliDamaged, EachKindOfBadInput) {
   b = bytes_;
   poke<std::int32_t>(b, rec_[1].payload + 12, INT_MAX);
   p = damaged(b);
-  expect_error("run --input " + p, {p + ": record 12 (wtilde_array): marker says 5120 bytes, header sizes need 1374389534080"});
+  expect_error("run --input " + p,
+               {p + ": record 12 (wtilde_array): marker says 5120 bytes, header sizes need 1374389534080"});
   b = bytes_;
   poke<double>(b, rec_[11].payload + 16 * (4 * 40 + 2) + 8, std::numeric_limits<double>::quiet_NaN());
   p = damaged(b);

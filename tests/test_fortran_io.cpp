@@ -59,11 +59,24 @@ TEST(FortranIo, LayoutIsTheFortranRecordSequence) {
   EXPECT_EQ(total, b.size());
   EXPECT_EQ(std::int64_t(b.size()), dat_file_bytes(in));
   const std::int64_t nc = in.ncouls, nbmax = in.peinf_ntband_max, ngp = in.ngpown;
-  const std::size_t expect_len[18] = {20, 20, std::size_t(4 * nbmax), std::size_t(8 * in.sig_ntband), 36,
-                                      std::size_t(4 * in.epsmpi_ngpown_max), std::size_t(4 + 4 * in.gvec_ng),
-                                      std::size_t(16 * nc * nbmax), 20, std::size_t(8 * in.ncoul), 24,
-                                      std::size_t(16 * nc * ngp), std::size_t(16 * nc * ngp),
-                                      std::size_t(16 * nc * nbmax), 48, 48, 48, 48};
+  const std::size_t expect_len[18] = {20,
+                                      20,
+                                      std::size_t(4 * nbmax),
+                                      std::size_t(8 * in.sig_ntband),
+                                      36,
+                                      std::size_t(4 * in.epsmpi_ngpown_max),
+                                      std::size_t(4 + 4 * in.gvec_ng),
+                                      std::size_t(16 * nc * nbmax),
+                                      20,
+                                      std::size_t(8 * in.ncoul),
+                                      24,
+                                      std::size_t(16 * nc * ngp),
+                                      std::size_t(16 * nc * ngp),
+                                      std::size_t(16 * nc * nbmax),
+                                      48,
+                                      48,
+                                      48,
+                                      48};
   for (int r = 0; r < 18; ++r) EXPECT_EQ(rec[r].length, expect_len[r]) << "record " << r + 1;
   // Record 1 and 2: the sizes; record 5: 3 ints then 3 reals; record 7 starts with gvec_ng.
   EXPECT_EQ(peek<std::int32_t>(b, rec[0].payload + 16), in.peinf_ntband_max);
@@ -224,7 +237,8 @@ TEST_F(DamagedDat, EveryMarkerByteCorrupted) {
   Bytes b = good_;
   poke<std::int32_t>(b, rec_[11].payload + rec_[11].length, std::int32_t(rec_[11].length + 16));
   write_bytes(path_, b);
-  EXPECT_TRUE(fails_naming(path_, {"record 12 (wtilde_array): trailing marker says 656 bytes, leading marker says 640"}));
+  EXPECT_TRUE(
+      fails_naming(path_, {"record 12 (wtilde_array): trailing marker says 656 bytes, leading marker says 640"}));
   b = good_;
   poke<std::int32_t>(b, rec_[11].marker, -5);
   write_bytes(path_, b);
@@ -274,7 +288,8 @@ TEST_F(DamagedDat, ZeroNegativeAndHugeSizes) {
   with_size(2, 3, INT_MAX);
   EXPECT_TRUE(fails_naming(path_, {"record 12 (wtilde_array): marker says 640 bytes, header sizes need 343597383520"}));
   with_size(1, 4, INT_MAX);
-  EXPECT_TRUE(fails_naming(path_, {"record 3 (peinf_indext_dist): marker says 36 bytes, header sizes need 8589934588"}));
+  EXPECT_TRUE(
+      fails_naming(path_, {"record 3 (peinf_indext_dist): marker says 36 bytes, header sizes need 8589934588"}));
   Bytes b = good_;
   poke<std::int32_t>(b, rec_[1].payload + 12, INT_MAX);
   poke<std::int32_t>(b, rec_[1].payload + 16, INT_MAX);
@@ -310,7 +325,8 @@ TEST_F(DamagedDat, NonFiniteValuesNamedWithTheirIndex) {
   std::vector<Target> targets;
   auto vector_of = [&](int r, const char* name, int n) {
     for (int i = 0; i < n; ++i)
-      targets.push_back({rec_[r - 1].payload + 8 * std::size_t(i), std::string(name) + "(" + std::to_string(i + 1) + ")"});
+      targets.push_back(
+          {rec_[r - 1].payload + 8 * std::size_t(i), std::string(name) + "(" + std::to_string(i + 1) + ")"});
   };
   auto matrix_of = [&](int r, const char* name, int rows, int cols) {
     for (int c = 0; c < cols; ++c)
@@ -338,7 +354,8 @@ TEST_F(DamagedDat, NonFiniteValuesNamedWithTheirIndex) {
   for (int r = 0; r < 4; ++r) {
     targets.push_back({rec_[14 + r].payload, std::string(rec_names[r]) + "(1) of record " + std::to_string(15 + r)});
     for (int iw = 2; iw <= 3; ++iw)
-      targets.push_back({rec_[14 + r].payload + 16 * std::size_t(iw - 1) + 8, std::string(in_window[r]) + "(iw=" + std::to_string(iw) + ")"});
+      targets.push_back({rec_[14 + r].payload + 16 * std::size_t(iw - 1) + 8,
+                         std::string(in_window[r]) + "(iw=" + std::to_string(iw) + ")"});
   }
   ASSERT_GT(targets.size(), 500u);
   const double inf = std::numeric_limits<double>::infinity();

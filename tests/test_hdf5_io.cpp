@@ -30,7 +30,8 @@ std::string h5_error(const std::string& path) {
   if (m.empty()) return ::testing::AssertionFailure() << "read_h5_deck accepted " << path;
   if (m.find('\n') != std::string::npos) return ::testing::AssertionFailure() << "more than one line: " << m;
   if (m.find(path) == std::string::npos) return ::testing::AssertionFailure() << "does not name the file: " << m;
-  if (m.find(words) == std::string::npos) return ::testing::AssertionFailure() << "'" << words << "' missing from: " << m;
+  if (m.find(words) == std::string::npos)
+    return ::testing::AssertionFailure() << "'" << words << "' missing from: " << m;
   return ::testing::AssertionSuccess() << m;
 }
 
@@ -276,7 +277,8 @@ TEST_F(DamagedH5, NotHdf5MissingOrTruncated) {
   EXPECT_TRUE(h5_fails_naming(path_, "not an HDF5 file"));
   EXPECT_NE(h5_error("/nonexistent/deck.h5").find("cannot read /nonexistent/deck.h5: No such file"), std::string::npos);
   const Bytes good = read_bytes(good_);
-  for (const std::size_t cut : {std::size_t(8), std::size_t(100), std::size_t(2000), good.size() / 2, good.size() - 1}) {
+  for (const std::size_t cut :
+       {std::size_t(8), std::size_t(100), std::size_t(2000), good.size() / 2, good.size() - 1}) {
     write_bytes(path_, good, cut);
     EXPECT_TRUE(h5_fails_naming(path_, "")) << "cut at " << cut;
   }
@@ -287,7 +289,7 @@ TEST(H5Record, WritesAtomically) {
   const std::string temp = path + ".tmp." + std::to_string(::getpid());
   {
     H5Record r(path);
-    r.attribute("/", "format", "x").dataset("runs/p", "achtemp", std::vector<std::complex<double>>{{1, 2}});
+    r.attribute("/", "format", "x").dataset("runs/p", "achtemp", std::vector<std::complex<double> >{{1, 2}});
     EXPECT_TRUE(file_exists(temp));
     EXPECT_FALSE(file_exists(path));
     // Not committed (an error, an interrupted run): nothing under either name.
@@ -299,7 +301,7 @@ TEST(H5Record, WritesAtomically) {
     r.attribute("deck", "nbands", 7)
         .attribute("deck", "name", "small")
         .attribute("/", "passed", true)
-        .dataset("runs/p", "achtemp", std::vector<std::complex<double>>{{1.5, -2.25}, {3, 4}})
+        .dataset("runs/p", "achtemp", std::vector<std::complex<double> >{{1.5, -2.25}, {3, 4}})
         .dataset("/", "achstemp", std::complex<double>(0.125, 8))
         .link("/achtemp", "/runs/p/achtemp");
     r.commit();
@@ -347,8 +349,9 @@ TEST(Hdf5Io, H5pyReadsComplex128InNaturalOrder) {
   cmd += value("wtilde_array", 2, 100, in.wtilde_array(100, 2)) + value("aqsmtemp", 7, 11, in.aqsmtemp(11, 7));
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
   // The check can fail: the Fortran order is not what h5py sees.
-  const std::string wrong = python + " " + GPP_SOURCE_DIR + "/tools/h5py_check.py " + path + " I_eps_array:shape=" +
-                            std::to_string(in.ncouls) + "x" + std::to_string(in.ngpown) + " >/dev/null";
+  const std::string wrong = python + " " + GPP_SOURCE_DIR + "/tools/h5py_check.py " + path +
+                            " I_eps_array:shape=" + std::to_string(in.ncouls) + "x" + std::to_string(in.ngpown) +
+                            " >/dev/null";
   EXPECT_NE(std::system(wrong.c_str()), 0);
   std::remove(path.c_str());
 }

@@ -6,6 +6,9 @@
 #include "gpp_io_test_util.hpp"
 
 #include <dirent.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
 #include <climits>
 #include <cmath>
 #include <limits>
@@ -14,6 +17,8 @@
 #ifdef GPP_HAVE_HDF5
 #include <hdf5.h>
 #endif
+
+extern char** environ;
 
 namespace gpp::test {
 namespace {
@@ -202,6 +207,51 @@ TEST_F(CliIo, BadCommandLines) {
   EXPECT_EQ(o.code, 1);
   EXPECT_NE(o.out.find("cannot write /nonexistent-dir/r.h5"), std::string::npos) << o.out;
   EXPECT_EQ(leftover_temporaries(dir_), 0);
+}
+
+// An interrupted write (SIGKILL while the file is being written) leaves nothing under
+// the final name: the data go to NAME.tmp.<pid> until they are complete.
+TEST_F(CliIo, InterruptedConvertLeavesNoFileUnderTheFinalName) {
+  const std::string out = ::testing::TempDir() + "gpp_io_interrupted_" + std::to_string(::getpid()) + ".dat";
+  std::remove(out.c_str());
+  // ~190 MB: long enough to be caught while writing, quick to generate (no reference).
+  InputDeck sizes;  // the header alone gives the file size
+  sizes.sig_ntband = sizes.peinf_ntband_max = sizes.peinf_ntband_dist = 400;
+  sizes.epsmpi_ngpown_max = sizes.ngpown = 600;
+  sizes.ncoul = sizes.ncouls = 6000;
+  sizes.gvec_ng = 6003;
+  const std::int64_t complete = dat_file_bytes(sizes);
+  const char* argv[] = {GPP_EXE, "convert",  "--nbands", "400",       "--ngpown",       "600",  "--ncouls",
+                        "6000",  "--nvband", "200",      out.c_str(), "--no-reference", nullptr};
+  pid_t child = 0;
+  ASSERT_EQ(posix_spawn(&child, GPP_EXE, nullptr, nullptr, const_cast<char* const*>(argv), environ), 0);
+  const std::string temp = out + ".tmp." + std::to_string(child);
+  auto size_of = [](const std::string& p) {
+    struct stat st;
+    return ::stat(p.c_str(), &st) == 0 ? std::int64_t(st.st_size) : std::int64_t(-1);
+  };
+  bool caught = false, partial_under_final_name = false;
+  for (int i = 0; i < 60000 && !caught; ++i) {  // up to 60 s
+    const std::int64_t final_size = size_of(out);
+    if (file_exists(temp) || (final_size >= 0 && final_size < complete)) {
+      ::kill(child, SIGKILL);
+      caught = true;
+      partial_under_final_name = final_size >= 0 && final_size < complete;
+    } else if (waitpid(child, nullptr, WNOHANG) == child) {
+      break;
+    } else {
+      ::usleep(1000);
+    }
+  }
+  int status = 0;
+  if (caught) waitpid(child, &status, 0);
+  const bool killed = caught && WIFSIGNALED(status);
+  const std::int64_t final_size = size_of(out);
+  std::remove(temp.c_str());
+  std::remove(out.c_str());
+  EXPECT_FALSE(partial_under_final_name) << "a partial file appeared under " << out;
+  if (!killed) GTEST_SKIP() << "the conversion finished before it could be interrupted";
+  EXPECT_EQ(final_size, -1) << "a file is left under " << out;
 }
 
 class CliDamaged : public CliIo {

@@ -147,6 +147,27 @@ TEST(FortranIo, DatRunGivesTheDeckResults) {
   std::remove(path.c_str());
 }
 
+TEST(FortranIo, StartValuesOfRecords15And16AreApplied) {
+  InputDeck in = generate_random(small_deck());
+  const PolicyEntry& policy = find_policy(default_policy_name());
+  auto run = [&](const InputDeck& deck) {
+    const DeviceData d = to_memory_space<DeviceMemory>(derive(deck));
+    return apply_start_values(policy.run(ExecSpace(), d, {}), deck.asxtemp0, deck.achtemp0);
+  };
+  const SigmaResult sums = run(in);  // zero start values: the sums themselves
+  in.asxtemp0 = {{0.5, -0.25}, {1.5, 0.125}};
+  in.achtemp0 = {{-2.0, 0.75}, {0.0, 3.0}};
+  const std::string path = temp_path("start.dat");
+  write_dat(in, path);
+  const SigmaResult r = run(read_dat(path));
+  for (int w = 0; w < in.nw(); ++w) {
+    EXPECT_EQ(r.achtemp[w], in.achtemp0[w] + sums.achtemp[w]);  // achtemp0 + sch_sum
+    EXPECT_EQ(r.asxtemp[w], in.asxtemp0[w] + sums.asxtemp[w]);  // asxtemp0 - ssx_sum
+    EXPECT_NE(r.achtemp[w], sums.achtemp[w]);
+  }
+  std::remove(path.c_str());
+}
+
 TEST(FortranIo, WriterRefusesWhatTheFileCannotHold) {
   DeckParams p = small_deck();
   p.nstart = 1;

@@ -3,6 +3,7 @@
 #include "gpp_fortran_io.hpp"
 #include "gpp_hdf5_io.hpp"
 
+#include <sys/stat.h>
 #include <algorithm>
 #include <cctype>
 #include <cstring>
@@ -37,6 +38,10 @@ DeckFormat deck_format_for_writing(const std::string& path) {
 
 DeckFormat deck_format_for_reading(const std::string& path) {
   if (hdf5_name(path)) return DeckFormat::Hdf5;
+  // Only regular files are opened here (opening a FIFO would block); the reader reports
+  // anything else.
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return DeckFormat::Dat;
   char head[8] = {};
   std::ifstream f(path, std::ios::binary);
   f.read(head, sizeof head);

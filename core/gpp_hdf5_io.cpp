@@ -413,8 +413,9 @@ InputDeck read_h5_deck(const std::string& path, ReadStats* stats) {
     *a.field = f.int_attr(a.name);
     if (a.size && *a.field <= 0) f.fail(str("attribute ", a.name, " = ", *a.field, ", must be positive"));
   }
-  if (in.nstart > in.nend)
-    f.fail(str("attributes nstart = ", in.nstart, ", nend = ", in.nend, ": nstart exceeds nend"));
+  if (in.nstart > in.nend || (long long)in.nend - in.nstart >= 1024)
+    f.fail(str("attributes nstart = ", in.nstart, ", nend = ", in.nend,
+               ": need nstart <= nend and at most 1024 frequencies"));
   const std::pair<const char*, double*> reals[] = {
       {"sig_dw", &in.sig_dw}, {"sig_gamma", &in.sig_gamma}, {"e_lk", &in.e_lk},         {"tol", &in.tol},
       {"efermi", &in.efermi}, {"sexcut", &in.sexcut},       {"limittwo", &in.limittwo}, {"limitone", &in.limitone}};

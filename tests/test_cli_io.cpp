@@ -278,6 +278,11 @@ class CliDamaged : public CliIo {
 TEST_F(CliDamaged, EachKindOfBadInput) {
   expect_error("run --input /nonexistent/in.dat", {"cannot read /nonexistent/in.dat: No such file or directory"});
   expect_error("run --input " + dir_, {"is a directory"});
+  for (const char* name : {"fifo.dat", "fifo.h5"}) {  // never opened: reading a FIFO would block
+    const std::string fifo = dir_ + name;
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    expect_error("run --input " + fifo, {"cannot read " + fifo + ": not a regular file"});
+  }
   std::string p = damaged(bytes_, rec_[12].payload + 100);
   expect_error("run --input " + p, {p + ": record 13 (I_eps_array): the file ends inside the record"});
   Bytes b = bytes_;

@@ -1,6 +1,7 @@
-// `gpp run DECK [--policy NAME|all] [--repeat N] [--json FILE]`
+// `gpp run DECK|--input FILE [--policy NAME|all] [--repeat N] [--json FILE] [--output FILE.h5]`
 #include "gpp_cli.hpp"
 #include "gpp_compat.hpp"
+#include "gpp_io_cli.hpp"
 #include "gpp_output.hpp"
 #include "gpp_report.hpp"
 #include "gpp_static.hpp"
@@ -11,15 +12,12 @@
 #include <iostream>
 
 namespace gpp::app {
-namespace {
-
-}  // namespace
 
 int cmd_run(const std::vector<std::string>& args) {
   CLI::App app{"Run the GPP kernel on a deck, time it and verify it", "gpp run"};
   DeckParams deck;
   Tunables tunables;
-  std::string policy = default_policy_name(), json_path, verify = "auto";
+  std::string policy = default_policy_name(), json_path, verify = "auto", input_path, output_path;
   int repeat = 3, warmup = 1;
   double rtol = kDefaultRtol;
   bool no_branch_stats = false;
@@ -29,18 +27,27 @@ int cmd_run(const std::vector<std::string>& args) {
   app.add_option("--repeat", repeat, "Timed repeats after one warm-up")->check(CLI::PositiveNumber)->capture_default_str();
   app.add_option("--warmup", warmup, "Untimed runs before the timed ones")->check(CLI::NonNegativeNumber)->capture_default_str();
   app.add_option("--json", json_path, "Write the run as one JSON record");
+  app.add_option("--input", input_path, "Read the input from a file instead of a deck: the original Fortran .dat or an HDF5 deck (.h5)");
+  app.add_option("--output", output_path, "Write the results to an HDF5 file (.h5)");
   app.add_flag("--no-branch-stats", no_branch_stats, "Skip counting the branches each term takes");
   add_verify_options(app, verify, rtol);
   add_tunable_options(app, tunables);
-  if (int rc = parse(app, "run", args); rc >= 0) return rc;
+  if (int rc = parse(app, "run", input_file_as_option(args)); rc >= 0) return rc;
 
   // Everything that can be refused is checked before anything is printed.
   const auto policies = select_policies(policy);
   if (policies.size() == 1) check_tunables(*policies[0], tunables);
-  validate(deck);
+  check_results_path(output_path);
+  if (!input_path.empty()) {
+    if (const std::string given = deck_option_given(app); !given.empty())
+      throw Error("--input " + input_path + " cannot be combined with " + given);
+  } else {
+    validate(deck);
+  }
 
   const Provenance prov = provenance();
-  Session s = make_session(deck);
+  Session s = input_path.empty() ? make_session(deck)
+                                 : make_session_from_file(input_path, app.count("--name") ? deck.name : "");
   const ExecSpace space;
   for (const PolicyEntry* e : policies)
     e->check(space, s.device, policies.size() == 1 ? tunables : tunables_for(*e, tunables));
@@ -48,6 +55,7 @@ int cmd_run(const std::vector<std::string>& args) {
   std::cout << describe_deck(s);
   std::cout << "setup: " << s.setup_s << " s (generate/read, check, derive); transfer to device: " << s.transfer_s
             << " s; data on the device: " << gib(double(s.device.bytes())) << "\n";
+  if (!s.synthetic) std::cout << describe_read(s);
 
   if (!no_branch_stats) {
     s.branches = branch_statistics(space, s.device);
@@ -134,7 +142,7 @@ int cmd_run(const std::vector<std::string>& args) {
     j.begin_object();
     json_provenance(j, prov);
     json_deck(j, s);
-    j.value("setup_s", s.setup_s).value("transfer_s", s.transfer_s).value("static_s", s.static_s);
+    j.value("setup_s", s.setup_s).value("read_s", s.read_s).value("transfer_s", s.transfer_s).value("static_s", s.static_s);
     j.value("data_bytes", (long long)s.device.bytes()).value("device_mem_peak_bytes", compat::device_memory_peak());
     j.complex_array("achstemp", {s.achstemp});
     if (s.branches) {
@@ -176,6 +184,7 @@ int cmd_run(const std::vector<std::string>& args) {
     j.end_object();
     write_file_atomically(json_path, j.str());
   }
+  if (!output_path.empty()) write_results_h5(output_path, s, runs, prov, all_ok, achstemp_err);
   return all_ok ? 0 : 2;
 }
 

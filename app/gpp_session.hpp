@@ -29,6 +29,9 @@ struct Session {
   GppData<Kokkos::HostSpace> host;
   DeviceData device;
   double setup_s = 0;     // generate or read, check, derive
+  double read_s = 0;      // of setup_s: reading the input file (0 for synthetic decks)
+  double check_s = 0;     // of setup_s: validating what was read
+  std::int64_t read_bytes = 0;
   double transfer_s = 0;  // host -> device copy (0 on host backends)
   double static_s = 0;
   std::complex<double> achstemp;
@@ -43,6 +46,13 @@ struct Session {
 
 /// Build the session from deck parameters (synthetic decks).
 Session make_session(const DeckParams& p);
+
+/// Build the session from an input file (.dat or HDF5 deck, app/gpp_session_file.cpp);
+/// the deck is called `name`, or after the file when `name` is empty.
+Session make_session_from_file(const std::string& path, const std::string& name = "");
+
+/// "read: ..." line of a session read from a file.
+std::string describe_read(const Session& s);
 
 /// Choose and compute the verification target.
 void prepare_reference(Session& s, VerifyMode mode, double rtol);

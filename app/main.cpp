@@ -1,5 +1,6 @@
 // gpp: the General Plasmon Pole self-energy kernel of BerkeleyGW.
 #include "gpp_cli.hpp"
+#include "gpp_io_cli.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -12,6 +13,7 @@ void usage(std::ostream& o) {
        "commands:\n"
        "  run       run a deck with one policy, a list, or all; time and verify it\n"
        "  bench     time a list of policies on a deck; table, CSV and JSON rows\n"
+       "  convert   convert between synthetic decks, the original .dat file and HDF5 decks\n"
        "  policies  list the execution policies and their tunables\n\n"
        "Kokkos options (--kokkos-num-threads=N, ...) may be given anywhere.\n";
 }
@@ -31,9 +33,10 @@ int main(int argc, char* argv[]) {
       return 0;
     }
     if (command == "run") return gpp::app::cmd_run(args);
+    if (command == "convert") return gpp::app::cmd_convert(args);
     if (command == "policies") return gpp::app::cmd_policies(args);
     if (command == "bench") return gpp::app::cmd_bench(args);
-    std::cerr << "gpp: error: unknown command '" << command << "' (expected run, bench or policies)\n";
+    std::cerr << "gpp: error: unknown command '" << command << "' (expected run, bench, convert or policies)\n";
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "gpp " << command << ": error: " << e.what() << "\n";

@@ -7,6 +7,7 @@
 #include <limits>
 #include <numeric>
 #include <sstream>
+#include <utility>
 
 namespace gpp {
 namespace {
@@ -295,7 +296,7 @@ void validate(const InputDeck& in) {
   if (in.nstart > in.nend) fail("nstart (", in.nstart, ") must not exceed nend (", in.nend, ")");
   const std::size_t nw = std::size_t(in.nw());
   if (in.asxtemp0.size() != nw || in.achtemp0.size() != nw) fail("start values asxtemp/achtemp need ", nw, " entries");
-  if (in.has_reference() && (in.asxtempref.size() != nw || in.achtempref.size() != nw))
+  if ((in.has_reference() || !in.achtempref.empty()) && (in.asxtempref.size() != nw || in.achtempref.size() != nw))
     fail("reference values asxtempref/achtempref need ", nw, " entries");
   if (in.peinf_indext_dist.size() != std::size_t(in.peinf_ntband_max))
     fail("peinf_indext_dist has ", in.peinf_indext_dist.size(), " entries, expected ", in.peinf_ntband_max);
@@ -318,16 +319,31 @@ void validate(const InputDeck& in) {
     const int k = in.inv_igp_index[my];
     if (k < 1 || k > in.gvec_ng) fail("inv_igp_index(", my + 1, ") = ", k, " is outside 1..gvec_ng (", in.gvec_ng, ")");
   }
-  for (const double* s : {&in.sig_dw, &in.sig_gamma, &in.e_lk, &in.tol, &in.efermi, &in.sexcut})
-    if (!std::isfinite(*s)) fail("input scalar is not finite (sig_dw, sig_gamma, e_lk, tol, efermi or sexcut)");
+  const std::pair<const char*, double> scalars[] = {{"sig_dw", in.sig_dw},     {"sig_gamma", in.sig_gamma},
+                                                    {"e_lk", in.e_lk},         {"tol", in.tol},
+                                                    {"efermi", in.efermi},     {"sexcut", in.sexcut},
+                                                    {"limittwo", in.limittwo}, {"limitone", in.limitone}};
+  for (const auto& [name, v] : scalars)
+    if (!std::isfinite(v)) fail("input scalar ", name, " is not finite (", v, ")");
   if (in.sexcut < 0) fail("sexcut must be non-negative (got ", in.sexcut, ")");
-  for (std::size_t i = 0; i < nw; ++i) {
-    for (auto* v : {&in.asxtemp0, &in.achtemp0})
-      if (!std::isfinite((*v)[i].real()) || !std::isfinite((*v)[i].imag())) fail("start value asxtemp/achtemp(", i + 1, ") is not finite");
-    if (in.has_reference())
-      for (auto* v : {&in.asxtempref, &in.achtempref})
-        if (!std::isfinite((*v)[i].real()) || !std::isfinite((*v)[i].imag())) fail("reference value asxtempref/achtempref(", i + 1, ") is not finite");
-  }
+  // Frequency-indexed values are named by iw, as in the Fortran arrays.
+  auto check_finite_iw = [&](const std::vector<std::complex<double>>& v, const char* name) {
+    for (std::size_t i = 0; i < v.size(); ++i)
+      if (!std::isfinite(v[i].real()) || !std::isfinite(v[i].imag()))
+        fail("input array ", name, "(iw=", in.nstart + int(i), ") is not finite (", v[i].real(), ",", v[i].imag(), ")");
+  };
+  check_finite_iw(in.asxtemp0, "asxtemp0");
+  check_finite_iw(in.achtemp0, "achtemp0");
+  check_finite_iw(in.asxtempref, "asxtempref");
+  check_finite_iw(in.achtempref, "achtempref");
+  const char* record_names[4] = {"asxtemp", "achtemp", "asxtempref", "achtempref"};
+  for (int r = 0; r < 4; ++r)
+    for (int i = 0; i < 3; ++i) {
+      const auto z = in.records_15_18[r][i];
+      if (!std::isfinite(z.real()) || !std::isfinite(z.imag()))
+        fail("input array ", record_names[r], "(", i + 1, ") of record ", 15 + r, " is not finite (", z.real(), ",",
+             z.imag(), ")");
+    }
   check_finite_vector(in.wfnkq_ekq, "wfnkq_ekq");
   check_finite_vector(in.vcoul, "vcoul");
   check_finite_matrix(in.aqsmtemp, "aqsmtemp");

@@ -3,6 +3,7 @@
 // derived arrays built from it (spec section 3), and the synthetic generators.
 #include "gpp_types.hpp"
 
+#include <array>
 #include <complex>
 #include <cstdint>
 #include <string>
@@ -39,6 +40,11 @@ struct InputDeck {
   // records 15..18, one value per frequency iw = nstart..nend
   std::vector<std::complex<double>> asxtemp0, achtemp0;
   std::vector<std::complex<double>> asxtempref, achtempref;  // empty when none is stored
+  // Records 15..18 of a .dat file hold asxtemp, achtemp, asxtempref, achtempref for
+  // iw = 1..3. The entries for iw outside nstart..nend are kept here, unused, so that a
+  // file written back is byte-identical (docs/io.md); those inside are zero here (the
+  // vectors above hold them).
+  std::array<std::array<std::complex<double>, 3>, 4> records_15_18{};
 
   int nw() const { return nend - nstart + 1; }
   bool has_reference() const { return !asxtempref.empty(); }

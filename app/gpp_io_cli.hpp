@@ -1,0 +1,30 @@
+#pragma once
+// Command-line pieces for input and output files: `gpp run --input/--output` and
+// `gpp convert` (docs/io.md).
+#include "gpp_report.hpp"
+#include "gpp_session.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpp::app {
+
+/// The first deck option (or deck file) given to `app`, "" if none; --name does not count.
+std::string deck_option_given(CLI::App& app);
+
+/// `gpp run FILE.dat` (or .h5, .hdf5) means `gpp run --input FILE`: args so rewritten.
+std::vector<std::string> input_file_as_option(const std::vector<std::string>& args);
+
+/// Refuses an --output name that is not .h5/.hdf5, or a build without HDF5.
+void check_results_path(const std::string& path);
+
+/// The HDF5 results file of a run (layout in docs/io.md), written atomically.
+void write_results_h5(const std::string& path, const Session& s, const std::vector<PolicyRun>& runs,
+                      const Provenance& prov, bool passed, std::optional<double> achstemp_rel_error);
+
+int cmd_convert(const std::vector<std::string>& args);
+
+}  // namespace gpp::app

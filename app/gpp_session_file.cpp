@@ -1,0 +1,71 @@
+// Sessions whose input is a file: the original Fortran .dat or an HDF5 deck.
+#include "gpp_compat.hpp"
+#include "gpp_deck_io.hpp"
+#include "gpp_session.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+
+namespace gpp::app {
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+std::string stem(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  const auto dot = base.find_last_of('.');
+  return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
+}
+}  // namespace
+
+Session make_session_from_file(const std::string& path, const std::string& name) {
+  Session s;
+  s.params.name = name.empty() ? stem(path) : name;
+  s.params.generator = "file";
+  s.params.seed = 0;
+  s.synthetic = false;
+  {
+    compat::ScopedRegion region("gpp::setup");
+    const auto t0 = std::chrono::steady_clock::now();
+    ReadStats stats;
+    {
+      compat::ScopedRegion read_region("gpp::read");
+      s.input = read_deck_file(path, &stats);
+    }
+    s.read_s = stats.read_s;
+    s.check_s = stats.check_s;
+    s.read_bytes = stats.bytes;
+    s.source = path + ", " + describe(deck_format_for_reading(path));
+    if (s.input.nw() > GPP_MAX_NW)
+      throw Error(path + ": nw = " + std::to_string(s.input.nw()) + " frequencies, more than GPP_MAX_NW = " +
+                  std::to_string(GPP_MAX_NW) + " (rebuild with a larger GPP_MAX_NW)");
+    s.params.nbands = s.input.peinf_ntband_dist;
+    s.params.ngpown = s.input.ngpown;
+    s.params.ncouls = s.input.ncouls;
+    s.params.nvband = s.input.nvband;
+    s.params.nstart = s.input.nstart;
+    s.params.nend = s.input.nend;
+    s.host = derive(s.input);
+    s.setup_s = seconds_since(t0);
+  }
+  {
+    compat::ScopedRegion region("gpp::transfer");
+    Kokkos::fence();
+    const auto t0 = std::chrono::steady_clock::now();
+    s.device = to_memory_space<DeviceMemory>(s.host);
+    Kokkos::fence();
+    s.transfer_s = seconds_since(t0);
+  }
+  return s;
+}
+
+std::string describe_read(const Session& s) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "read: %.1f MB in %.3g s (%.3g GB/s); checked in %.3g s\n", s.read_bytes / 1e6,
+                s.read_s, s.read_s > 0 ? s.read_bytes / s.read_s / 1e9 : 0.0, s.check_s);
+  return buf;
+}
+
+}  // namespace gpp::app

@@ -2,6 +2,7 @@
 // policy a warm-up and N fenced, timed repeats (transfers excluded), every run verified.
 #include "gpp_cli.hpp"
 #include "gpp_compat.hpp"
+#include "gpp_io_cli.hpp"
 #include "gpp_output.hpp"
 #include "gpp_report.hpp"
 #include "gpp_static.hpp"
@@ -41,7 +42,7 @@ int cmd_bench(const std::vector<std::string>& args) {
   CLI::App app{"Benchmark policies on a deck: warm-up, timed repeats, every run verified", "gpp bench"};
   DeckParams deck;
   Tunables tunables;
-  std::string policies = "all", csv_path, json_path, verify = "auto";
+  std::string policies = "all", csv_path, json_path, verify = "auto", input_path;
   int repeat = 5, warmup = 1;
   double rtol = kDefaultRtol;
   add_deck_options(app, deck);
@@ -52,15 +53,22 @@ int cmd_bench(const std::vector<std::string>& args) {
   app.add_option("--warmup", warmup, "Untimed runs before the timed ones")->check(CLI::NonNegativeNumber)->capture_default_str();
   app.add_option("--csv", csv_path, "Write one CSV row per policy (fixed header)");
   app.add_option("--json", json_path, "Write the rows as one JSON record");
+  app.add_option("--input", input_path, "Read the input from a file instead of a deck: the original Fortran .dat or an HDF5 deck (.h5)");
   add_verify_options(app, verify, rtol);
   add_tunable_options(app, tunables);
-  if (int rc = parse(app, "bench", args); rc >= 0) return rc;
+  if (int rc = parse(app, "bench", input_file_as_option(args)); rc >= 0) return rc;
 
   const auto selected = select_policies(policies);
   if (selected.size() == 1) check_tunables(*selected[0], tunables);
-  validate(deck);
+  if (!input_path.empty()) {
+    if (const std::string given = deck_option_given(app); !given.empty())
+      throw Error("--input " + input_path + " cannot be combined with " + given);
+  } else {
+    validate(deck);
+  }
   const Provenance prov = provenance();
-  Session s = make_session(deck);
+  Session s = input_path.empty() ? make_session(deck)
+                                 : make_session_from_file(input_path, app.count("--name") ? deck.name : "");
   const ExecSpace space;
   for (const PolicyEntry* e : selected)
     e->check(space, s.device, selected.size() == 1 ? tunables : tunables_for(*e, tunables));

@@ -170,7 +170,8 @@ TEST(FortranIo, ZeroReferenceRecordsMeanNoneStored) {
 }
 
 TEST(FortranIo, DatRunGivesTheDeckResults) {
-  // Same data, same order of summation: the sums are bitwise identical.
+  // Same data: the sums agree up to the order in which a parallel backend combines
+  // partial sums (bitwise on Serial and CUDA; OpenMP threads finish in any order).
   const InputDeck in = with_reference(small_deck(30, 24, 200, 12));
   const std::string path = temp_path("run.dat");
   write_dat(in, path);
@@ -182,10 +183,8 @@ TEST(FortranIo, DatRunGivesTheDeckResults) {
     return apply_start_values(policy.run(ExecSpace(), d, {}), deck.asxtemp0, deck.achtemp0);
   };
   const SigmaResult direct = run(in), from_file = run(back);
-  for (int w = 0; w < in.nw(); ++w) {
-    EXPECT_EQ(direct.achtemp[w], from_file.achtemp[w]);
-    EXPECT_EQ(direct.asxtemp[w], from_file.asxtemp[w]);
-  }
+  // ~1e5 terms, cancellation at most ~100x: reordering moves them by < 1e-13.
+  EXPECT_TRUE(results_close(from_file, direct, 1e-13));
   // And the stored reference verifies it (spec section 8's tolerance).
   const SigmaResult stored{back.achtempref, back.asxtempref};
   EXPECT_TRUE(results_close(from_file, stored, kDefaultRtol));
@@ -205,10 +204,13 @@ TEST(FortranIo, StartValuesOfRecords15And16AreApplied) {
   const std::string path = temp_path("start.dat");
   write_dat(in, path);
   const SigmaResult r = run(read_dat(path));
+  // The start values are exact binary fractions; the sums agree to the summation-order
+  // bound of a parallel backend (1e-13, see DatRunGivesTheDeckResults), far below the
+  // start values' size.
   for (int w = 0; w < in.nw(); ++w) {
-    EXPECT_EQ(r.achtemp[w], in.achtemp0[w] + sums.achtemp[w]);  // achtemp0 + sch_sum
-    EXPECT_EQ(r.asxtemp[w], in.asxtemp0[w] + sums.asxtemp[w]);  // asxtemp0 - ssx_sum
-    EXPECT_NE(r.achtemp[w], sums.achtemp[w]);
+    EXPECT_TRUE(close(r.achtemp[w], in.achtemp0[w] + sums.achtemp[w], 1e-13));  // achtemp0 + sch_sum
+    EXPECT_TRUE(close(r.asxtemp[w], in.asxtemp0[w] + sums.asxtemp[w], 1e-13));  // asxtemp0 - ssx_sum
+    EXPECT_GT(std::abs(r.achtemp[w] - sums.achtemp[w]), 0.5);
   }
   std::remove(path.c_str());
 }

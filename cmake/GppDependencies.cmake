@@ -3,7 +3,17 @@
 # source directory given with GPP_KOKKOS_SOURCE_DIR. Everything links gpp::kokkos.
 if(GPP_KOKKOS_SOURCE_DIR)
   add_subdirectory(${GPP_KOKKOS_SOURCE_DIR} ${CMAKE_BINARY_DIR}/_deps/kokkos)
-  set(GPP_KOKKOS_VERSION "${Kokkos_VERSION} (in-tree)")
+  # Kokkos keeps these in its own directory scope.
+  get_directory_property(_gpp_kv DIRECTORY ${GPP_KOKKOS_SOURCE_DIR} DEFINITION KOKKOS_VERSION)
+  if(_gpp_kv)
+    math(EXPR _gpp_major "${_gpp_kv} / 10000")
+    math(EXPR _gpp_minor "(${_gpp_kv} / 100) % 100")
+    math(EXPR _gpp_patch "${_gpp_kv} % 100")
+    set(_gpp_kv "${_gpp_major}.${_gpp_minor}.${_gpp_patch}")
+  endif()
+  get_directory_property(Kokkos_DEVICES DIRECTORY ${GPP_KOKKOS_SOURCE_DIR} DEFINITION KOKKOS_ENABLED_DEVICES)
+  get_directory_property(Kokkos_ARCH DIRECTORY ${GPP_KOKKOS_SOURCE_DIR} DEFINITION KOKKOS_ENABLED_ARCH_LIST)
+  set(GPP_KOKKOS_VERSION "${_gpp_kv} (in-tree: ${GPP_KOKKOS_SOURCE_DIR})")
 else()
   find_package(Kokkos REQUIRED CONFIG)
   set(GPP_KOKKOS_VERSION "${Kokkos_VERSION}")

@@ -13,8 +13,8 @@ MARKERS = [
     ("v0-collapse3", r"v0_collapse3"), ("v1-reciprocal", r"collapse3I\w*?physics4FormILb1ELb0ELb0E"),
     ("v2-branch2", r"collapse3I\w*?physics4FormILb1ELb1ELb0E"),
     ("v3-noabs", r"collapse3I\w*?physics4FormILb1ELb1ELb1E"), ("v4-collapse2", r"collapse2ILi"),
-    ("v5-iw-outside", r"collapse2_one_frequency"), ("v6/v7-blocked", r"blockedI\w*?LaunchBoundsILj0ELj0E"),
-    ("v8-bounded", r"blockedI\w*?LaunchBoundsILj512ELj1E"), ("tuned", r"tunedILi"), ("host", r"host_policyILi"),
+    ("v5-iw-outside", r"collapse2_one_frequency"), ("v6/v7-blocked", r"BlockedBody\w*?LaunchBoundsILj0ELj0E"),
+    ("v8-bounded", r"BlockedBody\w*?LaunchBoundsILj512ELj1E"), ("tuned", r"tunedILi"), ("host", r"host_policyILi"),
     ("device-reference", r"device_reference_sums"), ("branch-stats", r"branch_statistics"),
     ("static-remainder", r"static_remainder"),
 ]

@@ -35,7 +35,7 @@ const std::vector<PolicyEntry>& policy_registry() {
       GPP_POLICY(run_v8_bounded, "v8-bounded", "v7 with 512 threads per team and LaunchBounds<512,1> (128 registers)", 0,
                  "band-block", "ig-block", "team-size", "vector-length"),
       GPP_POLICY(run_tuned, "tuned",
-                 "GPU: v8's teams with frequencies in pairs, fused physics, ssx skipped for empty bands", 0,
+                 "GPU: v8's teams with every frequency in one pass, fused physics, ssx skipped for empty bands", 0,
                  "band-block", "team-size"),
       GPP_POLICY(run_host, "host", "CPU: G' across threads, band and G blocks for cache, fused physics, contiguous G innermost", 0,
                  "band-block", "ig-block"),

@@ -1,6 +1,6 @@
 // GPU policy beyond the paper (the default on GPU backends). The structure of v8 (a
 // team per G' and band block, threads over G, band-contiguous wx and aqsmtemp_local),
-// with frequencies in pairs (one pass for si214's two) and the fused physics: the
+// with all frequencies in one pass (up to GPP_MAX_NW) and the fused physics: the
 // (G, G') invariants are computed once per thread, I_eps*mat and occ*Omega2*mat once per
 // band, one real reciprocal per term in the regular arm, and ssx skipped for empty
 // bands (uniform per band, so no divergence).
@@ -12,12 +12,14 @@ namespace gpp {
 namespace {
 
 // At most 128 registers per thread (two 256-thread teams' worth per SM). Measured on
-// the H200: unbounded, the 3-frequency kernel took 148 registers and one team per SM
-// (mini-app deck 0.60 s); capped it spilled (0.29 s). Two frequencies per pass fit the
-// cap without spilling, so more frequencies run as several passes.
+// the H200, mini-app deck (3 frequencies): unbounded, the kernel took 148 registers and
+// one team per SM, 0.60 s; capped it spills 152 bytes per thread, 0.29 s. Splitting
+// the frequencies into passes of two avoids the spills but took 0.49 s: every pass
+// streams aqsntemp through L2 again (nbands x ncouls x 16 B per G', 440 GB a pass on
+// that deck), which costs more than the spills. So one pass takes every frequency, up
+// to GPP_MAX_NW; beyond that, passes of GPP_MAX_NW.
 using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, 2>>;
 using Member = Policy::member_type;
-constexpr int kFrequenciesPerPass = 2;
 
 /// Frequencies [w0, w0 + NW) of one team: sch*mat and occ*ssx*mat over the team's G'
 /// and band block, then vcoul and the factor 0.5.
@@ -69,35 +71,32 @@ struct TunedBody {
   }
 };
 
-}  // namespace
-
-SigmaSums run_tuned(const ExecSpace& space, const DeviceData& d, const Tunables& t, const RunMode mode) {
+/// One pass over frequencies [w0, w0 + NW); checks the team size first.
+template <int NW>
+void tuned_pass(const ExecSpace& space, const DeviceData& d, const Tunables& t, const RunMode mode, const int w0,
+                SigmaSums& s) {
   const int band_block = or_default(t.band_block, 64);
   const int league = d.ngpown * ((d.nbands + band_block - 1) / band_block);
-  const TunedBody<1> one{kernels::Inputs(d), band_block, 0};
-  const TunedBody<kFrequenciesPerPass> pair{kernels::Inputs(d), band_block, 0};
-  const int max_team = std::min(Policy(space, league, 1).team_size_max(one, Kokkos::ParallelReduceTag()),
-                                Policy(space, league, 1).team_size_max(pair, Kokkos::ParallelReduceTag()));
+  const TunedBody<NW> body{kernels::Inputs(d), band_block, w0};
+  const int max_team = Policy(space, league, 1).team_size_max(body, Kokkos::ParallelReduceTag());
   if (t.team_size > max_team)
     throw Error("--team-size " + std::to_string(t.team_size) + " exceeds the " + std::to_string(max_team) +
                 " threads this kernel can launch on " + ExecSpace::name());
   // 128 threads measured 1.5-2% faster than 256 on the H200 (si214, mini-app deck).
   const int team_size = t.team_size > 0 ? t.team_size : std::min(128, max_team);
+  if (mode == RunMode::Check) return;
+  SigmaAccum<NW> r;
+  Kokkos::parallel_reduce("gpp::tuned", Policy(space, league, team_size), body, SigmaReducer<NW>(r));
+  store(r, s, w0);
+}
+
+}  // namespace
+
+SigmaSums run_tuned(const ExecSpace& space, const DeviceData& d, const Tunables& t, const RunMode mode) {
   SigmaSums s{std::vector<std::complex<double>>(d.nw), std::vector<std::complex<double>>(d.nw)};
-  if (mode == RunMode::Check) return s;
-  // Any number of frequencies: pairs, then a single one if nw is odd.
-  for (int w0 = 0; w0 < d.nw; w0 += kFrequenciesPerPass) {
-    if (d.nw - w0 >= kFrequenciesPerPass) {
-      SigmaAccum<kFrequenciesPerPass> r;
-      Kokkos::parallel_reduce("gpp::tuned", Policy(space, league, team_size),
-                              TunedBody<kFrequenciesPerPass>{kernels::Inputs(d), band_block, w0}, SigmaReducer<2>(r));
-      store(r, s, w0);
-    } else {
-      SigmaAccum<1> r;
-      Kokkos::parallel_reduce("gpp::tuned", Policy(space, league, team_size),
-                              TunedBody<1>{kernels::Inputs(d), band_block, w0}, SigmaReducer<1>(r));
-      store(r, s, w0);
-    }
+  for (int w0 = 0; w0 < d.nw; w0 += GPP_MAX_NW) {
+    dispatch_nw(std::min(GPP_MAX_NW, d.nw - w0),
+                [&](auto nw) { tuned_pass<decltype(nw)::value>(space, d, t, mode, w0, s); });
   }
   return s;
 }

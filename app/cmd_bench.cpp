@@ -59,19 +59,8 @@ int cmd_bench(const std::vector<std::string>& args) {
   if (int rc = parse(app, "bench", input_file_as_option(args)); rc >= 0) return rc;
 
   const auto selected = select_policies(policies);
-  if (selected.size() == 1) check_tunables(*selected[0], tunables);
-  if (!input_path.empty()) {
-    if (const std::string given = deck_option_given(app); !given.empty())
-      throw Error("--input " + input_path + " cannot be combined with " + given);
-  } else {
-    validate(deck);
-  }
   const Provenance prov = provenance();
-  Session s = input_path.empty() ? make_session(deck)
-                                 : make_session_from_file(input_path, app.count("--name") ? deck.name : "");
-  const ExecSpace space;
-  for (const PolicyEntry* e : selected)
-    e->check(space, s.device, selected.size() == 1 ? tunables : tunables_for(*e, tunables));
+  Session s = open_session(app, deck, input_path, selected, tunables);
 
   print_provenance(prov);
   std::cout << describe_deck(s);

@@ -36,21 +36,10 @@ int cmd_run(const std::vector<std::string>& args) {
 
   // Everything that can be refused is checked before anything is printed.
   const auto policies = select_policies(policy);
-  if (policies.size() == 1) check_tunables(*policies[0], tunables);
   check_results_path(output_path);
-  if (!input_path.empty()) {
-    if (const std::string given = deck_option_given(app); !given.empty())
-      throw Error("--input " + input_path + " cannot be combined with " + given);
-  } else {
-    validate(deck);
-  }
-
   const Provenance prov = provenance();
-  Session s = input_path.empty() ? make_session(deck)
-                                 : make_session_from_file(input_path, app.count("--name") ? deck.name : "");
+  Session s = open_session(app, deck, input_path, policies, tunables);
   const ExecSpace space;
-  for (const PolicyEntry* e : policies)
-    e->check(space, s.device, policies.size() == 1 ? tunables : tunables_for(*e, tunables));
   print_provenance(prov);
   std::cout << describe_deck(s);
   std::cout << "setup: " << s.setup_s << " s (generate/read, check, derive); transfer to device: " << s.transfer_s

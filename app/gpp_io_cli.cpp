@@ -112,4 +112,20 @@ void write_results_h5(const std::string& path, const Session& s, const std::vect
   h.commit();
 }
 
+Session open_session(CLI::App& app, const DeckParams& deck, const std::string& input_path,
+                     const std::vector<const PolicyEntry*>& policies, const Tunables& tunables) {
+  if (policies.size() == 1) check_tunables(*policies[0], tunables);
+  if (!input_path.empty()) {
+    if (const std::string given = deck_option_given(app); !given.empty())
+      throw Error("--input " + input_path + " cannot be combined with " + given);
+  } else {
+    validate(deck);
+  }
+  Session s = input_path.empty() ? make_session(deck)
+                                 : make_session_from_file(input_path, app.count("--name") ? deck.name : "");
+  for (const PolicyEntry* e : policies)
+    e->check(ExecSpace(), s.device, policies.size() == 1 ? tunables : tunables_for(*e, tunables));
+  return s;
+}
+
 }  // namespace gpp::app

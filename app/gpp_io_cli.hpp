@@ -18,6 +18,12 @@ std::string deck_option_given(CLI::App& app);
 /// `gpp run FILE.dat` (or .h5, .hdf5) means `gpp run --input FILE`: args so rewritten.
 std::vector<std::string> input_file_as_option(const std::vector<std::string>& args);
 
+/// The session of `gpp run` and `gpp bench`: the deck's data, or --input's file (which
+/// no deck option may accompany, --name aside). Checks `policies` against it, so that
+/// everything that can be refused is refused before anything is printed.
+Session open_session(CLI::App& app, const DeckParams& deck, const std::string& input_path,
+                     const std::vector<const PolicyEntry*>& policies, const Tunables& tunables);
+
 /// Refuses an --output name that is not .h5/.hdf5, or a build without HDF5.
 void check_results_path(const std::string& path);
 

@@ -29,16 +29,18 @@ Session make_session(const DeckParams& p) {
     s.host = derive(s.input);
     s.setup_s = seconds_since(t0);
   }
-  {
-    compat::ScopedRegion region("gpp::transfer");
-    Kokkos::fence();
-    const auto t0 = std::chrono::steady_clock::now();
-    s.device = to_memory_space<DeviceMemory>(s.host);
-    Kokkos::fence();
-    s.transfer_s = seconds_since(t0);
-    compat::sample_device_memory();
-  }
+  transfer_to_device(s);
   return s;
+}
+
+void transfer_to_device(Session& s) {
+  compat::ScopedRegion region("gpp::transfer");
+  Kokkos::fence();
+  const auto t0 = std::chrono::steady_clock::now();
+  s.device = to_memory_space<DeviceMemory>(s.host);
+  Kokkos::fence();
+  s.transfer_s = seconds_since(t0);
+  compat::sample_device_memory();
 }
 
 void prepare_reference(Session& s, VerifyMode mode, double rtol) {

@@ -51,6 +51,9 @@ Session make_session(const DeckParams& p);
 /// the deck is called `name`, or after the file when `name` is empty.
 Session make_session_from_file(const std::string& path, const std::string& name = "");
 
+/// Copy s.host to the device (fenced and timed into s.transfer_s; device memory sampled).
+void transfer_to_device(Session& s);
+
 /// "read: ..." line of a session read from a file.
 std::string describe_read(const Session& s);
 

@@ -50,14 +50,7 @@ Session make_session_from_file(const std::string& path, const std::string& name)
     s.host = derive(s.input);
     s.setup_s = seconds_since(t0);
   }
-  {
-    compat::ScopedRegion region("gpp::transfer");
-    Kokkos::fence();
-    const auto t0 = std::chrono::steady_clock::now();
-    s.device = to_memory_space<DeviceMemory>(s.host);
-    Kokkos::fence();
-    s.transfer_s = seconds_since(t0);
-  }
+  transfer_to_device(s);
   return s;
 }
 

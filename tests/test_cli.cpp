@@ -1,5 +1,7 @@
 // The gpp command line: bad input gives one line naming the problem and a non-zero
 // exit, nothing half-written; a good run verifies and writes its JSON record.
+#include "gpp_io_test_util.hpp"
+
 #include <gtest/gtest.h>
 
 #include <array>
@@ -11,24 +13,9 @@
 
 namespace {
 
-struct Outcome {
-  int code;
-  std::string out;  // stdout and stderr together
-};
-
-Outcome gpp(const std::string& args) {
-  // OMP_PROC_BIND set: Kokkos' OpenMP backend otherwise prints a start-up warning,
-  // which is not gpp's output.
-  const std::string cmd = "OMP_PROC_BIND=false " + std::string(GPP_EXE) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  Outcome o{-1, ""};
-  if (!p) return o;
-  std::array<char, 4096> buf;
-  while (fgets(buf.data(), buf.size(), p)) o.out += buf.data();
-  const int status = pclose(p);
-  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return o;
-}
+using gpp::test::count_lines;
+using gpp::test::Outcome;
+Outcome gpp(const std::string& args) { return gpp::test::gpp_exe(args); }
 
 std::string deck_path(const std::string& name) { return std::string(GPP_SOURCE_DIR) + "/inputs/" + name; }
 
@@ -36,12 +23,6 @@ std::string temp_file(const std::string& name, const std::string& content) {
   const std::string path = ::testing::TempDir() + "gpp_cli_" + std::to_string(::getpid()) + "_" + name;
   std::ofstream(path) << content;
   return path;
-}
-
-int count_lines(const std::string& s) {
-  int n = 0;
-  for (char c : s) n += c == '\n';
-  return n;
 }
 
 // One line, non-zero exit, the line names `what`.

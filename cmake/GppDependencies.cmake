@@ -17,6 +17,14 @@ if(GPP_KOKKOS_SOURCE_DIR)
 else()
   find_package(Kokkos REQUIRED CONFIG)
   set(GPP_KOKKOS_VERSION "${Kokkos_VERSION}")
+  # The presets' Kokkos_* / KokkosKernels_* values configure an in-tree build; an
+  # installed Kokkos is checked against GPP_EXPECT_DEVICES/ARCH instead (below).
+  foreach(_gpp_v Kokkos_ENABLE_SERIAL Kokkos_ENABLE_OPENMP Kokkos_ENABLE_CUDA Kokkos_ARCH_VOLTA70
+                 Kokkos_ARCH_HOPPER90 KokkosKernels_ENABLE_TPL_CUBLAS)
+    if(DEFINED ${_gpp_v})
+      set(_gpp_preset_value "${${_gpp_v}}")
+    endif()
+  endforeach()
 endif()
 
 add_library(gpp_kokkos INTERFACE)

@@ -363,11 +363,7 @@ std::array<std::array<std::complex<double>, 3>, 4> dat_records_15_18(const Input
 }
 
 void write_dat(const InputDeck& in, const std::string& path) {
-  try {
-    validate(in);
-  } catch (const Error& e) {
-    throw Error("cannot write " + path + ": " + e.what());
-  }
+  validate_before_writing(in, path);
   if (!dat_holds_frequencies(in.nstart, in.nend))
     throw Error(
         str("cannot write ", path, ": a .dat file holds iw = 1..3, the deck has iw = ", in.nstart, "..", in.nend));

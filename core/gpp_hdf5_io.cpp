@@ -461,11 +461,7 @@ InputDeck read_h5_deck(const std::string& path, ReadStats* stats) {
 }
 
 void write_h5_deck(const InputDeck& in, const std::string& path) {
-  try {
-    validate(in);
-  } catch (const Error& e) {
-    throw Error("cannot write " + path + ": " + e.what());
-  }
+  validate_before_writing(in, path);
   QuietHdf5 quiet;
   Writer w(path);
   Hid root = w.group("/");

@@ -352,6 +352,14 @@ void validate(const InputDeck& in) {
   check_finite_matrix(in.I_eps_array, "I_eps_array");
 }
 
+void validate_before_writing(const InputDeck& in, const std::string& path) {
+  try {
+    validate(in);
+  } catch (const Error& e) {
+    throw Error("cannot write " + path + ": " + e.what());
+  }
+}
+
 GppData<Kokkos::HostSpace> derive(const InputDeck& in) {
   using Types = ViewTypes<Kokkos::HostSpace>;
   GppData<Kokkos::HostSpace> d;

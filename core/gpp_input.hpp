@@ -82,6 +82,9 @@ InputDeck generate(const DeckParams& p);
 /// gpp::Error naming the array and the (1-based) index.
 void validate(const InputDeck& in);
 
+/// validate(in), its message prefixed with "cannot write PATH: " (the writers' check).
+void validate_before_writing(const InputDeck& in, const std::string& path);
+
 /// The derived arrays of spec section 3 in host memory. The large matrices share storage
 /// with `in` (no copy).
 GppData<Kokkos::HostSpace> derive(const InputDeck& in);

@@ -82,10 +82,8 @@ using io::str;
 class DatReader {
  public:
   explicit DatReader(const std::string& path) : path_(path) {
+    io::require_regular_file(path);
     struct stat st;
-    if (::stat(path.c_str(), &st) != 0) throw Error(str("cannot read ", path, ": ", std::strerror(errno)));
-    if (S_ISDIR(st.st_mode)) throw Error(str("cannot read ", path, ": it is a directory"));
-    if (!S_ISREG(st.st_mode)) throw Error(str("cannot read ", path, ": not a regular file"));
     fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd_ < 0) throw Error(str("cannot read ", path, ": ", std::strerror(errno)));
     if (::fstat(fd_, &st) != 0) throw Error(str("cannot read ", path, ": ", std::strerror(errno)));

@@ -251,10 +251,7 @@ bool is_complex(hid_t t) {
 class Reader {
  public:
   explicit Reader(const std::string& path) : path_(path) {
-    struct stat st;
-    if (::stat(path.c_str(), &st) != 0) throw Error(str("cannot read ", path, ": ", std::strerror(errno)));
-    if (S_ISDIR(st.st_mode)) throw Error(str("cannot read ", path, ": it is a directory"));
-    if (!S_ISREG(st.st_mode)) throw Error(str("cannot read ", path, ": not a regular file"));
+    io::require_regular_file(path);
     if (FILE* f = std::fopen(path.c_str(), "rb")) {
       std::fclose(f);
     } else {

@@ -1,7 +1,12 @@
 #pragma once
 // Small helpers shared by the file readers (host code).
+#include "gpp_types.hpp"
+
+#include <sys/stat.h>
 #include <unistd.h>
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <sstream>
 #include <string>
 
@@ -12,6 +17,14 @@ std::string str(Args&&... args) {
   std::ostringstream os;
   (os << ... << args);
   return os.str();
+}
+
+/// Throws gpp::Error unless `path` names a regular file that stat() can see.
+inline void require_regular_file(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) throw Error(str("cannot read ", path, ": ", std::strerror(errno)));
+  if (S_ISDIR(st.st_mode)) throw Error(str("cannot read ", path, ": it is a directory"));
+  if (!S_ISREG(st.st_mode)) throw Error(str("cannot read ", path, ": not a regular file"));
 }
 
 /// Physical memory of this host in bytes (0 if unknown). A file that claims an array

@@ -47,13 +47,10 @@ int cmd_bench(const std::vector<std::string>& args) {
   double rtol = kDefaultRtol;
   add_deck_options(app, deck);
   app.add_option("--policies,--policy", policies, "Comma-separated policies, or all")->capture_default_str();
-  app.add_option("--repeat", repeat, "Timed repeats per policy after one warm-up")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app.add_option("--warmup", warmup, "Untimed runs before the timed ones")->check(CLI::NonNegativeNumber)->capture_default_str();
+  add_timing_options(app, repeat, warmup);
   app.add_option("--csv", csv_path, "Write one CSV row per policy (fixed header)");
   app.add_option("--json", json_path, "Write the rows as one JSON record");
-  app.add_option("--input", input_path, "Read the input from a file instead of a deck: the original Fortran .dat or an HDF5 deck (.h5)");
+  add_input_option(app, input_path);
   add_verify_options(app, verify, rtol);
   add_tunable_options(app, tunables);
   if (int rc = parse(app, "bench", input_file_as_option(args)); rc >= 0) return rc;

@@ -24,10 +24,9 @@ int cmd_run(const std::vector<std::string>& args) {
   add_deck_options(app, deck);
   app.add_option("--policy", policy, "Execution policy (gpp policies), a comma-separated list, or all")
       ->capture_default_str();
-  app.add_option("--repeat", repeat, "Timed repeats after one warm-up")->check(CLI::PositiveNumber)->capture_default_str();
-  app.add_option("--warmup", warmup, "Untimed runs before the timed ones")->check(CLI::NonNegativeNumber)->capture_default_str();
+  add_timing_options(app, repeat, warmup);
   app.add_option("--json", json_path, "Write the run as one JSON record");
-  app.add_option("--input", input_path, "Read the input from a file instead of a deck: the original Fortran .dat or an HDF5 deck (.h5)");
+  add_input_option(app, input_path);
   app.add_option("--output", output_path, "Write the results to an HDF5 file (.h5)");
   app.add_flag("--no-branch-stats", no_branch_stats, "Skip counting the branches each term takes");
   add_verify_options(app, verify, rtol);

@@ -40,6 +40,18 @@ void add_tunable_options(CLI::App& app, Tunables& t) {
       ->check(CLI::PositiveNumber);
 }
 
+void add_timing_options(CLI::App& app, int& repeat, int& warmup) {
+  app.add_option("--repeat", repeat, "Timed repeats after the warm-up")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--warmup", warmup, "Untimed runs before the timed ones")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+}
+
+void add_input_option(CLI::App& app, std::string& input_path) {
+  app.add_option("--input", input_path,
+                 "Read the input from a file instead of a deck: the original Fortran .dat or an HDF5 deck (.h5)");
+}
+
 void add_verify_options(CLI::App& app, std::string& verify, double& rtol) {
   app.add_option("--verify", verify,
                  "auto (closed form, stored reference, host reference up to 2e9 updates, else device reference), "

@@ -18,6 +18,12 @@ void add_deck_options(CLI::App& app, DeckParams& p);
 /// --band-block, --ig-block, --team-size, --vector-length, --tile.
 void add_tunable_options(CLI::App& app, Tunables& t);
 
+/// --repeat and --warmup.
+void add_timing_options(CLI::App& app, int& repeat, int& warmup);
+
+/// --input FILE (.dat or .h5) instead of a deck.
+void add_input_option(CLI::App& app, std::string& input_path);
+
 /// --verify and --rtol.
 void add_verify_options(CLI::App& app, std::string& verify, double& rtol);
 VerifyMode parse_verify_mode(const std::string& s);

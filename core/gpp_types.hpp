@@ -1,21 +1,17 @@
 #pragma once
 // Every View type of the project, named after the Fortran array it mirrors (spec
 // section 1). All are LayoutLeft so that the first (Fortran) index is stride-1.
+#include "gpp_error.hpp"
+
 #include <Kokkos_Core.hpp>
 
 #include <complex>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace gpp {
 
 using complex_t = Kokkos::complex<double>;
-
-/// Any input or run-time problem the user can fix: one line, names what is wrong.
-struct Error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 template <class MemorySpace>
 struct ViewTypes {

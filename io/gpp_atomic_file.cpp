@@ -1,6 +1,6 @@
 #include "gpp_atomic_file.hpp"
 
-#include "gpp_types.hpp"
+#include "gpp_error.hpp"
 
 #include <unistd.h>
 #include <cerrno>

@@ -1,6 +1,7 @@
 #include "gpp_cli.hpp"
 
 #include <algorithm>
+#include <iomanip>
 #include <iostream>
 #include <sstream>
 
@@ -61,6 +62,15 @@ void add_verify_options(CLI::App& app, std::string& verify, double& rtol) {
   app.add_option("--rtol", rtol, "Relative tolerance of verification")->check(CLI::PositiveNumber)->capture_default_str();
 }
 
+void add_space_option(CLI::App& app, std::string& space) {
+  app.add_option("--space", space,
+                 std::string("Execution space: device or host (default: each policy on the device where it runs "
+                             "there, else on the host; this build: ") +
+                     (kHasDeviceSpace ? std::string("device ") + DeviceExec::name() + ", host " + HostExec::name()
+                                      : std::string("host ") + HostExec::name() + " only") +
+                     ")");
+}
+
 VerifyMode parse_verify_mode(const std::string& s) {
   if (s == "none") return VerifyMode::None;
   if (s == "host") return VerifyMode::Host;
@@ -86,22 +96,6 @@ int parse(CLI::App& app, const std::string& command, const std::vector<std::stri
     return e.get_exit_code() != 0 ? e.get_exit_code() : 1;
   }
   return -1;
-}
-
-std::string describe_tunables(const Tunables& t) {
-  std::ostringstream o;
-  auto add = [&](const char* n, int v) {
-    if (v > 0) o << (o.tellp() > 0 ? " " : "") << n << "=" << v;
-  };
-  add("band-block", t.band_block);
-  add("ig-block", t.ig_block);
-  add("team-size", t.team_size);
-  add("vector-length", t.vector_length);
-  if (!t.tile.empty()) {
-    o << (o.tellp() > 0 ? " " : "") << "tile=";
-    for (std::size_t i = 0; i < t.tile.size(); ++i) o << (i ? "," : "") << t.tile[i];
-  }
-  return o.tellp() > 0 ? o.str() : "defaults";
 }
 
 std::vector<const PolicyEntry*> select_policies(const std::string& spec) {
@@ -135,12 +129,15 @@ Tunables tunables_for(const PolicyEntry& entry, const Tunables& t) {
 int cmd_policies(const std::vector<std::string>& args) {
   CLI::App app{"List every execution policy with its tunables", "gpp policies"};
   if (int rc = parse(app, "policies", args); rc >= 0) return rc;
-  const std::string def = default_policy_name();
   for (const auto& e : policy_registry()) {
-    std::string tun;
+    std::string tun, defaults;
     for (const auto& t : e.tunables) tun += (tun.empty() ? "" : " ") + ("--" + t);
+    for (const SpaceKind k : {SpaceKind::Device, SpaceKind::Host})
+      if ((k == SpaceKind::Host || kHasDeviceSpace) && e.runs_on(k) && default_policy_name(k) == e.name)
+        defaults += (defaults.empty() ? " (default on the " : " and the ") + std::string(to_string(k));
     std::cout << std::left << std::setw(16) << e.name << " " << e.description
-              << " [tunables: " << (tun.empty() ? "none" : tun) << "]" << (e.name == def ? " (default)" : "") << "\n";
+              << " [tunables: " << (tun.empty() ? "none" : tun) << "] [runs on: " << e.spaces() << "]"
+              << (defaults.empty() ? "" : defaults + ")") << "\n";
   }
   return 0;
 }

@@ -24,6 +24,9 @@ void add_timing_options(CLI::App& app, int& repeat, int& warmup);
 /// --input FILE (.dat or .h5) instead of a deck.
 void add_input_option(CLI::App& app, std::string& input_path);
 
+/// --space device|host.
+void add_space_option(CLI::App& app, std::string& space);
+
 /// --verify and --rtol.
 void add_verify_options(CLI::App& app, std::string& verify, double& rtol);
 VerifyMode parse_verify_mode(const std::string& s);
@@ -31,9 +34,6 @@ VerifyMode parse_verify_mode(const std::string& s);
 /// Parse args (without the command name) into app. Returns -1 on success, else the exit
 /// code after printing CLI11's message (0 for --help).
 int parse(CLI::App& app, const std::string& command, const std::vector<std::string>& args);
-
-/// "name=value" pairs of the tunables that are set ("defaults" when none).
-std::string describe_tunables(const Tunables& t);
 
 /// The policies a --policy value names ("all" or a comma-separated list).
 std::vector<const PolicyEntry*> select_policies(const std::string& spec);

@@ -4,6 +4,8 @@
 #include "gpp_deck_io.hpp"
 #include "gpp_hdf5_io.hpp"
 
+#include <algorithm>
+
 namespace gpp::app {
 namespace {
 bool ends_with(const std::string& s, const char* tail) {
@@ -25,7 +27,8 @@ std::vector<std::string> input_file_as_option(const std::vector<std::string>& ar
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     const bool after_file_option = i > 0 && (args[i - 1] == "--input" || args[i - 1] == "--output" ||
-                                             args[i - 1] == "--json" || args[i - 1] == "--deck");
+                                             args[i - 1] == "--json" || args[i - 1] == "--csv" ||
+                                             args[i - 1] == "--deck");
     if (!after_file_option && !a.empty() && a[0] != '-' &&
         (ends_with(a, ".dat") || ends_with(a, ".h5") || ends_with(a, ".hdf5")))
       out.push_back("--input");
@@ -41,91 +44,87 @@ void check_results_path(const std::string& path) {
   if (!have_hdf5()) throw Error("--output " + path + ": this gpp was built without HDF5 (use --json)");
 }
 
-void write_results_h5(const std::string& path, const Session& s, const std::vector<PolicyRun>& runs,
-                      const Provenance& prov, bool passed, std::optional<double> achstemp_rel_error) {
+void write_results_h5(const std::string& path, const RunRecord& r) {
   H5Record h(path);
   std::string policies;
-  for (const auto& r : runs) policies += (policies.empty() ? "" : ",") + r.policy;
+  for (const auto& run : r.runs) policies += (policies.empty() ? "" : ",") + run.policy;
   h.attribute("/", "format", "gpp-results")
-      .attribute("/", "format_version", 1)
-      .attribute("/", "passed", passed)
+      .attribute("/", "format_version", 2)
+      .attribute("/", "schema_version", RunRecord::kSchemaVersion)
+      .attribute("/", "command", r.command)
+      .attribute("/", "date", r.date)
+      .attribute("/", "passed", r.passed())
       .attribute("/", "policies", policies);
-  h.attribute("provenance", "program", prov.program)
-      .attribute("provenance", "version", prov.version)
-      .attribute("provenance", "git", prov.git_hash)
-      .attribute("provenance", "kokkos_version", prov.kokkos_version)
-      .attribute("provenance", "backend", prov.backend)
-      .attribute("provenance", "device", prov.device)
-      .attribute("provenance", "concurrency", prov.concurrency)
-      .attribute("provenance", "kokkos_kernels_gemm", prov.kokkos_kernels);
-  const auto& d = s.host;
-  h.attribute("deck", "name", s.params.name)
-      .attribute("deck", "source", s.source)
+  std::string argv;
+  for (const auto& a : r.command_line) argv += (argv.empty() ? "" : " ") + a;
+  h.attribute("/", "command_line", argv);
+  h.attribute("build", "program", "gpp")
+      .attribute("build", "version", r.build.version)
+      .attribute("build", "git", r.build.git)
+      .attribute("build", "kokkos_version", r.build.kokkos_version)
+      .attribute("build", "kokkos_backends", r.build.kokkos_backends)
+      .attribute("build", "compiler", r.build.compiler)
+      .attribute("build", "cxx_flags", r.build.cxx_flags)
+      .attribute("build", "build_type", r.build.build_type)
+      .attribute("build", "kokkos_kernels_gemm", r.build.kokkos_kernels);
+  const DeckInfo& d = r.deck;
+  h.attribute("deck", "name", d.name)
+      .attribute("deck", "source", d.source)
+      .attribute("deck", "generator", d.generator)
+      .attribute("deck", "input_path", d.input_path)
       .attribute("deck", "nbands", d.nbands)
       .attribute("deck", "ngpown", d.ngpown)
       .attribute("deck", "ncouls", d.ncouls)
       .attribute("deck", "nw", d.nw)
       .attribute("deck", "nstart", d.nstart)
       .attribute("deck", "nend", d.nend)
-      .attribute("deck", "nvband", s.input.nvband)
-      .attribute("deck", "updates", d.updates());
-  if (s.synthetic && s.params.generator == "random") h.attribute("deck", "seed", (long long)s.params.seed);
+      .attribute("deck", "nvband", d.nvband)
+      .attribute("deck", "updates", d.updates);
+  if (d.seed >= 0) h.attribute("deck", "seed", d.seed);
   std::vector<int> iw;
   for (int w = d.nstart; w <= d.nend; ++w) iw.push_back(w);
   h.dataset("/", "iw", iw);
-  h.dataset("/", "achstemp", s.achstemp);
-  h.attribute("timings", "setup_s", s.setup_s)
-      .attribute("timings", "read_s", s.read_s)
-      .attribute("timings", "read_bytes", (long long)s.read_bytes)
-      .attribute("timings", "check_s", s.check_s)
-      .attribute("timings", "transfer_s", s.transfer_s)
-      .attribute("timings", "static_s", s.static_s)
-      .attribute("timings", "reference_s", s.reference_s);
-  h.attribute("verification", "against", s.target.against)
-      .attribute("verification", "tolerance", s.target.tolerance)
-      .attribute("verification", "passed", passed);
-  if (s.target.performed()) {
-    h.dataset("verification", "achtemp", s.reference.achtemp).dataset("verification", "asxtemp", s.reference.asxtemp);
+  if (r.achstemp) h.dataset("/", "achstemp", *r.achstemp);
+  h.attribute("timings", "setup_s", r.setup_s)
+      .attribute("timings", "read_s", r.read_s)
+      .attribute("timings", "read_bytes", r.read_bytes)
+      .attribute("timings", "check_s", r.check_s)
+      .attribute("timings", "transfer_s", r.transfer_s)
+      .attribute("timings", "static_s", r.static_s)
+      .attribute("timings", "reference_s", r.reference_s);
+  h.attribute("verification", "against", r.target.against)
+      .attribute("verification", "tolerance", r.target.tolerance)
+      .attribute("verification", "passed", r.passed());
+  if (r.target.performed()) {
+    h.dataset("verification", "achtemp", r.reference.achtemp).dataset("verification", "asxtemp", r.reference.asxtemp);
     double worst = 0;
-    for (const auto& r : runs) worst = std::max(worst, r.rel_error);
+    for (const auto& run : r.runs) worst = std::max(worst, run.rel_error);
     h.attribute("verification", "rel_error", worst);
   }
-  if (achstemp_rel_error) h.attribute("verification", "achstemp_rel_error", *achstemp_rel_error);
-  for (const auto& r : runs) {
-    const std::string g = "runs/" + r.policy;
-    h.dataset(g, "achtemp", r.result.achtemp)
-        .dataset(g, "asxtemp", r.result.asxtemp)
-        .dataset(g, "times_s", r.times)
-        .attribute(g, "tunables", describe_tunables(r.tunables))
-        .attribute(g, "repeats", int(r.times.size()))
-        .attribute(g, "time_median_s", r.median())
-        .attribute(g, "time_min_s", r.min())
-        .attribute(g, "time_max_s", r.max())
-        .attribute(g, "updates_per_s", d.updates() / r.median())
-        .attribute(g, "rel_error", r.rel_error)
-        .attribute(g, "verified", r.verified);
+  if (r.achstemp_rel_error) h.attribute("verification", "achstemp_rel_error", *r.achstemp_rel_error);
+  for (const auto& run : r.runs) {
+    const std::string g = "runs/" + run.policy + (r.runs.size() > 1 ? "@" + std::string(to_string(run.space.kind)) : "");
+    h.dataset(g, "achtemp", run.result.achtemp)
+        .dataset(g, "asxtemp", run.result.asxtemp)
+        .dataset(g, "times_s", run.times)
+        .attribute(g, "space", to_string(run.space.kind))
+        .attribute(g, "backend", run.space.backend)
+        .attribute(g, "device", run.space.device)
+        .attribute(g, "tunables", describe_tunables(run.tunables))
+        .attribute(g, "repeats", int(run.times.size()))
+        .attribute(g, "time_median_s", run.median())
+        .attribute(g, "time_min_s", run.min())
+        .attribute(g, "time_max_s", run.max())
+        .attribute(g, "updates_per_s", d.updates / run.median())
+        .attribute(g, "rel_error", run.rel_error)
+        .attribute(g, "verified", run.verified);
   }
   // The first (with one --policy, the only) run's results at the top, as links.
-  if (!runs.empty())
-    for (const char* name : {"achtemp", "asxtemp", "times_s"})
-      h.link(std::string("/") + name, "/runs/" + runs[0].policy + "/" + name);
-  h.commit();
-}
-
-Session open_session(CLI::App& app, const DeckParams& deck, const std::string& input_path,
-                     const std::vector<const PolicyEntry*>& policies, const Tunables& tunables) {
-  if (policies.size() == 1) check_tunables(*policies[0], tunables);
-  if (!input_path.empty()) {
-    if (const std::string given = deck_option_given(app); !given.empty())
-      throw Error("--input " + input_path + " cannot be combined with " + given);
-  } else {
-    validate(deck);
+  if (!r.runs.empty()) {
+    const std::string g = "/runs/" + r.runs[0].policy + (r.runs.size() > 1 ? "@" + std::string(to_string(r.runs[0].space.kind)) : "");
+    for (const char* name : {"achtemp", "asxtemp", "times_s"}) h.link(std::string("/") + name, g + "/" + name);
   }
-  Session s = input_path.empty() ? make_session(deck)
-                                 : make_session_from_file(input_path, app.count("--name") ? deck.name : "");
-  for (const PolicyEntry* e : policies)
-    e->check(ExecSpace(), s.device, policies.size() == 1 ? tunables : tunables_for(*e, tunables));
-  return s;
+  h.commit();
 }
 
 }  // namespace gpp::app

@@ -1,8 +1,7 @@
 #pragma once
 // Command-line pieces for input and output files: `gpp run --input/--output` and
 // `gpp convert` (docs/io.md).
-#include "gpp_report.hpp"
-#include "gpp_session.hpp"
+#include "gpp_record.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -18,18 +17,11 @@ std::string deck_option_given(CLI::App& app);
 /// `gpp run FILE.dat` (or .h5, .hdf5) means `gpp run --input FILE`: args so rewritten.
 std::vector<std::string> input_file_as_option(const std::vector<std::string>& args);
 
-/// The session of `gpp run` and `gpp bench`: the deck's data, or --input's file (which
-/// no deck option may accompany, --name aside). Checks `policies` against it, so that
-/// everything that can be refused is refused before anything is printed.
-Session open_session(CLI::App& app, const DeckParams& deck, const std::string& input_path,
-                     const std::vector<const PolicyEntry*>& policies, const Tunables& tunables);
-
 /// Refuses an --output name that is not .h5/.hdf5, or a build without HDF5.
 void check_results_path(const std::string& path);
 
 /// The HDF5 results file of a run (layout in docs/io.md), written atomically.
-void write_results_h5(const std::string& path, const Session& s, const std::vector<PolicyRun>& runs,
-                      const Provenance& prov, bool passed, std::optional<double> achstemp_rel_error);
+void write_results_h5(const std::string& path, const RunRecord& r);
 
 int cmd_convert(const std::vector<std::string>& args);
 

@@ -50,7 +50,7 @@ Session make_session_from_file(const std::string& path, const std::string& name)
     s.host = derive(s.input);
     s.setup_s = seconds_since(t0);
   }
-  transfer_to_device(s);
+  s.input_path = path;
   return s;
 }
 

@@ -2,8 +2,10 @@
 // The few API differences between Kokkos 3.4 (Debian 12, CI) and Kokkos 4.x (GPU
 // builds, spack). Nothing else in the project may test KOKKOS_VERSION.
 #include <Kokkos_Core.hpp>
+#if defined(GPP_HAVE_KOKKOSKERNELS)
+#include <KokkosBlas3_gemm.hpp>
+#endif
 
-#include <fstream>
 #include <string>
 #include <type_traits>
 
@@ -39,20 +41,11 @@ int max_tile_threads(const ExecutionSpace& space) {
   return max_threads;
 }
 
-/// Name of the device the default execution space runs on (GPU name, or the host CPU).
-inline std::string device_name() {
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::Cuda>) {
-    return Kokkos::Cuda().cuda_device_prop().name;
-  }
-#endif
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  for (std::string line; std::getline(cpuinfo, line);)
-    if (line.rfind("model name", 0) == 0) {
-      const auto colon = line.find(':');
-      if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
-    }
-  return "unknown host CPU";
+/// "major.minor.patch" of the Kokkos the program was compiled against.
+inline std::string kokkos_version_string() {
+  constexpr int v = KOKKOS_VERSION;
+  return std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." +
+         std::to_string(v % 100);
 }
 
 /// Kokkos::Profiling::ScopedRegion (Kokkos 4.x) for Kokkos 3.4 as well.
@@ -64,33 +57,20 @@ class ScopedRegion {
   ScopedRegion& operator=(const ScopedRegion&) = delete;
 };
 
-/// Bytes in use on the default execution space's device (all processes and the
-/// context included), or -1 on host backends.
-inline long long device_memory_in_use() {
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::Cuda>) {
-    std::size_t free_bytes = 0, total_bytes = 0;
-    if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) return (long long)(total_bytes - free_bytes);
-  }
+#if defined(GPP_HAVE_KOKKOSKERNELS)
+/// C = alpha op(A) op(B) + beta C on `space` (Kokkos Kernels 3.4 has no execution-space
+/// argument: it runs on the Views' default space, fenced around).
+template <class ExecSpace, class A, class B, class C, class Scalar>
+void gemm(const ExecSpace& space, const char* transA, const char* transB, const Scalar alpha, const A& a, const B& b,
+          const Scalar beta, const C& c) {
+#if KOKKOS_VERSION >= 40000
+  KokkosBlas::gemm(space, transA, transB, alpha, a, b, beta, c);
+#else
+  space.fence();
+  KokkosBlas::gemm(transA, transB, alpha, a, b, beta, c);
+  Kokkos::fence();
 #endif
-  return -1;
 }
-
-/// Highest device_memory_in_use() seen by sample_device_memory().
-inline long long& device_memory_peak() {
-  static long long peak = -1;
-  return peak;
-}
-inline void sample_device_memory() {
-  const long long now = device_memory_in_use();
-  if (now > device_memory_peak()) device_memory_peak() = now;
-}
-
-/// "major.minor.patch" of the Kokkos the program was compiled against.
-inline std::string kokkos_version_string() {
-  constexpr int v = KOKKOS_VERSION;
-  return std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." +
-         std::to_string(v % 100);
-}
+#endif
 
 }  // namespace gpp::compat

@@ -5,6 +5,35 @@
 #include "gpp_compat.hpp"
 #include "gpp_types.hpp"
 
+namespace gpp {
+
+/// The sch and ssx sums of NW frequencies (NW <= GPP_MAX_NW, fixed at compile time so
+/// the value lives in registers). OpenACC could reduce only scalars, so the Fortran code
+/// keeps one scalar per frequency and sum; here one value holds them all.
+template <int NW>
+struct SigmaAccum {
+  static_assert(NW >= 1 && NW <= GPP_MAX_NW, "NW must be between 1 and GPP_MAX_NW");
+  static constexpr int nw = NW;
+  complex_t sch[NW];
+  complex_t ssx[NW];
+
+  KOKKOS_INLINE_FUNCTION SigmaAccum() {
+    for (int w = 0; w < NW; ++w) {
+      sch[w] = complex_t(0.0, 0.0);
+      ssx[w] = complex_t(0.0, 0.0);
+    }
+  }
+  KOKKOS_INLINE_FUNCTION SigmaAccum& operator+=(const SigmaAccum& o) {
+    for (int w = 0; w < NW; ++w) {
+      sch[w] += o.sch[w];
+      ssx[w] += o.ssx[w];
+    }
+    return *this;
+  }
+};
+
+}  // namespace gpp
+
 namespace gpp::physics {
 
 inline constexpr double TOL_Small = 1e-6;
@@ -193,6 +222,64 @@ KOKKOS_FORCEINLINE_FUNCTION void fused_term(const PairTerms& p, const double wx,
 /// matngmatmgp = conj(M(n1, G')) * M(n1, G)
 KOKKOS_FORCEINLINE_FUNCTION complex_t matngmatmgp(const complex_t& aqsm, const complex_t& aqsn) {
   return Kokkos::conj(aqsm) * aqsn;
+}
+
+/// The weighting of spec section 1, in two factors so that a kernel may apply the G'
+/// factor per term (the paper's steps v0..v5) or once per G' (v6 onwards):
+///   sch_sum += 0.5 vcoul(G') * (sch * mat),   ssx_sum += vcoul(G') * (occ * ssx * mat).
+/// band_term: what one (band, G', G, frequency) term adds before the G' factor.
+KOKKOS_FORCEINLINE_FUNCTION void band_term(const double occ, const complex_t& sch, const complex_t& ssx,
+                                           const complex_t& mat, complex_t& sch_acc, complex_t& ssx_acc) {
+  sch_acc += sch * mat;
+  ssx_acc += occ * ssx * mat;
+}
+
+/// The G' factor applied to sums of band_term: 0.5 vcoul to sch, vcoul to ssx.
+template <int NW>
+KOKKOS_FORCEINLINE_FUNCTION void add_gp_weighted(SigmaAccum<NW>& acc, const SigmaAccum<NW>& g, const double vcoul) {
+  for (int w = 0; w < NW; ++w) {
+    acc.sch[w] += (0.5 * vcoul) * g.sch[w];
+    acc.ssx[w] += vcoul * g.ssx[w];
+  }
+}
+
+/// One term, weighted at once (steps v0..v5, the references): band_term, then the G'
+/// factor, into frequency w of acc.
+template <int NW>
+KOKKOS_FORCEINLINE_FUNCTION void add_weighted_term(SigmaAccum<NW>& acc, const int w, const double vcoul,
+                                                   const double occ, const complex_t& sch, const complex_t& ssx,
+                                                   const complex_t& mat) {
+  complex_t s(0.0, 0.0), x(0.0, 0.0);
+  band_term(occ, sch, ssx, mat, s, x);
+  acc.sch[w] += (0.5 * vcoul) * s;
+  acc.ssx[w] += vcoul * x;
+}
+
+/// The fused band loop body (beyond the paper; the `tuned` and `host` policies): one
+/// band n1 of a (G, G') pair for every frequency, in the fused form, into g (sums of
+/// band_term, before the G' factor). wx(w) is the band's wx_array_t(w, n1). ssx is
+/// skipped for empty bands (uniform per band: no divergence on GPUs).
+template <int NW, class Wx>
+KOKKOS_FORCEINLINE_FUNCTION void fused_band(const PairTerms& p, const complex_t& aqsm, const complex_t& aqsn,
+                                            const double occ, const Wx& wx, const double limittwo,
+                                            SigmaAccum<NW>& g) {
+  const complex_t mat = matngmatmgp(aqsm, aqsn);
+  const complex_t P = p.I_eps * mat;  // sch * mat = delw * P
+  if (occ != 0.0) {
+    const complex_t Q = occ * p.Omega2 * mat;  // occ * ssx * mat from Q and the denominators
+    for (int w = 0; w < NW; ++w) {
+      complex_t sch_mat, ssx_mat;
+      fused_term<true>(p, wx(w), P, Q, limittwo, sch_mat, ssx_mat);
+      g.sch[w] += sch_mat;
+      g.ssx[w] += ssx_mat;
+    }
+  } else {
+    for (int w = 0; w < NW; ++w) {
+      complex_t sch_mat, ssx_mat;
+      fused_term<false>(p, wx(w), P, P, limittwo, sch_mat, ssx_mat);
+      g.sch[w] += sch_mat;
+    }
+  }
 }
 
 }  // namespace gpp::physics

@@ -41,12 +41,12 @@ SigmaSums reference_sums(const GppData<Kokkos::HostSpace>& d) {
               complex_t sch, ssx;
               physics::sigma_term<physics::LiteralForm>(wtilde, I_eps, d.wx_array_t(w, n1), d.limittwo, d.sexcut,
                                                         sch, ssx);
-              const complex_t ssx_t = vcoul * occ * ssx * mat;
-              const complex_t sch_t = vcoul * sch * mat * 0.5;
-              a[4 * w + 0].add(sch_t.real());
-              a[4 * w + 1].add(sch_t.imag());
-              a[4 * w + 2].add(ssx_t.real());
-              a[4 * w + 3].add(ssx_t.imag());
+              SigmaAccum<1> term;
+              physics::add_weighted_term(term, 0, vcoul, occ, sch, ssx, mat);
+              a[4 * w + 0].add(term.sch[0].real());
+              a[4 * w + 1].add(term.sch[0].imag());
+              a[4 * w + 2].add(term.ssx[0].real());
+              a[4 * w + 3].add(term.ssx[0].imag());
             }
           }
         }

@@ -1,11 +1,9 @@
 #include "gpp_static.hpp"
 
 #include "gpp_compat.hpp"
+#include "gpp_device_info.hpp"
 #include "gpp_physics.hpp"
 
-#ifdef GPP_HAVE_KOKKOSKERNELS
-#include <KokkosBlas3_gemm.hpp>
-#endif
 
 namespace gpp {
 
@@ -17,14 +15,14 @@ bool static_remainder_uses_kokkos_kernels() {
 #endif
 }
 
-std::complex<double> static_remainder(const ExecSpace& space, const DeviceData& d) {
+template <class ExecSpace>
+std::complex<double> static_remainder(const ExecSpace& space, const GppData<typename ExecSpace::memory_space>& d) {
+  static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename ExecSpace::memory_space>::accessible);
   compat::ScopedRegion region("gpp::static_remainder");
-  using Matrix = ViewTypes<DeviceMemory>::ComplexMatrix;
+  using Matrix = typename ViewTypes<typename ExecSpace::memory_space>::ComplexMatrix;
   Matrix S(Kokkos::view_alloc(space, Kokkos::WithoutInitializing, "gpp::static::S"), d.nbands, d.ngpown);
 #ifdef GPP_HAVE_KOKKOSKERNELS
-  space.fence();
-  KokkosBlas::gemm("T", "N", complex_t(-1.0, 0.0), d.aqsntemp, d.I_eps_array, complex_t(0.0, 0.0), S);
-  Kokkos::fence();
+  compat::gemm(space, "T", "N", complex_t(-1.0, 0.0), d.aqsntemp, d.I_eps_array, complex_t(0.0, 0.0), S);
 #else
   const auto aqsntemp = d.aqsntemp;
   const auto I_eps_array = d.I_eps_array;
@@ -39,7 +37,7 @@ std::complex<double> static_remainder(const ExecSpace& space, const DeviceData& 
         S(n1, igp) = s;
       });
 #endif
-  compat::sample_device_memory();  // S is the largest temporary of a run
+  device_info::sample_memory();  // S is the largest temporary of a run
   const auto aqsmtemp_local = d.aqsmtemp_local;
   const auto vcoul_loc = d.vcoul_loc;
   complex_t achstemp(0.0, 0.0);
@@ -51,5 +49,10 @@ std::complex<double> static_remainder(const ExecSpace& space, const DeviceData& 
       achstemp);
   return {achstemp.real(), achstemp.imag()};
 }
+
+template std::complex<double> static_remainder(const HostExec&, const GppData<HostExec::memory_space>&);
+#if GPP_HAS_DEVICE_SPACE
+template std::complex<double> static_remainder(const DeviceExec&, const GppData<DeviceExec::memory_space>&);
+#endif
 
 }  // namespace gpp

@@ -36,15 +36,17 @@ struct CompensatedAccum {
 
 }  // namespace
 
-SigmaSums device_reference_sums(const ExecSpace& space, const DeviceData& d) {
+template <class ExecSpace>
+SigmaSums device_reference_sums(const ExecSpace& space, const GppData<typename ExecSpace::memory_space>& d) {
+  Tunables tile;
   compat::ScopedRegion region("gpp::reference::device");
-  const kernels::Inputs in(d);
+  const kernels::Inputs<typename ExecSpace::memory_space> in(d);
   SigmaSums s{std::vector<std::complex<double>>(d.nw), std::vector<std::complex<double>>(d.nw)};
   // One launch per frequency, so any number of frequencies works.
   for (int w = 0; w < d.nw; ++w) {
     CompensatedAccum total;
     Kokkos::parallel_reduce(
-        "gpp::reference::device_sums", make_mdrange<2>(space, {d.ncouls, d.ngpown}, {}),
+        "gpp::reference::device_sums", make_mdrange<2>(space, {d.ncouls, d.ngpown}, tile),
         KOKKOS_LAMBDA(const int ig, const int igp, CompensatedAccum& acc) {
           const complex_t wtilde = in.wtilde_array(ig, igp);
           const complex_t I_eps = in.I_eps_array(ig, igp);
@@ -55,12 +57,12 @@ SigmaSums device_reference_sums(const ExecSpace& space, const DeviceData& d) {
             physics::sigma_term<physics::LiteralForm>(wtilde, I_eps, in.wx_array_t(w, n1), in.limittwo, in.sexcut, sch,
                                                       ssx);
             const complex_t mat = physics::matngmatmgp(in.aqsmtemp_local(igp, n1), in.aqsntemp(ig, n1));
-            const complex_t ssx_t = vcoul * in.occ_array(n1) * ssx * mat;
-            const complex_t sch_t = vcoul * sch * mat * 0.5;
-            mine.v[0].add(sch_t.real());
-            mine.v[1].add(sch_t.imag());
-            mine.v[2].add(ssx_t.real());
-            mine.v[3].add(ssx_t.imag());
+            SigmaAccum<1> term;
+            physics::add_weighted_term(term, 0, vcoul, in.occ_array(n1), sch, ssx, mat);
+            mine.v[0].add(term.sch[0].real());
+            mine.v[1].add(term.sch[0].imag());
+            mine.v[2].add(term.ssx[0].real());
+            mine.v[3].add(term.ssx[0].imag());
           }
           acc += mine;
         },
@@ -70,5 +72,10 @@ SigmaSums device_reference_sums(const ExecSpace& space, const DeviceData& d) {
   }
   return s;
 }
+
+template SigmaSums device_reference_sums(const HostExec&, const GppData<HostExec::memory_space>&);
+#if GPP_HAS_DEVICE_SPACE
+template SigmaSums device_reference_sums(const DeviceExec&, const GppData<DeviceExec::memory_space>&);
+#endif
 
 }  // namespace gpp

@@ -6,7 +6,9 @@
 
 namespace gpp {
 
-BranchCounts branch_statistics(const ExecSpace& space, const DeviceData& d) {
+template <class ExecSpace>
+BranchCounts branch_statistics(const ExecSpace& space, const GppData<typename ExecSpace::memory_space>& d) {
+  Tunables tile;
   compat::ScopedRegion region("gpp::diagnostics::branches");
   const auto I_eps_array = d.I_eps_array;
   const auto wtilde_array = d.wtilde_array;
@@ -16,7 +18,7 @@ BranchCounts branch_statistics(const ExecSpace& space, const DeviceData& d) {
   BranchCounts counts;
   // A term's arm does not depend on G' beyond (ig, igp) and the band's wx.
   Kokkos::parallel_reduce(
-      "gpp::diagnostics::branch_counts", make_mdrange<2>(space, {d.ncouls, d.ngpown}, {}),
+      "gpp::diagnostics::branch_counts", make_mdrange<2>(space, {d.ncouls, d.ngpown}, tile),
       KOKKOS_LAMBDA(const int ig, const int igp, BranchCounts& c) {
         const complex_t wtilde = wtilde_array(ig, igp);
         const complex_t I_eps = I_eps_array(ig, igp);
@@ -36,5 +38,10 @@ BranchCounts branch_statistics(const ExecSpace& space, const DeviceData& d) {
       PlusReducer<BranchCounts>(counts));
   return counts;
 }
+
+template BranchCounts branch_statistics(const HostExec&, const GppData<HostExec::memory_space>&);
+#if GPP_HAS_DEVICE_SPACE
+template BranchCounts branch_statistics(const DeviceExec&, const GppData<DeviceExec::memory_space>&);
+#endif
 
 }  // namespace gpp

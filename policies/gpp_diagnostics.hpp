@@ -1,6 +1,7 @@
 #pragma once
 // Diagnostics that run beside a policy: how often each arm of the physics is taken.
-#include "gpp_static.hpp"
+#include "gpp_spaces.hpp"
+#include "gpp_types.hpp"
 
 #include <cstdint>
 
@@ -18,7 +19,9 @@ struct BranchCounts {
   std::int64_t total() const { return regular + near_pole + zero; }
 };
 
-/// Classify every (band, G', G, frequency) term with the literal physics.
-BranchCounts branch_statistics(const ExecSpace& space, const DeviceData& d);
+/// Classify every (band, G', G, frequency) term with the literal physics, on `space`
+/// (instantiated for every space of the build).
+template <class ExecSpace>
+BranchCounts branch_statistics(const ExecSpace& space, const GppData<typename ExecSpace::memory_space>& d);
 
 }  // namespace gpp

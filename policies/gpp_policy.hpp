@@ -1,10 +1,11 @@
 #pragma once
 // Execution policies: how the (band, G', G, frequency) loops are mapped to hardware.
-// Each policy is one file with one runner; policies/registry.cpp maps names to runners.
-#include "gpp_static.hpp"
+// Each policy is one file with one runner, a template on the execution space; the
+// registry (policies/registry.cpp) maps names to runners for the spaces each policy
+// is built for.
+#include "gpp_spaces.hpp"
 #include "gpp_types.hpp"
 
-#include <functional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -12,7 +13,8 @@
 
 namespace gpp {
 
-/// Strategy parameters; 0 (or an empty tile) means the policy's default.
+/// Strategy parameters. In a request, 0 (or an empty tile) means the policy's default;
+/// after a runner has seen them (resolve), the values that run.
 struct Tunables {
   int band_block = 0;     // bands per cache block (v6+)
   int ig_block = 0;       // G per cache block (v6+)
@@ -22,23 +24,61 @@ struct Tunables {
 };
 
 /// Run: compute the sums. Check: refuse what cannot work (tunables the backend or the
-/// kernel cannot launch) and return without launching anything.
+/// kernel cannot launch), resolve the defaults, and return without launching anything.
 enum class RunMode { Run, Check };
 
-using PolicyRunner = SigmaSums (*)(const ExecSpace&, const DeviceData&, const Tunables&, RunMode);
+/// The data a kernel on ExecSpace reads: in the space's own memory.
+template <class ExecSpace>
+using DataFor = GppData<typename ExecSpace::memory_space>;
+
+/// A runner computes the sums of `d` on `space`; it writes the tunables it ran with
+/// (defaults resolved) back into `t`.
+template <class ExecSpace>
+using PolicyRunner = SigmaSums (*)(const ExecSpace&, const DataFor<ExecSpace>&, Tunables&, RunMode);
 
 struct PolicyEntry {
   std::string name;
   std::string description;
   std::vector<std::string> tunables;  // names of the Tunables fields the policy reads
-  PolicyRunner runner;
   int tile_rank = 0;                  // ranks of --tile (MDRangePolicy steps)
+  PolicyRunner<HostExec> on_host = nullptr;
+  PolicyRunner<DeviceExec> on_device = nullptr;  // null where not built; unused in CPU builds
 
-  SigmaSums run(const ExecSpace& space, const DeviceData& d, const Tunables& t) const {
-    return runner(space, d, t, RunMode::Run);
+  template <class ExecSpace>
+  PolicyRunner<ExecSpace> runner() const {
+    if constexpr (std::is_same_v<ExecSpace, HostExec>)
+      return on_host;
+    else
+      return on_device;
   }
-  /// check_tunables, then everything that needs the problem and the backend.
-  void check(const ExecSpace& space, const DeviceData& d, const Tunables& t) const;
+  bool runs_on(SpaceKind k) const { return k == SpaceKind::Host ? on_host != nullptr : on_device != nullptr; }
+  /// "device, host", "host", ...
+  std::string spaces() const;
+
+  /// check_tunables, then everything that needs the problem and the backend; returns
+  /// the tunables that would run. Throws gpp::Error.
+  template <class ExecSpace>
+  Tunables resolve(const ExecSpace& space, const DataFor<ExecSpace>& d, const Tunables& t) const {
+    Tunables r = t;
+    runner_or_throw<ExecSpace>()(space, d, check_tunables_of(r), RunMode::Check);
+    return r;
+  }
+  /// The sums; `t` as given (defaults: 0). Throws gpp::Error for what cannot run.
+  template <class ExecSpace>
+  SigmaSums run(const ExecSpace& space, const DataFor<ExecSpace>& d, const Tunables& t) const {
+    Tunables r = t;
+    return runner_or_throw<ExecSpace>()(space, d, check_tunables_of(r), RunMode::Run);
+  }
+
+ private:
+  template <class ExecSpace>
+  PolicyRunner<ExecSpace> runner_or_throw() const {
+    const auto f = runner<ExecSpace>();
+    if (!f) throw Error("policy " + name + " does not run on the " + to_string(kind_of<ExecSpace>()) + " space (" +
+                        ExecSpace::name() + "); it runs on: " + spaces());
+    return f;
+  }
+  Tunables& check_tunables_of(Tunables& t) const;
 };
 
 /// Every policy, in the order of the paper's steps.
@@ -47,8 +87,8 @@ const std::vector<PolicyEntry>& policy_registry();
 /// The entry called `name`; throws gpp::Error listing the known names otherwise.
 const PolicyEntry& find_policy(const std::string& name);
 
-/// The policy a plain `gpp run` uses on this build's default execution space.
-std::string default_policy_name();
+/// The policy a plain run uses on space `k`: `tuned` on a device, `host` on the host.
+std::string default_policy_name(SpaceKind k = default_space());
 
 /// Throws gpp::Error when a tunable is set that `entry` does not read, is not positive,
 /// or a tile does not fit the policy's rank or the backend.
@@ -70,3 +110,18 @@ decltype(auto) dispatch_nw(int nw, F&& f) {
 inline int or_default(int value, int fallback) { return value > 0 ? value : fallback; }
 
 }  // namespace gpp
+
+// Explicit instantiation of a runner template for every space of the build (in the
+// policy's own file) and its declaration (in the registry).
+#define GPP_RUNNER_SIGNATURE(runner, Space) \
+  SigmaSums runner<Space>(const Space&, const DataFor<Space>&, Tunables&, RunMode)
+#if GPP_HAS_DEVICE_SPACE
+#define GPP_INSTANTIATE_RUNNER(runner)                \
+  template GPP_RUNNER_SIGNATURE(runner, ::gpp::HostExec); \
+  template GPP_RUNNER_SIGNATURE(runner, ::gpp::DeviceExec);
+#else
+#define GPP_INSTANTIATE_RUNNER(runner) template GPP_RUNNER_SIGNATURE(runner, ::gpp::HostExec);
+#endif
+#define GPP_DECLARE_RUNNER(runner) \
+  template <class ExecSpace>       \
+  SigmaSums runner(const ExecSpace&, const DataFor<ExecSpace>&, Tunables&, RunMode);

@@ -1,38 +1,16 @@
 #pragma once
-// The complex reducer. OpenACC could reduce only scalars, so the Fortran code keeps one
-// scalar per frequency and sum; here one reduction value holds the sch and ssx sums of
-// every frequency as Kokkos::complex<double>.
-#include "gpp_types.hpp"
+// The reducer every policy's sums go through: any value type with a default
+// constructor that gives the identity and a non-volatile operator+= (SigmaAccum,
+// BranchCounts, the references' compensated sums).
+#include "gpp_physics.hpp"
+
+#include <complex>
 
 namespace gpp {
 
-/// sch and ssx sums of NW frequencies (NW <= GPP_MAX_NW, fixed at compile time so the
-/// value lives in registers).
-template <int NW>
-struct SigmaAccum {
-  static_assert(NW >= 1 && NW <= GPP_MAX_NW, "NW must be between 1 and GPP_MAX_NW");
-  static constexpr int nw = NW;
-  complex_t sch[NW];
-  complex_t ssx[NW];
-
-  KOKKOS_INLINE_FUNCTION SigmaAccum() {
-    for (int w = 0; w < NW; ++w) {
-      sch[w] = complex_t(0.0, 0.0);
-      ssx[w] = complex_t(0.0, 0.0);
-    }
-  }
-  KOKKOS_INLINE_FUNCTION SigmaAccum& operator+=(const SigmaAccum& o) {
-    for (int w = 0; w < NW; ++w) {
-      sch[w] += o.sch[w];
-      ssx[w] += o.ssx[w];
-    }
-    return *this;
-  }
-};
-
-/// A Kokkos reducer summing any value type with a non-volatile operator+= and a
-/// default constructor that gives the identity (SigmaAccum, BranchCounts). Works with
-/// RangePolicy, MDRangePolicy, TeamPolicy and the nested Team/ThreadVector ranges.
+/// Works with RangePolicy, MDRangePolicy, TeamPolicy, team_reduce and the nested
+/// Team/ThreadVector ranges. Space is where the result lives (HostSpace for the value a
+/// parallel_reduce returns; the scratch space for per-team values).
 template <class Value, class Space = Kokkos::HostSpace>
 struct PlusReducer {
   using reducer = PlusReducer;
@@ -54,6 +32,15 @@ struct PlusReducer {
 
 template <int NW, class Space = Kokkos::HostSpace>
 using SigmaReducer = PlusReducer<SigmaAccum<NW>, Space>;
+
+/// The sum over a team of every thread's `mine` (team_reduce: each thread contributes
+/// exactly once, whatever the team size and vector length).
+template <class Member, class Value>
+KOKKOS_INLINE_FUNCTION Value team_sum(const Member& member, const Value& mine) {
+  Value total = mine;
+  member.team_reduce(PlusReducer<Value, typename Member::execution_space::scratch_memory_space>(total));
+  return total;
+}
 
 /// Host copy of an accumulator as SigmaSums, frequencies [w0, w0 + NW).
 template <int NW>

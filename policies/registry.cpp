@@ -1,5 +1,6 @@
-// The policy registry: one line per policy. A runner is declared where it is
-// registered, so adding a policy touches its own file and one line here.
+// The policy registry: one line per policy. A runner template is declared here and
+// instantiated in its own file for the spaces it is built for, so adding a policy
+// touches its own file and one line here.
 #include "gpp_mdrange.hpp"
 #include "gpp_policy.hpp"
 
@@ -7,38 +8,66 @@
 
 namespace gpp {
 
-// GPP_POLICY(runner, name, description, tile rank (0: no --tile), tunables...)
-#define GPP_POLICY(runner, name, description, tile_rank, ...)                                         \
-  [] {                                                                                              \
-    SigmaSums runner(const ExecSpace&, const DeviceData&, const Tunables&, RunMode);                \
-    return PolicyEntry{name, description, std::vector<std::string>{__VA_ARGS__}, &runner, tile_rank}; \
-  }()
+GPP_DECLARE_RUNNER(run_v0_collapse3)
+GPP_DECLARE_RUNNER(run_v1_reciprocal)
+GPP_DECLARE_RUNNER(run_v2_branch2)
+GPP_DECLARE_RUNNER(run_v3_noabs)
+GPP_DECLARE_RUNNER(run_v4_collapse2)
+GPP_DECLARE_RUNNER(run_v5_iw_outside)
+GPP_DECLARE_RUNNER(run_v6_blocked)
+GPP_DECLARE_RUNNER(run_v7_swapped)
+GPP_DECLARE_RUNNER(run_v8_bounded)
+GPP_DECLARE_RUNNER(run_tuned)
+GPP_DECLARE_RUNNER(run_host)
+
+namespace {
+
+PolicyEntry entry(const char* name, const char* description, int tile_rank, std::vector<std::string> tunables,
+                  PolicyRunner<HostExec> host, PolicyRunner<DeviceExec> device) {
+  PolicyEntry e{name, description, std::move(tunables), tile_rank};
+  e.on_host = host;
+  // In a CPU build the host is the default space too.
+  e.on_device = kHasDeviceSpace ? device : host;
+  return e;
+}
+
+}  // namespace
+
+// GPP_POLICY(runner, name, description, Every|HostOnly, tile rank (0: no --tile), tunables...):
+// the GPU-shaped steps are built for every space, the CPU policy for the host. A host-only runner is never named for the device space.
+#define GPP_RUNNER_FOR_DEVICE_Every(runner) &runner<DeviceExec>
+#define GPP_RUNNER_FOR_DEVICE_HostOnly(runner) nullptr
+#define GPP_POLICY(runner, name, description, spaces, tile_rank, ...)                    \
+  entry(name, description, tile_rank, {__VA_ARGS__}, &runner<HostExec>, \
+        GPP_RUNNER_FOR_DEVICE_##spaces(runner))
 
 const std::vector<PolicyEntry>& policy_registry() {
   static const std::vector<PolicyEntry> registry = {
       GPP_POLICY(run_v0_collapse3, "v0-collapse3",
                  "MDRange<3> over G, G', band (G fastest); literal physics (complex divide, abs, 3-way branch); one reduction",
-                 3, "tile"),
+                 Every, 3, "tile"),
       GPP_POLICY(run_v1_reciprocal, "v1-reciprocal", "v0 with complex divides replaced by a real reciprocal and multiplies",
-                 3, "tile"),
-      GPP_POLICY(run_v2_branch2, "v2-branch2", "v1 with a 2-way branch (sch, ssx zero-initialised)", 3, "tile"),
-      GPP_POLICY(run_v3_noabs, "v3-noabs", "v2 with squared magnitudes instead of abs() in the cutoff", 3, "tile"),
-      GPP_POLICY(run_v4_collapse2, "v4-collapse2", "MDRange<2> over G, G' (G fastest); band loop sequential in each thread", 2,
+                 Every, 3, "tile"),
+      GPP_POLICY(run_v2_branch2, "v2-branch2", "v1 with a 2-way branch (sch, ssx zero-initialised)", Every, 3,
                  "tile"),
-      GPP_POLICY(run_v5_iw_outside, "v5-iw-outside", "v4 with one reduction per frequency (two complex sums each)", 2,
+      GPP_POLICY(run_v3_noabs, "v3-noabs", "v2 with squared magnitudes instead of abs() in the cutoff", Every, 3,
                  "tile"),
+      GPP_POLICY(run_v4_collapse2, "v4-collapse2", "MDRange<2> over G, G' (G fastest); band loop sequential in each thread",
+                 Every, 2, "tile"),
+      GPP_POLICY(run_v5_iw_outside, "v5-iw-outside", "v4 with one reduction per frequency (two complex sums each)",
+                 Every, 2, "tile"),
       GPP_POLICY(run_v6_blocked, "v6-blocked",
-                 "TeamPolicy: a team per (G', band block), threads over G in G blocks; one reduction per frequency", 0,
-                 "band-block", "ig-block", "team-size", "vector-length"),
-      GPP_POLICY(run_v7_swapped, "v7-swapped", "v6 reading wx and aqsmtemp_local from band-contiguous copies", 0,
-                 "band-block", "ig-block", "team-size", "vector-length"),
-      GPP_POLICY(run_v8_bounded, "v8-bounded", "v7 with 512 threads per team and LaunchBounds<512,1> (128 registers)", 0,
-                 "band-block", "ig-block", "team-size", "vector-length"),
+                 "TeamPolicy: a team per (G', band block), threads over G in G blocks; one reduction per frequency",
+                 Every, 0, "band-block", "ig-block", "team-size", "vector-length"),
+      GPP_POLICY(run_v7_swapped, "v7-swapped", "v6 reading wx and aqsmtemp_local from band-contiguous copies",
+                 Every, 0, "band-block", "ig-block", "team-size", "vector-length"),
+      GPP_POLICY(run_v8_bounded, "v8-bounded", "v7 with 512 threads per team and LaunchBounds<512,1> (128 registers)",
+                 Every, 0, "band-block", "ig-block", "team-size", "vector-length"),
       GPP_POLICY(run_tuned, "tuned",
-                 "GPU: v8's teams with every frequency in one pass, fused physics, ssx skipped for empty bands", 0,
-                 "band-block", "team-size"),
-      GPP_POLICY(run_host, "host", "CPU: G' across threads, band and G blocks for cache, fused physics, contiguous G innermost", 0,
-                 "band-block", "ig-block"),
+                 "GPU: v8's teams with every frequency in one pass, fused physics, ssx skipped for empty bands",
+                 Every, 0, "band-block", "team-size"),
+      GPP_POLICY(run_host, "host", "CPU: G' across threads, band and G blocks for cache, fused physics, contiguous G innermost",
+                 HostOnly, 0, "band-block", "ig-block"),
   };
   return registry;
 }
@@ -52,19 +81,18 @@ const PolicyEntry& find_policy(const std::string& name) {
   throw Error("unknown policy '" + name + "' (known: " + known + ", all)");
 }
 
-std::string default_policy_name() {
-  // Host backends get the CPU-tuned policy, GPU backends the paper's last step.
-  const bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace, ExecSpace::memory_space>::accessible;
-  const char* preferred = host ? "host" : "tuned";
-  const auto& r = policy_registry();
-  for (const auto& e : r)
-    if (e.name == preferred) return e.name;
-  return r.back().name;
+std::string default_policy_name(SpaceKind k) { return k == SpaceKind::Host ? "host" : "tuned"; }
+
+std::string PolicyEntry::spaces() const {
+  std::string s;
+  if (kHasDeviceSpace && on_device) s = std::string("device (") + DeviceExec::name() + ")";
+  if (on_host) s += (s.empty() ? "" : ", ") + std::string("host (") + HostExec::name() + ")";
+  return s;
 }
 
-void PolicyEntry::check(const ExecSpace& space, const DeviceData& d, const Tunables& t) const {
+Tunables& PolicyEntry::check_tunables_of(Tunables& t) const {
   check_tunables(*this, t);
-  runner(space, d, t, RunMode::Check);
+  return t;
 }
 
 void check_tunables(const PolicyEntry& entry, const Tunables& t) {
@@ -79,7 +107,7 @@ void check_tunables(const PolicyEntry& entry, const Tunables& t) {
   check(t.vector_length, "vector-length");
   if (!t.tile.empty()) {
     if (!reads("tile")) throw Error("policy " + entry.name + " has no tunable --tile");
-    make_mdrange_check(entry.tile_rank, t.tile);
+    check_tile(entry.tile_rank, t.tile);
   }
 }
 

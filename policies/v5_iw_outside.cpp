@@ -4,14 +4,14 @@
 #include "gpp_kernels.hpp"
 
 namespace gpp {
-SigmaSums run_v5_iw_outside(const ExecSpace& space, const DeviceData& d, const Tunables& t, const RunMode mode) {
-  const kernels::Inputs in(d);
+template <class ExecSpace>
+SigmaSums run_v5_iw_outside(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t, const RunMode mode) {
   SigmaSums s{std::vector<std::complex<double>>(d.nw), std::vector<std::complex<double>>(d.nw)};
-  if (mode == RunMode::Check) {
-    make_mdrange<2>(space, {d.ncouls, d.ngpown}, t.tile);
-    return s;
+  for (int w = 0; w < d.nw; ++w) {
+    store(kernels::collapse2<1>("gpp::v5_iw_outside", space, d, w, t, mode), s, w);
+    if (mode == RunMode::Check) break;
   }
-  for (int w = 0; w < d.nw; ++w) store(kernels::collapse2_one_frequency("gpp::v5_iw_outside", space, in, w, t), s, w);
   return s;
 }
+GPP_INSTANTIATE_RUNNER(run_v5_iw_outside)
 }  // namespace gpp

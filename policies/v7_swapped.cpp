@@ -3,7 +3,9 @@
 #include "gpp_kernels.hpp"
 
 namespace gpp {
-SigmaSums run_v7_swapped(const ExecSpace& space, const DeviceData& d, const Tunables& t, const RunMode mode) {
-  return kernels::blocked<Kokkos::LaunchBounds<>>("gpp::v7_swapped", space, d, t, {true, 128}, mode);
+template <class ExecSpace>
+SigmaSums run_v7_swapped(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t, const RunMode mode) {
+  return kernels::blocked<kernels::BandContiguous, Kokkos::LaunchBounds<>, 128>("gpp::v7_swapped", space, d, t, mode);
 }
+GPP_INSTANTIATE_RUNNER(run_v7_swapped)
 }  // namespace gpp

@@ -3,7 +3,10 @@
 #include "gpp_kernels.hpp"
 
 namespace gpp {
-SigmaSums run_v8_bounded(const ExecSpace& space, const DeviceData& d, const Tunables& t, const RunMode mode) {
-  return kernels::blocked<Kokkos::LaunchBounds<512, 1>>("gpp::v8_bounded", space, d, t, {true, 512}, mode);
+template <class ExecSpace>
+SigmaSums run_v8_bounded(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t, const RunMode mode) {
+  return kernels::blocked<kernels::BandContiguous, Kokkos::LaunchBounds<512, 1>, 512>("gpp::v8_bounded", space, d, t,
+                                                                                       mode);
 }
+GPP_INSTANTIATE_RUNNER(run_v8_bounded)
 }  // namespace gpp

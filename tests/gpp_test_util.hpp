@@ -2,6 +2,7 @@
 // Helpers shared by the tests: numpy-style two-sided comparisons and small decks.
 #include "gpp_input.hpp"
 #include "gpp_result.hpp"
+#include "gpp_spaces.hpp"
 
 #include <gtest/gtest.h>
 
@@ -40,6 +41,28 @@ inline ::testing::AssertionResult results_close(const SigmaResult& a, const Sigm
       << " ref " << ref.asxtemp[w];
   return ::testing::AssertionFailure() << o.str();
 }
+
+/// Every execution space of the build, host first: the suite runs on each.
+inline std::vector<SpaceKind> build_spaces() {
+  if (kHasDeviceSpace) return {SpaceKind::Host, SpaceKind::Device};
+  return {SpaceKind::Host};
+}
+
+/// Host data and, in a build with a device, its device copy, so that a test can run
+/// the same problem on every space.
+struct SpaceData {
+  GppData<Kokkos::HostSpace> host;
+  GppData<DeviceExec::memory_space> device;
+  explicit SpaceData(GppData<Kokkos::HostSpace> h)
+      : host(std::move(h)), device(to_memory_space<DeviceExec::memory_space>(host)) {}
+  template <class ExecSpace>
+  const GppData<typename ExecSpace::memory_space>& on(const ExecSpace&) const {
+    if constexpr (std::is_same_v<ExecSpace, HostExec>)
+      return host;
+    else
+      return device;
+  }
+};
 
 /// A small non-uniform deck: permuted band and G' maps, one skipped G'.
 inline DeckParams small_deck(int nbands = 24, int ngpown = 20, int ncouls = 150, int nvband = 10) {

@@ -177,10 +177,10 @@ TEST(FortranIo, DatRunGivesTheDeckResults) {
   write_dat(in, path);
   const InputDeck back = read_dat(path);
   ASSERT_TRUE(back.has_reference());
-  const PolicyEntry& policy = find_policy(default_policy_name());
+  const PolicyEntry& policy = find_policy(default_policy_name(SpaceKind::Host));
   auto run = [&](const InputDeck& deck) {
-    const DeviceData d = to_memory_space<DeviceMemory>(derive(deck));
-    return apply_start_values(policy.run(ExecSpace(), d, {}), deck.asxtemp0, deck.achtemp0);
+    const auto d = derive(deck);
+    return apply_start_values(policy.run(HostExec(), d, {}), deck.asxtemp0, deck.achtemp0);
   };
   const SigmaResult direct = run(in), from_file = run(back);
   // ~1e5 terms, cancellation at most ~100x: reordering moves them by < 1e-13.
@@ -193,10 +193,10 @@ TEST(FortranIo, DatRunGivesTheDeckResults) {
 
 TEST(FortranIo, StartValuesOfRecords15And16AreApplied) {
   InputDeck in = generate_random(small_deck());
-  const PolicyEntry& policy = find_policy(default_policy_name());
+  const PolicyEntry& policy = find_policy(default_policy_name(SpaceKind::Host));
   auto run = [&](const InputDeck& deck) {
-    const DeviceData d = to_memory_space<DeviceMemory>(derive(deck));
-    return apply_start_values(policy.run(ExecSpace(), d, {}), deck.asxtemp0, deck.achtemp0);
+    const auto d = derive(deck);
+    return apply_start_values(policy.run(HostExec(), d, {}), deck.asxtemp0, deck.achtemp0);
   };
   const SigmaResult sums = run(in);  // zero start values: the sums themselves
   in.asxtemp0 = {{0.5, -0.25}, {1.5, 0.125}};

@@ -80,8 +80,14 @@ TEST(Generator, EveryBranchAndTheCutoffAreTaken) {
   const DeckParams p = small_deck(48, 40, 400, 20);
   const InputDeck in = generate_random(p);
   const auto host = derive(in);
-  const auto dev = to_memory_space<DeviceMemory>(host);
-  const BranchCounts c = branch_statistics(ExecSpace(), dev);
+  const SpaceData data(host);
+  for (const SpaceKind k : build_spaces()) {
+    const BranchCounts other = with_space(k, [&](auto space) { return branch_statistics(space, data.on(space)); });
+    const BranchCounts on_host = branch_statistics(HostExec(), host);
+    EXPECT_EQ(other.regular, on_host.regular);
+    EXPECT_EQ(other.cut, on_host.cut);
+  }
+  const BranchCounts c = branch_statistics(HostExec(), host);
   EXPECT_EQ(c.total(), std::int64_t(p.nbands) * p.ngpown * p.ncouls * 2);
   EXPECT_GT(c.regular, 0);
   EXPECT_GT(c.near_pole, 0);

@@ -1,6 +1,7 @@
-// Every registered policy against the host reference (or the closed form) on decks
-// chosen to break the usual mistakes: permuted maps with a skipped G', one frequency,
-// every band occupied, sizes no block divides, and constant data.
+// Every registered policy, on every execution space of the build, against the host
+// reference (or the closed form) on decks chosen to break the usual mistakes: permuted
+// maps with a skipped G', one frequency, every band occupied, sizes no block divides,
+// and constant data.
 #include "gpp_policy.hpp"
 #include "gpp_reference.hpp"
 #include "gpp_test_util.hpp"
@@ -14,9 +15,9 @@ namespace {
 struct Problem {
   DeckParams params;
   InputDeck input;
-  GppData<Kokkos::HostSpace> host;
-  DeviceData device;
+  std::unique_ptr<SpaceData> data;
   SigmaResult reference;
+  int nw() const { return data->host.nw; }
 };
 
 // Tolerance: these decks have at most ~2e5 terms per sum, and their results are up to
@@ -58,22 +59,40 @@ const Problem& problem(const std::string& name) {
   slot = std::make_unique<Problem>();
   slot->params = p;
   slot->input = generate(p);
-  slot->host = derive(slot->input);
-  slot->device = to_memory_space<DeviceMemory>(slot->host);
-  const SigmaSums ref = p.generator == "uniform" ? closed_form_uniform(p) : reference_sums(slot->host);
+  slot->data = std::make_unique<SpaceData>(derive(slot->input));
+  const SigmaSums ref = p.generator == "uniform" ? closed_form_uniform(p) : reference_sums(slot->data->host);
   slot->reference = apply_start_values(ref, slot->input.asxtemp0, slot->input.achtemp0);
   return *slot;
 }
 
-class EveryPolicy : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+/// The result of `policy` on space `k` with tunables `t`.
+SigmaResult run_on(SpaceKind k, const PolicyEntry& e, const Problem& pr, const Tunables& t) {
+  const SigmaSums sums = with_space(k, [&](auto space) { return e.run(space, pr.data->on(space), t); });
+  return apply_start_values(sums, pr.input.asxtemp0, pr.input.achtemp0);
+}
+
+std::string name_of(SpaceKind k) { return to_string(k); }
+
+/// False when the backend cannot launch a team of t.team_size threads for `e`.
+bool fits(SpaceKind k, const PolicyEntry& e, const Problem& pr, const Tunables& t) {
+  try {
+    with_space(k, [&](auto space) { e.resolve(space, pr.data->on(space), t); });
+    return true;
+  } catch (const Error& err) {
+    if (std::string(err.what()).find("--team-size") == std::string::npos) throw;
+    return false;
+  }
+}
+
+class EveryPolicy : public ::testing::TestWithParam<std::tuple<std::string, std::string, SpaceKind>> {};
 
 TEST_P(EveryPolicy, MatchesReference) {
-  const auto& [policy, deck] = GetParam();
-  const Problem& pr = problem(deck);
+  const auto& [policy, deck, space] = GetParam();
   const PolicyEntry& e = find_policy(policy);
-  const SigmaSums sums = e.run(ExecSpace(), pr.device, Tunables{});
-  const SigmaResult got = apply_start_values(sums, pr.input.asxtemp0, pr.input.achtemp0);
-  ASSERT_EQ(got.achtemp.size(), std::size_t(pr.host.nw));
+  if (!e.runs_on(space)) GTEST_SKIP() << policy << " is not built for the " << name_of(space) << " space";
+  const Problem& pr = problem(deck);
+  const SigmaResult got = run_on(space, e, pr, Tunables{});
+  ASSERT_EQ(got.achtemp.size(), std::size_t(pr.nw()));
   EXPECT_TRUE(results_close(got, pr.reference, kTol));
   // The check must be able to fail: the reference is far from zero.
   EXPECT_GT(std::abs(pr.reference.achtemp[0]), 1e-6);
@@ -86,7 +105,7 @@ std::vector<std::string> policy_names() {
 }
 
 std::string test_name(const ::testing::TestParamInfo<EveryPolicy::ParamType>& info) {
-  std::string n = std::get<0>(info.param) + "_" + std::get<1>(info.param);
+  std::string n = std::get<0>(info.param) + "_" + std::get<1>(info.param) + "_" + name_of(std::get<2>(info.param));
   for (char& c : n)
     if (!isalnum(static_cast<unsigned char>(c))) c = '_';
   return n;
@@ -95,19 +114,26 @@ std::string test_name(const ::testing::TestParamInfo<EveryPolicy::ParamType>& in
 INSTANTIATE_TEST_SUITE_P(Decks, EveryPolicy,
                          ::testing::Combine(::testing::ValuesIn(policy_names()),
                                             ::testing::Values("permuted", "single_frequency", "all_occupied",
-                                                              "odd_sizes", "uniform")),
+                                                              "odd_sizes", "uniform"),
+                                            ::testing::ValuesIn(build_spaces())),
                          test_name);
 
 TEST(Registry, UnknownPolicyIsAnError) { EXPECT_THROW(find_policy("v9-imaginary"), Error); }
 
-TEST(Registry, NamesAreUniqueAndDescribed) {
+TEST(Registry, NamesAreUniqueAndDescribedAndPlaced) {
   const auto& r = policy_registry();
   for (std::size_t i = 0; i < r.size(); ++i) {
     EXPECT_FALSE(r[i].description.empty());
-    EXPECT_NE(r[i].runner, nullptr);
+    EXPECT_TRUE(r[i].runs_on(SpaceKind::Host)) << r[i].name;  // every policy has a host build
     for (std::size_t j = i + 1; j < r.size(); ++j) EXPECT_NE(r[i].name, r[j].name);
   }
-  EXPECT_NO_THROW(find_policy(default_policy_name()));
+  for (const SpaceKind k : build_spaces()) EXPECT_TRUE(find_policy(default_policy_name(k)).runs_on(k));
+  // The CPU policy is not built for a device; the GPU-shaped steps are built everywhere.
+  if (kHasDeviceSpace) {
+    EXPECT_FALSE(find_policy("host").runs_on(SpaceKind::Device));
+    EXPECT_THROW(find_policy("host").run(DeviceExec(), problem("permuted").data->device, Tunables{}), Error);
+  }
+  EXPECT_TRUE(find_policy("tuned").runs_on(SpaceKind::Host));
 }
 
 // Beyond GPP_MAX_NW a policy that reduces all frequencies at once must refuse with an
@@ -116,27 +142,23 @@ TEST(Registry, MoreFrequenciesThanMaxNwRefusedOrRight) {
   DeckParams p = small_deck(8, 6, 40, 4);
   p.nstart = 1;
   p.nend = GPP_MAX_NW + 1;
-  const InputDeck in = generate(p);
-  const auto host = derive(in);
-  const auto dev = to_memory_space<DeviceMemory>(host);
-  const SigmaResult ref = apply_start_values(reference_sums(host), in.asxtemp0, in.achtemp0);
-  for (const auto& e : policy_registry()) {
-    try {
-      const SigmaResult got = apply_start_values(e.run(ExecSpace(), dev, Tunables{}), in.asxtemp0, in.achtemp0);
-      EXPECT_TRUE(results_close(got, ref, kTol)) << e.name;
-    } catch (const Error& err) {
-      EXPECT_NE(std::string(err.what()).find("GPP_MAX_NW"), std::string::npos) << e.name << ": " << err.what();
+  Problem pr;
+  pr.input = generate(p);
+  pr.data = std::make_unique<SpaceData>(derive(pr.input));
+  const SigmaResult ref = apply_start_values(reference_sums(pr.data->host), pr.input.asxtemp0, pr.input.achtemp0);
+  for (const SpaceKind k : build_spaces())
+    for (const auto& e : policy_registry()) {
+      if (!e.runs_on(k)) continue;
+      try {
+        EXPECT_TRUE(results_close(run_on(k, e, pr, Tunables{}), ref, kTol)) << e.name;
+      } catch (const Error& err) {
+        EXPECT_NE(std::string(err.what()).find("GPP_MAX_NW"), std::string::npos) << e.name << ": " << err.what();
+      }
     }
-  }
 }
 
-}  // namespace
-}  // namespace gpp::test
-
-namespace gpp::test {
-namespace {
-
-// Tunables that divide nothing must still give the right answer.
+// Tunables that divide nothing, and non-default ones, must still give the right answer
+// on every space.
 TEST(Tunables, BlocksThatDivideNothing) {
   const Problem& pr = problem("odd_sizes");
   struct Case {
@@ -152,11 +174,21 @@ TEST(Tunables, BlocksThatDivideNothing) {
     t.band_block = 1000;  // larger than nbands
     t.ig_block = 1000;    // larger than ncouls
     cases.push_back({p, t});
+    t = Tunables{};
+    t.team_size = 3;  // odd: G blocks the team does not divide
+    t.band_block = 5;
+    cases.push_back({p, t});
   }
   Tunables h;
   h.band_block = 3;
   h.ig_block = 17;
   cases.push_back({"host", h});
+  for (const int team : {1, 2, 3, 32}) {
+    Tunables t;
+    t.team_size = team;
+    t.band_block = 9;
+    cases.push_back({"tuned", t});
+  }
   for (const char* p : {"v0-collapse3", "v3-noabs"}) {
     Tunables t;
     t.tile = {3, 2, 7};
@@ -166,12 +198,48 @@ TEST(Tunables, BlocksThatDivideNothing) {
   t2.tile = {5, 9};
   cases.push_back({"v4-collapse2", t2});
   cases.push_back({"v5-iw-outside", t2});
-  for (const auto& c : cases) {
-    const PolicyEntry& e = find_policy(c.policy);
-    EXPECT_NO_THROW(check_tunables(e, c.t)) << c.policy;
-    const SigmaResult got = apply_start_values(e.run(ExecSpace(), pr.device, c.t), pr.input.asxtemp0, pr.input.achtemp0);
-    EXPECT_TRUE(results_close(got, pr.reference, kTol)) << c.policy;
-  }
+  for (const SpaceKind k : build_spaces())
+    for (const auto& c : cases) {
+      const PolicyEntry& e = find_policy(c.policy);
+      if (!e.runs_on(k)) continue;
+      EXPECT_NO_THROW(check_tunables(e, c.t)) << c.policy;
+      if (!fits(k, e, pr, c.t)) continue;  // a team larger than the backend allows (Serial: 1)
+      EXPECT_TRUE(results_close(run_on(k, e, pr, c.t), pr.reference, kTol)) << c.policy << " on " << name_of(k);
+    }
+}
+
+// Vector lanes above one (where the backend has them) must not change the sums: every
+// lane holds a copy of its thread's value, and each thread contributes once.
+TEST(Tunables, VectorLengthAboveOne) {
+  const Problem& pr = problem("odd_sizes");
+  for (const SpaceKind k : build_spaces())
+    for (const char* p : {"v6-blocked", "v8-bounded"}) {
+      const int max_lanes = with_space(k, [](auto space) {
+        return Kokkos::TeamPolicy<decltype(space)>::vector_length_max();
+      });
+      for (int lanes = 2; lanes <= std::min(max_lanes, 8); lanes *= 2) {
+        Tunables t;
+        t.vector_length = lanes;
+        t.team_size = 4;
+        if (!fits(k, find_policy(p), pr, t)) t.team_size = 1;
+        EXPECT_TRUE(results_close(run_on(k, find_policy(p), pr, t), pr.reference, kTol))
+            << p << " lanes " << lanes << " on " << name_of(k);
+      }
+    }
+}
+
+TEST(Tunables, ResolvedValuesAreReported) {
+  const Problem& pr = problem("permuted");
+  const Tunables v8 = find_policy("v8-bounded").resolve(HostExec(), pr.data->host, Tunables{});
+  EXPECT_EQ(v8.band_block, 64);
+  EXPECT_GT(v8.team_size, 0);
+  EXPECT_EQ(v8.ig_block, v8.team_size);
+  EXPECT_EQ(v8.vector_length, 1);
+  const Tunables v0 = find_policy("v0-collapse3").resolve(HostExec(), pr.data->host, Tunables{});
+  EXPECT_EQ(v0.tile, (std::vector<int>{128, 1, 1}));
+  Tunables asked;
+  asked.band_block = 16;
+  EXPECT_EQ(find_policy("host").resolve(HostExec(), pr.data->host, asked).band_block, 16);
 }
 
 TEST(Tunables, RefusedWithAClearError) {
@@ -184,14 +252,19 @@ TEST(Tunables, RefusedWithAClearError) {
   t = Tunables{};
   t.band_block = 8;
   EXPECT_THROW(check_tunables(find_policy("v4-collapse2"), t), Error);  // no such tunable
-  t = Tunables{};
-  t.team_size = 1 << 20;  // more threads than any backend gives a team
-  EXPECT_THROW(find_policy("v6-blocked").check(ExecSpace(), pr.device, t), Error);
-  EXPECT_THROW(find_policy("v6-blocked").run(ExecSpace(), pr.device, t), Error);
-  t = Tunables{};
-  t.vector_length = 3;  // not a power of two
-  EXPECT_THROW(find_policy("v8-bounded").check(ExecSpace(), pr.device, t), Error);
-  for (const auto& e : policy_registry()) EXPECT_NO_THROW(e.check(ExecSpace(), pr.device, Tunables{})) << e.name;
+  for (const SpaceKind k : build_spaces())
+    with_space(k, [&](auto space) {
+      const auto& d = pr.data->on(space);
+      Tunables u;
+      u.team_size = 1 << 20;  // more threads than any backend gives a team
+      EXPECT_THROW(find_policy("v6-blocked").resolve(space, d, u), Error);
+      EXPECT_THROW(find_policy("v6-blocked").run(space, d, u), Error);
+      u = Tunables{};
+      u.vector_length = 3;  // not a power of two
+      EXPECT_THROW(find_policy("v8-bounded").resolve(space, d, u), Error);
+      for (const auto& e : policy_registry())
+        if (e.runs_on(k)) EXPECT_NO_THROW(e.resolve(space, d, Tunables{})) << e.name;
+    });
 }
 
 }  // namespace

@@ -1,7 +1,6 @@
 // The complex reducer on its own: identity, associativity of joins, and reductions of
 // known values through RangePolicy, MDRangePolicy and TeamPolicy on the build's backend.
 #include "gpp_reducer.hpp"
-#include "gpp_static.hpp"
 #include "gpp_test_util.hpp"
 
 #include <cmath>
@@ -76,42 +75,99 @@ TEST(Reducer, JoinsAreAssociative) {
   }
 }
 
-Accum reduce_range(int ni, int nj) {
+// A join that does not add (an assignment, say) must fail here, on any backend: Serial
+// never joins inside a parallel_reduce.
+TEST(Reducer, JoinAdds) {
+  Accum dummy;
+  SigmaReducer<NW> r(dummy);
+  Accum x = term(3, 5);
+  const Accum y = term(-2, 7);
+  r.join(x, y);
+  for (int w = 0; w < NW; ++w) {
+    EXPECT_EQ(x.sch[w], term(3, 5).sch[w] + y.sch[w]);
+    EXPECT_EQ(x.ssx[w], term(3, 5).ssx[w] + y.ssx[w]);
+  }
+}
+
+template <class ExecSpace>
+Accum reduce_range(const ExecSpace& space, int ni, int nj) {
   Accum result = poisoned();
   Kokkos::parallel_reduce(
-      "gpp::test::reduce_range", Kokkos::RangePolicy<ExecSpace>(0, ni * nj),
+      "gpp::test::reduce_range", Kokkos::RangePolicy<ExecSpace>(space, 0, ni * nj),
       KOKKOS_LAMBDA(const int k, Accum& acc) { acc += term(k / nj, k % nj); }, SigmaReducer<NW>(result));
   return result;
 }
 
-Accum reduce_mdrange(int ni, int nj) {
+template <class ExecSpace>
+Accum reduce_mdrange(const ExecSpace& space, int ni, int nj) {
   Accum result = poisoned();
   Kokkos::parallel_reduce(
-      "gpp::test::reduce_mdrange", Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>({0, 0}, {ni, nj}),
+      "gpp::test::reduce_mdrange", Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2>>(space, {0, 0}, {ni, nj}),
       KOKKOS_LAMBDA(const int i, const int j, Accum& acc) { acc += term(i, j); }, SigmaReducer<NW>(result));
   return result;
 }
 
-Accum reduce_team(int ni, int nj) {
-  using Team = Kokkos::TeamPolicy<ExecSpace>::member_type;
-  Accum result = poisoned();
+/// A league of ni teams of `team_size` threads (0: AUTO) and `lanes` vector lanes. Each
+/// team sums j = 0..nj-1 through a TeamThreadRange reduction (the range is the real
+/// work), then every thread adds its own j-strided share through team_sum (each thread
+/// contributes once): both must give the known sums, so a reduction that drops or
+/// repeats threads fails.
+template <class ExecSpace>
+std::pair<Accum, Accum> reduce_team(const ExecSpace& space, int ni, int nj, int team_size, int lanes) {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Team = typename Policy::member_type;
+  using Scratch = typename ExecSpace::scratch_memory_space;
+  Accum by_range = poisoned(), by_team_sum = poisoned();
+  const Policy policy = team_size > 0 ? Policy(space, ni, team_size, lanes) : Policy(space, ni, Kokkos::AUTO, lanes);
   Kokkos::parallel_reduce(
-      "gpp::test::reduce_team", Kokkos::TeamPolicy<ExecSpace>(ni, Kokkos::AUTO),
+      "gpp::test::reduce_team_range", policy,
       KOKKOS_LAMBDA(const Team& team, Accum& acc) {
         const int i = team.league_rank();
         Accum local;
         Kokkos::parallel_reduce(
             Kokkos::TeamThreadRange(team, nj), [&](const int j, Accum& a) { a += term(i, j); },
-            SigmaReducer<NW, typename ExecSpace::scratch_memory_space>(local));
+            SigmaReducer<NW, Scratch>(local));
         Kokkos::single(Kokkos::PerTeam(team), [&]() { acc += local; });
       },
-      SigmaReducer<NW>(result));
-  return result;
+      SigmaReducer<NW>(by_range));
+  Kokkos::parallel_reduce(
+      "gpp::test::reduce_team_sum", policy,
+      KOKKOS_LAMBDA(const Team& team, Accum& acc) {
+        const int i = team.league_rank();
+        Accum mine;  // identical in every vector lane of the thread
+        for (int j = team.team_rank(); j < nj; j += team.team_size()) mine += term(i, j);
+        const Accum total = team_sum(team, mine);
+        Kokkos::single(Kokkos::PerTeam(team), [&]() { acc += total; });
+      },
+      SigmaReducer<NW>(by_team_sum));
+  return {by_range, by_team_sum};
 }
 
-TEST(Reducer, RangePolicyKnownSum) { expect_known_sum(reduce_range(37, 53), 37, 53); }
-TEST(Reducer, MDRangePolicyKnownSum) { expect_known_sum(reduce_mdrange(37, 53), 37, 53); }
-TEST(Reducer, TeamPolicyKnownSum) { expect_known_sum(reduce_team(37, 53), 37, 53); }
+template <class ExecSpace>
+int max_team_size(const ExecSpace& space, int lanes) {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  return Policy(space, 1, 1, lanes)
+      .team_size_max(KOKKOS_LAMBDA(const typename Policy::member_type&, Accum&){}, Kokkos::ParallelReduceTag());
+}
+
+TEST(Reducer, KnownSumsOnEverySpace) {
+  for (const SpaceKind k : build_spaces())
+    with_space(k, [&](auto space) {
+      SCOPED_TRACE(to_string(k));
+      expect_known_sum(reduce_range(space, 37, 53), 37, 53);
+      expect_known_sum(reduce_mdrange(space, 37, 53), 37, 53);
+      using Policy = Kokkos::TeamPolicy<decltype(space)>;
+      const int max_lanes = Policy::vector_length_max() < 4 ? Policy::vector_length_max() : 4;
+      for (const int lanes : {1, max_lanes})
+        for (const int team : {0, 1, 2, 3, 7, 32}) {
+          if (team > max_team_size(space, lanes)) continue;
+          SCOPED_TRACE("team " + std::to_string(team) + " lanes " + std::to_string(lanes));
+          const auto [by_range, by_team_sum] = reduce_team(space, 37, 53, team, lanes);
+          expect_known_sum(by_range, 37, 53);
+          expect_known_sum(by_team_sum, 37, 53);
+        }
+    });
+}
 
 }  // namespace
 }  // namespace gpp::test

@@ -9,13 +9,15 @@ namespace {
 TEST(StaticRemainder, GemmMatchesDirectSum) {
   for (const auto& p : {small_deck(24, 20, 150, 10), small_deck(67, 13, 131, 30)}) {
     const auto host = derive(generate_random(p));
-    const auto dev = to_memory_space<DeviceMemory>(host);
-    const std::complex<double> got = static_remainder(ExecSpace(), dev);
+    const SpaceData data(host);
     const std::complex<double> ref = reference_achstemp(host);
-    // ncouls-long dot products then an nbands*ngpown sum of mixed signs: ~1e-14
-    // relative differences from ordering; 1e-12 leaves room, a wrong transpose or a
-    // missing conjugate is O(1).
-    EXPECT_TRUE(close(got, ref, 1e-12));
+    for (const SpaceKind k : build_spaces()) {
+      const std::complex<double> got = with_space(k, [&](auto space) { return static_remainder(space, data.on(space)); });
+      // ncouls-long dot products then an nbands*ngpown sum of mixed signs: ~1e-14
+      // relative differences from ordering; 1e-12 leaves room, a wrong transpose or a
+      // missing conjugate is O(1).
+      EXPECT_TRUE(close(got, ref, 1e-12)) << to_string(k);
+    }
     EXPECT_GT(std::abs(ref), 0.0);
   }
 }
@@ -38,12 +40,15 @@ TEST(DeviceReference, MatchesHostReference) {
   p.nend = 5;  // beyond GPP_MAX_NW: the device reference loops over frequencies
   const InputDeck in = generate(p);
   const auto host = derive(in);
-  const auto dev = to_memory_space<DeviceMemory>(host);
-  const SigmaSums a = device_reference_sums(ExecSpace(), dev), b = reference_sums(host);
-  ASSERT_EQ(a.sch_sum.size(), 5u);
-  for (int w = 0; w < 5; ++w) {
-    EXPECT_TRUE(close(a.sch_sum[w], b.sch_sum[w], 1e-13)) << w;
-    EXPECT_TRUE(close(a.ssx_sum[w], b.ssx_sum[w], 1e-13)) << w;
+  const SpaceData data(host);
+  const SigmaSums b = reference_sums(host);
+  for (const SpaceKind k : build_spaces()) {
+    const SigmaSums a = with_space(k, [&](auto space) { return device_reference_sums(space, data.on(space)); });
+    ASSERT_EQ(a.sch_sum.size(), 5u);
+    for (int w = 0; w < 5; ++w) {
+      EXPECT_TRUE(close(a.sch_sum[w], b.sch_sum[w], 1e-13)) << w << " " << to_string(k);
+      EXPECT_TRUE(close(a.ssx_sum[w], b.ssx_sum[w], 1e-13)) << w << " " << to_string(k);
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 #pragma once
-// Provenance, a minimal JSON writer and atomic file output for the gpp command line.
+// A small streaming JSON writer: objects, arrays, numbers with 17 significant digits
+// (null for NaN/Inf), strings escaped and always valid UTF-8.
 #include <complex>
 #include <sstream>
 #include <string>
@@ -7,23 +8,6 @@
 
 namespace gpp::app {
 
-struct Provenance {
-  std::string program = "gpp";
-  std::string version;
-  std::string git_hash;
-  std::string kokkos_version;
-  std::string backend;
-  std::string device;
-  int concurrency = 0;
-  bool kokkos_kernels = false;
-};
-Provenance provenance();
-
-/// Writes `content` to `path` through a temporary name in the same directory and a
-/// rename, so an interrupted run never leaves a half-written file under `path`.
-void write_file_atomically(const std::string& path, const std::string& content);
-
-/// A small streaming JSON writer (objects, arrays, numbers with 17 digits, strings).
 class Json {
  public:
   Json& begin_object(const std::string& key = "");
@@ -36,7 +20,11 @@ class Json {
   Json& value(const std::string& key, long long v);
   Json& value(const std::string& key, int v) { return value(key, (long long)v); }
   Json& value(const std::string& key, bool v);
+  Json& null(const std::string& key);
+  Json& complex(const std::string& key, std::complex<double> z);
   Json& complex_array(const std::string& key, const std::vector<std::complex<double>>& v);
+  Json& number_array(const std::string& key, const std::vector<double>& v);
+  Json& string_array(const std::string& key, const std::vector<std::string>& v);
   std::string str() const { return out_.str() + "\n"; }
 
  private:
@@ -45,6 +33,11 @@ class Json {
   std::vector<bool> first_{true};
 };
 
-std::string format_double(double v);  // 17 significant digits, JSON-safe (null for NaN/Inf)
+/// 17 significant digits, JSON-safe ("null" for NaN/Inf).
+std::string format_double(double v);
+
+/// A JSON string literal: quotes, backslashes and control characters escaped, bytes that
+/// are not valid UTF-8 replaced by U+FFFD.
+std::string json_quote(const std::string& s);
 
 }  // namespace gpp::app

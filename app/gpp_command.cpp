@@ -1,0 +1,92 @@
+#include "gpp_command.hpp"
+
+#include "gpp_io_cli.hpp"
+#include "gpp_static.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <iomanip>
+#include <sstream>
+
+namespace gpp::app {
+
+void add_run_options(CLI::App& app, RunOptions& o, const std::string& command) {
+  add_deck_options(app, o.deck);
+  add_input_option(app, o.input_path);
+  if (command == "run") {
+    app.add_option("--policy", o.policy, "Execution policy (gpp policies), a comma-separated list, or all "
+                                         "(default: tuned on a device, host on the host)");
+  } else {
+    o.policy = "all";
+    app.add_option("--policies,--policy", o.policy, "Comma-separated policies, or all")->capture_default_str();
+  }
+  add_space_option(app, o.space);
+  if (command == "bench") o.repeat = 5;
+  add_timing_options(app, o.repeat, o.warmup);
+  add_verify_options(app, o.verify, o.rtol);
+  add_tunable_options(app, o.tunables);
+  app.add_option("--json", o.json_path, "Write the run record as JSON (docs/formats.md)");
+  app.add_option("--csv", o.csv_path, "Write one CSV row per policy run (fixed header, docs/formats.md)");
+  app.add_option("--output", o.output_path, "Write the results and the record to an HDF5 file (.h5)");
+}
+
+std::vector<OutputRequest> output_requests(const RunOptions& o) {
+  return {{"--json", o.json_path}, {"--csv", o.csv_path}, {"--output", o.output_path}};
+}
+
+Prepared prepare(CLI::App& app, const RunOptions& o) {
+  const std::optional<SpaceKind> requested = o.space.empty() ? std::nullopt : std::optional(parse_space(o.space));
+  const std::string policy_spec =
+      o.policy.empty() ? default_policy_name(requested ? *requested : default_space()) : o.policy;
+  const auto entries = select_policies(policy_spec);
+  std::vector<PlannedRun> runs;
+  for (const PolicyEntry* e : entries) {
+    const Tunables t = entries.size() == 1 ? o.tunables : tunables_for(*e, o.tunables);
+    check_tunables(*e, t);
+    runs.push_back({e, placement(*e, requested), t});
+  }
+  check_results_path(o.output_path);
+  const CLI::Option* deck_file = app.get_config_ptr();
+  check_outputs(output_requests(o),
+                {o.input_path, deck_file && deck_file->count() > 0 ? deck_file->as<std::string>() : std::string()});
+  if (!o.input_path.empty()) {
+    if (const std::string given = deck_option_given(app); !given.empty())
+      throw Error("--input " + o.input_path + " cannot be combined with " + given);
+  } else {
+    validate(o.deck);
+  }
+  Prepared p{o.input_path.empty() ? make_session(o.deck)
+                                  : make_session_from_file(o.input_path, app.count("--name") ? o.deck.name : ""),
+             std::move(runs)};
+  for (auto& r : p.runs) resolve(p.session, *r.entry, r.space, r.tunables);
+  return p;
+}
+
+void write_outputs(const RunOptions& o, const RunRecord& r) {
+  if (!o.json_path.empty()) write_file_atomically(o.json_path, to_json(r));
+  if (!o.csv_path.empty()) write_file_atomically(o.csv_path, csv_header() + "\n" + csv_rows(r));
+  if (!o.output_path.empty()) write_results_h5(o.output_path, r);
+}
+
+std::string describe_branches(const BranchCounts& b) {
+  const double n = double(b.total());
+  std::ostringstream o;
+  o << std::setprecision(4) << "branches: regular " << 100 * b.regular / n << "%, near-pole " << 100 * b.near_pole / n
+    << "%, zero " << 100 * b.zero / n << "%; sexcut cutoff " << 100 * b.cut / n << "% of " << b.total() << " terms\n";
+  return o.str();
+}
+
+void add_static_remainder(Session& s, RunRecord& r, SpaceKind k) {
+  with_space(k, [&](auto space) {
+    const auto& data = s.data(space);
+    space.fence();
+    const auto t0 = std::chrono::steady_clock::now();
+    r.achstemp = static_remainder(space, data);
+    space.fence();
+    r.static_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  });
+  r.achstemp_space = space_info(k);
+  if (s.reference_achstemp) r.achstemp_rel_error = relative_error(*r.achstemp, *s.reference_achstemp);
+}
+
+}  // namespace gpp::app

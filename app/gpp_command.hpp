@@ -1,0 +1,58 @@
+#pragma once
+// What `gpp run`, `gpp bench` and `gpp sweep` share: their options, and a prepare step
+// that refuses everything that can be refused (deck, input file, policies, spaces,
+// tunables, output paths) before any work or output.
+#include "gpp_cli.hpp"
+#include "gpp_record.hpp"
+#include "gpp_session.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpp::app {
+
+struct RunOptions {
+  DeckParams deck;
+  Tunables tunables;
+  std::string policy, space, verify = "auto", input_path, json_path, csv_path, output_path;
+  int repeat = 3, warmup = 1;
+  double rtol = kDefaultRtol;
+};
+
+/// The options of `command` (run, bench or sweep): deck, --input, --policy, --space,
+/// timing, verification, tunables, and the output files it writes.
+void add_run_options(CLI::App& app, RunOptions& o, const std::string& command);
+
+/// One policy to run, where, and with which requested tunables.
+struct PlannedRun {
+  const PolicyEntry* entry;
+  SpaceKind space;
+  Tunables tunables;  // requested (0: default)
+};
+
+struct Prepared {
+  Session session;
+  std::vector<PlannedRun> runs;
+};
+
+/// Opens the session and checks every planned run (its tunables resolved on its space)
+/// and every output path. Nothing has been printed when this returns or throws.
+Prepared prepare(CLI::App& app, const RunOptions& o);
+
+/// The outputs `o` asks for, with their options.
+std::vector<OutputRequest> output_requests(const RunOptions& o);
+
+/// Writes the record to every output `o` asks for (JSON, CSV, HDF5 results).
+void write_outputs(const RunOptions& o, const RunRecord& r);
+
+/// The branch fractions line of the text output.
+std::string describe_branches(const BranchCounts& b);
+
+/// Computes achstemp on the first run's space into the record, checked against the host
+/// reference's when the session has one.
+void add_static_remainder(Session& s, RunRecord& r, SpaceKind k);
+
+}  // namespace gpp::app

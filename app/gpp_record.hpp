@@ -1,0 +1,123 @@
+#pragma once
+// One run record: everything a `gpp run`, `gpp bench` or `gpp sweep` did and found,
+// filled once and serialised by every writer (text, RESULT line, JSON, CSV, HDF5).
+// Adding an output field is one field here and one line in each writer that shows it.
+#include "gpp_diagnostics.hpp"
+#include "gpp_policy.hpp"
+#include "gpp_result.hpp"
+
+#include <complex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpp::app {
+
+/// What this binary is: fixed when it was built.
+struct BuildInfo {
+  std::string version, git;
+  std::string kokkos_version, kokkos_backends;  // e.g. "4.6.1", "Cuda, OpenMP"
+  std::string compiler, cxx_flags, build_type;
+  bool kokkos_kernels = false, hdf5 = false;
+};
+BuildInfo build_info();
+
+/// Where one policy ran.
+struct SpaceInfo {
+  SpaceKind kind = SpaceKind::Host;
+  std::string backend;  // Kokkos' name of the execution space: Cuda, OpenMP, Serial
+  std::string device;   // GPU name or host CPU model
+  int concurrency = 0;
+};
+SpaceInfo space_info(SpaceKind k);
+
+/// The deck a record is about.
+struct DeckInfo {
+  std::string name, source, generator;  // generator: random, uniform, or file
+  std::string input_path;               // the input file, "" for synthetic decks
+  long long seed = -1;                  // random synthetic decks only
+  int nbands = 0, ngpown = 0, ncouls = 0, nw = 0, nstart = 0, nend = 0, nvband = 0;
+  double updates = 0;
+  std::string reference_provenance;  // how a stored reference was made ("" if none)
+};
+
+/// One policy's timed runs.
+struct PolicyRun {
+  std::string policy;
+  SpaceInfo space;
+  Tunables tunables;          // the values that ran, defaults resolved
+  std::vector<double> times;  // seconds, warm-up excluded
+  SigmaResult result;
+  double rel_error = 0;       // worst over all runs (warm-up included)
+  bool verified = false;
+  std::string status = "ok";  // ok | wrong (failed verification) | invalid (could not run)
+  std::string reason;         // invalid: why
+  double min() const;
+  double median() const;
+  double max() const;
+};
+
+struct RunRecord {
+  static constexpr int kSchemaVersion = 1;
+  std::string command;                    // run | bench | sweep
+  std::string date;                       // UTC, ISO 8601
+  std::vector<std::string> command_line;  // argv
+  BuildInfo build;
+  DeckInfo deck;
+  // setup
+  double setup_s = 0, read_s = 0, check_s = 0, transfer_s = 0;
+  long long read_bytes = 0, data_bytes = 0, device_mem_peak_bytes = -1;
+  // the static remainder
+  std::optional<std::complex<double>> achstemp;
+  std::optional<SpaceInfo> achstemp_space;
+  double static_s = 0;
+  std::optional<double> achstemp_rel_error;
+  // branch fractions (the literal physics' arms), when counted
+  std::optional<BranchCounts> branches;
+  // what every run was checked against
+  Verification target;  // against, tolerance
+  SigmaResult reference;
+  double reference_s = 0;
+
+  std::vector<PolicyRun> runs;
+
+  /// Every run verified (or verification off) and achstemp within tolerance.
+  bool passed() const;
+};
+
+/// Today's date and time, UTC, ISO 8601.
+std::string utc_now();
+
+/// "band_block=64 team_size=128 tile=128x1x1": the tunables that are set.
+std::string describe_tunables(const Tunables& t);
+
+// ---- writers: each serialises the whole record ----
+
+/// The grep-able line of one run: RESULT deck=... policy=... space=... (values are
+/// validated names or numbers: no spaces, '=' or newlines can appear in them).
+std::string result_line(const RunRecord& r, const PolicyRun& run);
+
+/// The record as JSON (one schema for run, bench and sweep; docs/formats.md).
+std::string to_json(const RunRecord& r);
+
+/// The fixed CSV header (docs/formats.md "Sweep CSV") and one row per run.
+const std::string& csv_header();
+std::string csv_rows(const RunRecord& r);
+
+/// Provenance lines of the text output.
+std::string describe_provenance(const RunRecord& r);
+
+/// Writes `content` to `path` through a temporary name and a rename.
+void write_file_atomically(const std::string& path, const std::string& content);
+
+/// The output files a command was asked for, each with the option that named it.
+struct OutputRequest {
+  std::string option, path;
+};
+
+/// Refuses, before any work, every output that cannot be written: a missing or
+/// unwritable directory, a directory or special file as the target, a name too long for
+/// the temporary suffix, an output that is one of the inputs, two outputs at one path.
+void check_outputs(const std::vector<OutputRequest>& outputs, const std::vector<std::string>& inputs);
+
+}  // namespace gpp::app

@@ -27,7 +27,10 @@ PolicyEntry entry(const char* name, const char* description, int tile_rank, std:
   PolicyEntry e{name, description, std::move(tunables), tile_rank};
   e.on_host = host;
   // In a CPU build the host is the default space too.
-  e.on_device = kHasDeviceSpace ? device : host;
+  if constexpr (kHasDeviceSpace)
+    e.on_device = device;
+  else
+    e.on_device = host;
   return e;
 }
 

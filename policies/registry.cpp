@@ -26,11 +26,12 @@ PolicyEntry entry(const char* name, const char* description, int tile_rank, std:
                   PolicyRunner<HostExec> host, PolicyRunner<DeviceExec> device) {
   PolicyEntry e{name, description, std::move(tunables), tile_rank};
   e.on_host = host;
-  // In a CPU build the host is the default space too.
-  if constexpr (kHasDeviceSpace)
-    e.on_device = device;
-  else
-    e.on_device = host;
+#if GPP_HAS_DEVICE_SPACE
+  e.on_device = device;
+#else
+  (void)device;
+  e.on_device = host;  // one space: the host is the default space
+#endif
   return e;
 }
 

@@ -10,8 +10,6 @@ here with the csv module alone."""
 import csv
 import importlib.util
 import io
-import json
-import math
 import os
 import struct
 import subprocess
@@ -194,7 +192,8 @@ class BadInput(unittest.TestCase):
             self.assertEqual(f.read(), b"previous chart")
 
     def test_unknown_schema_version_roofline_csv(self):
-        bad = self.variant(ROOFLINE, "r.csv", lambda t: t.replace("\n1,2026-11-23T10:41:07Z,", "\n2,2026-11-23T10:41:07Z,", 1))
+        bad = self.variant(ROOFLINE, "r.csv", lambda t: t.replace("\n1,2026-11-23T10:41:07Z,",
+                                                                    "\n2,2026-11-23T10:41:07Z,", 1))
         self.refused(["roofline", "--csv", bad, "--ceilings", CEILINGS, "--policy", "tuned", "--deck", "si214"],
                      "unknown schema_version '2'")
 

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake g++ make git pkg-config libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
-          libhdf5-dev libcli11-dev libgtest-dev python3 python3-h5py gfortran)
+          libhdf5-dev libcli11-dev libgtest-dev python3 python3-h5py python3-matplotlib gfortran)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -336,7 +336,7 @@ contains
     if (ngpown > epsmpi_ngpown_max) call fail(p//': record 2: ngpown exceeds epsmpi_ngpown_max')
     if (ncouls > ncoul) call fail(p//': record 2: ncouls exceeds ncoul')
     cplx_bytes = 16_int64 * ncouls
-    ! Refuse sizes no test deck has before allocating anything large.
+    ! A matrix larger than the whole file cannot be in it: refuse before allocating.
     if (cplx_bytes * max(peinf_ntband_max, ngpown) > fsize) call fail(p//': records 1-2: sizes exceed the file')
     allocate (peinf_indext_dist(peinf_ntband_max), wfnkq_ekq(sig_ntband), inv_igp_index(epsmpi_ngpown_max))
     allocate (indinv(gvec_ng), aqsmtemp(ncouls, peinf_ntband_max), vcoul(ncoul))

@@ -5,6 +5,7 @@
 #include "gpp_test_util.hpp"
 
 #include <random>
+#include <type_traits>
 
 namespace gpp::test {
 namespace {
@@ -183,6 +184,190 @@ TEST(Physics, FusedFormMatchesLiteralForm) {
   EXPECT_GT(taken[physics::kRegular], 1000);
   EXPECT_GT(taken[physics::kNearPole], 100);
 }
+
+}  // namespace
+}  // namespace gpp::test
+
+namespace gpp::test {
+namespace {
+
+// Hand-computed terms, one test per (form, arm): a failure names both. The values are the
+// spec's literal formulas evaluated exactly in rational arithmetic from the double
+// inputs (all dyadic, so exact) and rounded once to double, with this Python:
+//
+//   from fractions import Fraction as F
+//   TOL_Zero = F(1e-12); limitone = F(1.0/(1e-6*4.0))       # the doubles the code uses
+//   class C:   # exact complex over Fractions: + - * / and n2() = |z|^2
+//       def __init__(s, re, im=0): s.re, s.im = F(re), F(im)
+//       def __add__(s, o): o = o if isinstance(o, C) else C(o); return C(s.re+o.re, s.im+o.im)
+//       __radd__ = __add__
+//       def __sub__(s, o): o = o if isinstance(o, C) else C(o); return C(s.re-o.re, s.im-o.im)
+//       def __rsub__(s, o): return C(o) - s
+//       def __mul__(s, o): o = o if isinstance(o, C) else C(o); return C(s.re*o.re-s.im*o.im, s.re*o.im+s.im*o.re)
+//       __rmul__ = __mul__
+//       def __neg__(s): return C(-s.re, -s.im)
+//       def n2(s): return s.re*s.re + s.im*s.im
+//       def __truediv__(s, o):
+//           o = o if isinstance(o, C) else C(o); d = o.n2()
+//           return C((s.re*o.re+s.im*o.im)/d, (s.im*o.re-s.re*o.im)/d)
+//   def term(wtilde, I_eps, wxt, limittwo, sexcut):          # spec section 1
+//       wtilde, I_eps, wxt = C(*wtilde), C(*I_eps), F(wxt)
+//       wtilde2 = wtilde*wtilde; Omega2 = wtilde2*I_eps
+//       wdiff = wxt - wtilde; delw = wtilde/wdiff
+//       delwr, wdiffr = delw.n2(), wdiff.n2()
+//       if wdiffr > F(limittwo) and delwr < limitone:
+//           sch = delw*I_eps; ssx = Omega2/(wxt*wxt - wtilde2); arm = 'regular'
+//       elif delwr > TOL_Zero:
+//           sch = C(0); ssx = -Omega2*delw/(4*wtilde2*(delw + F(1, 2))); arm = 'near_pole'
+//       else:
+//           sch = ssx = C(0); arm = 'zero'
+//       # |ssx| > sexcut |I_eps| decided exactly, as |ssx|^2 > sexcut^2 |I_eps|^2
+//       cut = ssx.n2() > F(sexcut)**2 * I_eps.n2() and wxt < 0
+//       if cut: ssx = C(0)
+//       return arm, cut, (float(sch.re), float(sch.im)), (float(ssx.re), float(ssx.im))
+//
+// e.g. term((1.5, -0.125), (0.375, -0.25), 4.25, 0.25, 4.0) gives the RegularArm row.
+// |ssx|/|I_eps| (before the cutoff) is given per row: no row is near its threshold.
+struct HandTerm {
+  complex_t wtilde, I_eps;
+  double wxt, limittwo, sexcut;
+  int branch;
+  bool cut;
+  std::complex<double> sch, ssx;
+};
+
+// regular arm, wx > 0; |ssx|/|I_eps| = 0.143
+const HandTerm kRegularArm = {{1.5, -0.125}, {0.375, -0.25}, 4.25, 0.25, 4.0, physics::kRegular, false,
+                              {0.18582474226804124, -0.1618556701030928}, {0.04594142167724216, -0.045264160039737225}};
+// regular arm, wx < 0 but |ssx|/|I_eps| = 1.96 < sexcut = 4: kept
+const HandTerm kRegularArmNegativeWxBelowCut = {{2.5, -0.0625}, {-0.5, 0.75}, -1.75, 0.25, 4.0, physics::kRegular,
+                                                false, {0.28962162162162164, -0.4442702702702703},
+                                                {1.0465349487418454, -1.417824790307549}};
+// regular arm, wx < 0 and |ssx|/|I_eps| = 4.62 > sexcut = 4: ssx cut to 0, sch kept
+const HandTerm kRegularArmCut = {{1.25, -0.03125}, {0.625, 0.5}, -1.375, 0.25, 4.0, physics::kRegular, true,
+                                 {-0.30078291058523454, -0.23423551084030042}, {0.0, 0.0}};
+// regular arm (gamma 0.125), wx > 0 with |ssx|/|I_eps| = 4.62 > sexcut = 4: NOT cut
+const HandTerm kRegularArmPositiveWxNotCut = {{1.25, -0.03125}, {0.625, 0.5}, 1.375, 0.015625, 4.0, physics::kRegular,
+                                              false, {7.139705882352941, 3.0588235294117645},
+                                              {3.4194614858838532, 1.4122940092857321}};
+// near-pole arm through wdiffr <= limittwo, wx > 0; |ssx|/|I_eps| = 0.236
+const HandTerm kNearPoleArm = {{2.0, -0.125}, {0.625, 0.125}, 2.25, 0.25, 4.0, physics::kNearPole, false, {0.0, 0.0},
+                               {-0.14817415730337077, -0.02457865168539326}};
+// near-pole arm through delwr >= limitone although wdiffr > limittwo (gamma 0.01)
+const HandTerm kNearPoleArmByLimitone = {{30.0, -0.0078125}, {-0.25, 0.375}, 30.03125, 0.0001, 4.0,
+                                         physics::kNearPole, false, {0.0, 0.0},
+                                         {0.0624552588934019, -0.09370933690019607}};
+// near-pole arm (gamma 2), wx < 0 and |ssx|/|I_eps| = 1.80 > sexcut = 1.5: cut
+const HandTerm kNearPoleArmCut = {{0.5, -0.0625}, {0.75, -0.375}, -0.375, 4.0, 1.5, physics::kNearPole, true,
+                                  {0.0, 0.0}, {0.0, 0.0}};
+// the same term with sexcut = 4: kept
+const HandTerm kNearPoleArmNegativeWxBelowCut = {{0.5, -0.0625}, {0.75, -0.375}, -0.375, 4.0, 4.0,
+                                                 physics::kNearPole, false, {0.0, 0.0}, {-1.5, 0.1875}};
+// near-pole arm, wx > 0 with |ssx|/|I_eps| = 0.268 > sexcut = 0.125: NOT cut
+const HandTerm kNearPoleArmPositiveWxNotCut = {{0.5, -0.0625}, {0.75, -0.375}, 0.4375, 4.0, 0.125, physics::kNearPole,
+                                               false, {0.0, 0.0}, {-0.19496681415929204, 0.11200221238938053}};
+// zero arm: wtilde = 2^-30, |wx| < gamma, delwr ~ 6e-17 <= TOL_Zero
+const HandTerm kZeroArm = {{0x1.0p-30, 0.0}, {0.5, 0.25}, 0.125, 0.25, 4.0, physics::kZero, false, {0.0, 0.0},
+                           {0.0, 0.0}};
+// zero arm with wx < 0 and sexcut = 0: |0| > 0 is false, nothing is cut
+const HandTerm kZeroArmNegativeWx = {{0x1.0p-30, 0x1.0p-34}, {0.5, 0.25}, -0.125, 0.25, 0.0, physics::kZero, false,
+                                     {0.0, 0.0}, {0.0, 0.0}};
+// wx = TOL_Zero, what the clamp makes of |wx| < TOL_Zero: regular arm, |ssx|/|I_eps| = 1
+// > sexcut = 0.5 but wx > 0, so NOT cut (a negative wx here would be)
+const HandTerm kClampedWxNotCut = {{0.75, -0.125}, {0.25, -0.625}, 1e-12, 0.25, 0.5, physics::kRegular, false,
+                                   {-0.25000000000045947, 0.6250000000007567}, {-0.25, 0.625}};
+
+// Each form evaluates a term into (sch, ssx) of a unit matrix element, so that every form
+// is checked against the same numbers.
+struct TermValue {
+  complex_t sch, ssx;
+  int branch = -1;      // reported by sigma_term only
+  bool cut = false;
+  bool reports = false;  // branch and cut are meaningful
+};
+
+template <class F>
+struct SigmaTermForm {
+  static TermValue eval(const HandTerm& c) {
+    TermValue v;
+    v.sch = v.ssx = complex_t(-99, -99);  // poisoned
+    physics::sigma_term<F>(c.wtilde, c.I_eps, c.wxt, c.limittwo, c.sexcut, v.sch, v.ssx, v.branch, v.cut);
+    v.reports = true;
+    return v;
+  }
+  static constexpr double occ = 1.0;
+};
+struct Literal : SigmaTermForm<physics::LiteralForm> {};
+struct Reciprocal : SigmaTermForm<physics::ReciprocalForm> {};
+struct TwoWay : SigmaTermForm<physics::TwoWayForm> {};
+struct Optimised : SigmaTermForm<physics::OptimisedForm> {};
+
+// The fused form takes P = I_eps*mat and Q = occ*Omega2*mat and returns sch*mat and
+// occ*ssx*mat; mat = 0.75 - 0.5i (exact), divided out in the check below.
+template <bool Occupied>
+struct Fused {
+  static constexpr double occ = Occupied ? 1.0 : 0.0;
+  static TermValue eval(const HandTerm& c) {
+    const complex_t mat(0.75, -0.5);
+    const auto p = physics::pair_terms(c.wtilde, c.I_eps, c.sexcut);
+    TermValue v;
+    complex_t sch_mat(-99, -99), ssx_mat(-99, -99);  // poisoned
+    physics::fused_term<Occupied>(p, c.wxt, c.I_eps * mat, occ * p.Omega2 * mat, c.limittwo, sch_mat, ssx_mat);
+    v.sch = sch_mat;
+    v.ssx = ssx_mat;
+    return v;
+  }
+};
+
+template <class Form>
+class HandTermForm : public ::testing::Test {};
+
+struct FormName {
+  template <class T>
+  static std::string GetName(int) {
+    if (std::is_same_v<T, Literal>) return "LiteralForm";
+    if (std::is_same_v<T, Reciprocal>) return "ReciprocalForm";
+    if (std::is_same_v<T, TwoWay>) return "TwoWayForm";
+    if (std::is_same_v<T, Optimised>) return "OptimisedForm";
+    if (std::is_same_v<T, Fused<true>>) return "FusedFormOccupied";
+    return "FusedFormEmptyBand";
+  }
+};
+using Forms = ::testing::Types<Literal, Reciprocal, TwoWay, Optimised, Fused<true>, Fused<false>>;
+TYPED_TEST_SUITE(HandTermForm, Forms, FormName);
+
+// Each form rounds at most ~40 times per value; where delw + 1/2 cancels (the near-pole
+// rows with wx < 0) an error is amplified by |delw|/|delw + 1/2| <= 8: 40*8*2^-53 < 1e-13.
+// A wrong sign, arm, conjugate or cutoff moves a value by more than 10% of itself.
+// atol = 1e-300: cut and zero-arm values must be exactly zero.
+template <class Form>
+void check_hand_term(const HandTerm& c) {
+  const TermValue v = Form::eval(c);
+  std::complex<double> want_sch = c.sch, want_ssx = c.ssx * Form::occ;
+  if (!v.reports) {  // the fused form returns sch*mat and occ*ssx*mat
+    const std::complex<double> mat(0.75, -0.5);
+    want_sch *= mat;
+    want_ssx *= mat;
+  } else {
+    EXPECT_EQ(v.branch, c.branch) << "arm taken";
+    EXPECT_EQ(v.cut, c.cut) << "cutoff";
+  }
+  EXPECT_TRUE(close({v.sch.real(), v.sch.imag()}, want_sch, 1e-13, 1e-300)) << "sch";
+  EXPECT_TRUE(close({v.ssx.real(), v.ssx.imag()}, want_ssx, 1e-13, 1e-300)) << "ssx";
+}
+
+TYPED_TEST(HandTermForm, RegularArm) { check_hand_term<TypeParam>(kRegularArm); }
+TYPED_TEST(HandTermForm, RegularArmNegativeWxBelowCut) { check_hand_term<TypeParam>(kRegularArmNegativeWxBelowCut); }
+TYPED_TEST(HandTermForm, RegularArmSexcutCutoff) { check_hand_term<TypeParam>(kRegularArmCut); }
+TYPED_TEST(HandTermForm, RegularArmPositiveWxNotCut) { check_hand_term<TypeParam>(kRegularArmPositiveWxNotCut); }
+TYPED_TEST(HandTermForm, NearPoleArm) { check_hand_term<TypeParam>(kNearPoleArm); }
+TYPED_TEST(HandTermForm, NearPoleArmByLimitone) { check_hand_term<TypeParam>(kNearPoleArmByLimitone); }
+TYPED_TEST(HandTermForm, NearPoleArmSexcutCutoff) { check_hand_term<TypeParam>(kNearPoleArmCut); }
+TYPED_TEST(HandTermForm, NearPoleArmNegativeWxBelowCut) { check_hand_term<TypeParam>(kNearPoleArmNegativeWxBelowCut); }
+TYPED_TEST(HandTermForm, NearPoleArmPositiveWxNotCut) { check_hand_term<TypeParam>(kNearPoleArmPositiveWxNotCut); }
+TYPED_TEST(HandTermForm, ZeroArm) { check_hand_term<TypeParam>(kZeroArm); }
+TYPED_TEST(HandTermForm, ZeroArmNegativeWx) { check_hand_term<TypeParam>(kZeroArmNegativeWx); }
+TYPED_TEST(HandTermForm, ClampedWxNotCut) { check_hand_term<TypeParam>(kClampedWxNotCut); }
 
 }  // namespace
 }  // namespace gpp::test

@@ -10,6 +10,7 @@
 #include "gpp_io_test_util.hpp"
 #include "gpp_policy.hpp"
 #include "gpp_reference.hpp"
+#include "gpp_static.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -89,8 +90,7 @@ std::string make_dat(const std::string& deck, const std::string& path) {
 
 struct OracleProblem {
   InputDeck input;
-  GppData<Kokkos::HostSpace> host;
-  DeviceData device;
+  std::unique_ptr<SpaceData> data;  // host arrays and, in a GPU build, the device copy
   OracleOutput expected;
 };
 
@@ -103,8 +103,7 @@ const OracleProblem& problem(const std::string& deck) {
   const std::string dat = make_dat(deck, temp_path("oracle_" + deck + ".dat"));
   p->input = read_dat(dat);
   std::remove(dat.c_str());
-  p->host = derive(p->input);
-  p->device = to_memory_space<DeviceMemory>(p->host);
+  p->data = std::make_unique<SpaceData>(derive(p->input));
   p->expected = read_expected(deck);
   slot = std::move(p);
   return *slot;
@@ -112,18 +111,28 @@ const OracleProblem& problem(const std::string& deck) {
 
 // ---- the one place that knows how a policy is run (the runner API is being refactored)
 
-SigmaSums run_policy(const PolicyEntry& e, const DeviceData& d) { return e.run(ExecSpace(), d, Tunables{}); }
+SigmaSums run_policy(const PolicyEntry& e, SpaceKind k, const SpaceData& d) {
+  return with_space(k, [&](auto space) { return e.run(space, d.on(space), Tunables{}); });
+}
 
-// What is checked against the oracle: every registered policy and the two references.
+// What is checked against the oracle: every registered policy on every space it is built
+// for ("policy@space"), and the two references (the device reference on every space).
 SigmaSums run_implementation(const std::string& name, const OracleProblem& p) {
-  if (name == "host-reference") return reference_sums(p.host);
-  if (name == "device-reference") return device_reference_sums(ExecSpace(), p.device);
-  return run_policy(find_policy(name), p.device);
+  if (name == "host-reference") return reference_sums(p.data->host);
+  const auto at = name.find('@');
+  const SpaceKind k = name.substr(at + 1) == "device" ? SpaceKind::Device : SpaceKind::Host;
+  if (name.substr(0, at) == "device-reference")
+    return with_space(k, [&](auto space) { return device_reference_sums(space, p.data->on(space)); });
+  return run_policy(find_policy(name.substr(0, at)), k, *p.data);
 }
 
 std::vector<std::string> implementations() {
-  std::vector<std::string> names = {"host-reference", "device-reference"};
-  for (const auto& e : policy_registry()) names.push_back(e.name);
+  std::vector<std::string> names = {"host-reference"};
+  for (const SpaceKind k : build_spaces()) {
+    names.push_back(std::string("device-reference@") + to_string(k));
+    for (const auto& e : policy_registry())
+      if (e.runs_on(k)) names.push_back(e.name + "@" + to_string(k));
+  }
   return names;
 }
 
@@ -150,12 +159,12 @@ double atol_for(double magnitude, double terms) { return (128.0 + 4.0 * std::sqr
 ::testing::AssertionResult matches_oracle(const SigmaSums& sums, const OracleProblem& p) {
   const SigmaResult got = apply_start_values(sums, p.input.asxtemp0, p.input.achtemp0);
   const double n = double(p.expected.count("terms_per_sum"));
-  if (got.achtemp.size() != std::size_t(p.host.nw) || got.asxtemp.size() != std::size_t(p.host.nw))
-    return ::testing::AssertionFailure() << "expected " << p.host.nw << " frequencies";
+  if (got.achtemp.size() != std::size_t(p.data->host.nw) || got.asxtemp.size() != std::size_t(p.data->host.nw))
+    return ::testing::AssertionFailure() << "expected " << p.data->host.nw << " frequencies";
   std::ostringstream why;
   why.precision(17);
-  for (int w = 0; w < p.host.nw; ++w) {
-    const std::string iw = std::to_string(p.host.nstart + w);
+  for (int w = 0; w < p.data->host.nw; ++w) {
+    const std::string iw = std::to_string(p.data->host.nstart + w);
     const struct {
       const char* name;
       std::complex<double> got;
@@ -253,8 +262,8 @@ TEST_P(OracleDeck, StaticRemainderMatches) {
   const struct {
     const char* name;
     std::complex<double> got;
-  } got[] = {{"static_remainder", static_remainder(ExecSpace(), p.device)},
-             {"reference_achstemp", reference_achstemp(p.host)}};
+  } got[] = {{"static_remainder", static_remainder(HostExec(), p.data->host)},
+             {"reference_achstemp", reference_achstemp(p.data->host)}};
   for (const auto& g : got) {
     const double diff = double(std::abs(std::complex<long double>(g.got.real(), g.got.imag()) - want));
     EXPECT_LE(diff, atol + kRtol * double(std::abs(want))) << g.name << " = " << g.got << ", oracle "
@@ -270,10 +279,10 @@ TEST_P(OracleDeck, BranchCountsMatchGppDiagnostics) {
   const OracleOutput& o = p.expected;
   ASSERT_TRUE(same_data(p.input, o));
   EXPECT_EQ(o.count("ambiguous_decisions"), 0);
-  EXPECT_EQ(o.count("nbands"), p.host.nbands);
-  EXPECT_EQ(o.count("ngpown"), p.host.ngpown);
-  EXPECT_EQ(o.count("ncouls"), p.host.ncouls);
-  const long long terms = o.count("terms_per_sum") * p.host.nw;
+  EXPECT_EQ(o.count("nbands"), p.data->host.nbands);
+  EXPECT_EQ(o.count("ngpown"), p.data->host.ngpown);
+  EXPECT_EQ(o.count("ncouls"), p.data->host.ncouls);
+  const long long terms = o.count("terms_per_sum") * p.data->host.nw;
   EXPECT_EQ(o.count("branch_regular") + o.count("branch_near_pole") + o.count("branch_zero"), terms);
   EXPECT_GT(o.count("branch_regular"), 0);
   EXPECT_GT(o.count("branch_near_pole"), 0);
@@ -283,7 +292,7 @@ TEST_P(OracleDeck, BranchCountsMatchGppDiagnostics) {
   EXPECT_GT(o.count("bands_empty"), 0);
   EXPECT_GT(o.count("gp_skipped"), 0);
   EXPECT_GT(o.count("wx_clamped"), 0);
-  const BranchCounts c = branch_statistics(ExecSpace(), p.device);
+  const BranchCounts c = branch_statistics(HostExec(), p.data->host);
   EXPECT_EQ(c.regular, o.count("branch_regular"));
   EXPECT_EQ(c.near_pole, o.count("branch_near_pole"));
   EXPECT_EQ(c.zero, o.count("branch_zero"));

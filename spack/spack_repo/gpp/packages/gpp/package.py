@@ -67,6 +67,12 @@ class Gpp(CMakePackage, CudaPackage):
             when=f"+kokkos-kernels {_on}",
         )
 
+    # The kokkos package leaves its wrapper's version free (spack picked wrapper 5.1.1
+    # for Kokkos 4.6.02): use the nvcc_wrapper of the Kokkos release gpp builds with.
+    for _v in Kokkos.versions:
+        if str(_v)[0].isdigit():
+            depends_on(f"kokkos-nvcc-wrapper@={_v}", when=f"+cuda ^kokkos@={_v}")
+
     with when("+kokkos-kernels"):
         depends_on("kokkos-kernels scalars=complex_double layouts=left")
         depends_on("kokkos-kernels+execspace_openmp", when="+openmp")

@@ -439,6 +439,9 @@ TEST(SweepCli, BadTuningFilesAreRefusedBeforeWork) {
   expect_refused("run " + deck() + " --tuning " + bad, "no tunable --team-size");
   expect_refused("bench " + deck() + " --tuning " + bad, "tuning file " + bad);
   expect_refused("run " + deck() + " --tuning /nonexistent/t.json", "tuning file /nonexistent/t.json");
+  // The file a sweep or tune would merge into is read (and refused) before work too.
+  expect_refused("sweep " + deck() + " --policy host --band-block 4 --tuning-out " + bad, "tuning file " + bad);
+  expect_refused("tune " + deck() + " --policy host --tuning-out " + bad, "tuning file " + bad);
   // An entry for this host that cannot run here is refused before work, naming the file.
   const std::string csv = temp_path("serial.csv");
   ASSERT_EQ(gpp_cmd("sweep " + deck() + " --policy tuned --band-block 4 --repeat 1 --csv " + csv).code, 0);
@@ -479,6 +482,27 @@ TEST(TuneCli, CoordinateDescentWritesTheTuningFile) {
   for (const auto& r : rows)
     if (r[column("status")] == "ok") fastest = std::min(fastest, std::stod(r[column("time_median_s")]));
   EXPECT_EQ(f.entries[0].time_median_s, fastest);
+  std::remove(tuning.c_str());
+  std::remove(csv.c_str());
+}
+
+TEST(TuneCli, StopsWhenTheBudgetIsSpent) {
+  const std::string tuning = temp_path("budget.json"), csv = temp_path("budget.csv");
+  const Outcome o = gpp_cmd("tune " + deck() + " --policy host --repeat 1 --budget 1e-9 --tuning-out " + tuning +
+                            " --csv " + csv);
+  SCOPED_TRACE(o.out);
+  ASSERT_EQ(o.code, 0);
+  // Only the defaults ran: they are the best point and the file's entry.
+  EXPECT_NE(o.out.find("stopped: time budget spent after 1 points"), std::string::npos);
+  const auto rows = csv_rows_of(csv);
+  ASSERT_EQ(rows.size(), 1u);
+  const auto f = gpp::app::read_tuning_file(tuning);
+  ASSERT_EQ(f.entries.size(), 1u);
+  EXPECT_EQ(std::to_string(f.entries[0].tunables.band_block), rows[0][column("band_block")]);
+  EXPECT_EQ(std::to_string(f.entries[0].tunables.ig_block), rows[0][column("ig_block")]);
+  EXPECT_NE(o.out.find("BEST policy=host space=host band_block=" + rows[0][column("band_block")] +
+                       " ig_block=" + rows[0][column("ig_block")] + " "),
+            std::string::npos);
   std::remove(tuning.c_str());
   std::remove(csv.c_str());
 }

@@ -40,6 +40,7 @@ int cmd_bench(const std::vector<std::string>& args) {
             << "updates/s" << std::setw(10) << "TFLOP/s" << std::setw(11) << "rel err" << "  verified\n";
   for (const auto& planned : p.runs) {
     rec.runs.push_back(run_policy(s, *planned.entry, planned.space, planned.tunables, o.repeat, o.warmup));
+    rec.runs.back().tunables_source = planned.tunables_source;
     const PolicyRun& r = rec.runs.back();
     std::cout << std::left << std::setw(15) << r.policy << std::setw(8) << to_string(r.space.kind) << std::right
               << std::setprecision(5) << std::setw(12) << r.median() << std::setw(12) << r.min() << std::setw(12)
@@ -51,7 +52,11 @@ int cmd_bench(const std::vector<std::string>& args) {
   const RunRecord after = make_record("bench", command_line, s);
   rec.transfer_s = after.transfer_s;
   rec.device_mem_peak_bytes = after.device_mem_peak_bytes;
-  std::cout << "\n" << describe_provenance(rec);
+  std::cout << "\n";
+  for (const auto& r : rec.runs)
+    std::cout << "tunables (" << r.policy << "): " << describe_tunables(r.tunables) << " (from: " << r.tunables_source
+              << ")\n";
+  std::cout << describe_provenance(rec);
   for (const auto& r : rec.runs) std::cout << result_line(rec, r) << "\n";
   write_outputs(o, rec);
   return rec.passed() ? 0 : 2;

@@ -43,8 +43,10 @@ int cmd_run(const std::vector<std::string>& args) {
   if (!no_branch_stats)
     rec.branches = with_space(first, [&](auto space) { return branch_statistics(space, s.data(space)); });
   add_static_remainder(s, rec, first);
-  for (const auto& planned : p.runs)
+  for (const auto& planned : p.runs) {
     rec.runs.push_back(run_policy(s, *planned.entry, planned.space, planned.tunables, o.repeat, o.warmup));
+    rec.runs.back().tunables_source = planned.tunables_source;
+  }
   // What the runs changed: the device copy's transfer, the memory peak.
   const RunRecord setup = make_record("run", command_line, s);
   rec.transfer_s = setup.transfer_s;
@@ -62,7 +64,7 @@ int cmd_run(const std::vector<std::string>& args) {
   if (rec.runs.size() == 1) {
     const auto& r = rec.runs[0];
     std::cout << "policy: " << r.policy << " on the " << to_string(r.space.kind) << " (" << r.space.backend << "; "
-              << describe_tunables(r.tunables) << ")\n";
+              << describe_tunables(r.tunables) << "; tunables from: " << r.tunables_source << ")\n";
     for (int w = 0; w < rec.deck.nw; ++w)
       std::cout << "achtemp(iw=" << rec.deck.nstart + w << ") = " << cplx(r.result.achtemp[w]) << "\n";
     for (int w = 0; w < rec.deck.nw; ++w)
@@ -81,6 +83,9 @@ int cmd_run(const std::vector<std::string>& args) {
                 << std::setw(13) << std::setprecision(5) << r.median() << std::setw(14) << std::setprecision(4)
                 << updates / r.median() << std::setw(12) << std::setprecision(2) << r.rel_error << "  "
                 << (!s.target.performed() ? "n/a" : r.verified ? "yes" : "NO") << "\n";
+    for (const auto& r : rec.runs)
+      std::cout << "tunables (" << r.policy << "): " << describe_tunables(r.tunables) << " (from: " << r.tunables_source
+                << ")\n";
     std::cout << std::setprecision(6) << "\nachstemp = " << cplx(*rec.achstemp) << "\n";
   }
   if (s.target.performed()) {

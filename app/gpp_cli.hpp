@@ -44,5 +44,7 @@ Tunables tunables_for(const PolicyEntry& entry, const Tunables& t);
 int cmd_run(const std::vector<std::string>& args);
 int cmd_policies(const std::vector<std::string>& args);
 int cmd_bench(const std::vector<std::string>& args);
+int cmd_sweep(const std::vector<std::string>& args);
+int cmd_tune(const std::vector<std::string>& args);
 
 }  // namespace gpp::app

@@ -2,7 +2,10 @@
 
 #include "gpp_io_cli.hpp"
 #include "gpp_static.hpp"
+#include "gpp_sweep.hpp"
+#include "gpp_tuning.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iomanip>
@@ -25,6 +28,10 @@ void add_run_options(CLI::App& app, RunOptions& o, const std::string& command) {
   add_timing_options(app, o.repeat, o.warmup);
   add_verify_options(app, o.verify, o.rtol);
   add_tunable_options(app, o.tunables);
+  app.add_option("--tuning", o.tuning,
+                 "Tuning file (docs/formats.md): tunables not given here are taken from its entry for this device, "
+                 "backend, policy and size class; none: no file (default: $GPP_TUNING_FILE, else "
+                 "~/.config/gpp/tuning.json if it exists)");
   app.add_option("--json", o.json_path, "Write the run record as JSON (docs/formats.md)");
   app.add_option("--csv", o.csv_path, "Write one CSV row per policy run (fixed header, docs/formats.md)");
   app.add_option("--output", o.output_path, "Write the results and the record to an HDF5 file (.h5)");
@@ -32,6 +39,40 @@ void add_run_options(CLI::App& app, RunOptions& o, const std::string& command) {
 
 std::vector<OutputRequest> output_requests(const RunOptions& o) {
   return {{"--json", o.json_path}, {"--csv", o.csv_path}, {"--output", o.output_path}};
+}
+
+namespace {
+bool is_set(int v) { return v > 0; }
+bool is_set(const std::vector<int>& tile) { return !tile.empty(); }
+}  // namespace
+
+std::string apply_tuning(const PolicyEntry& entry, Tunables& t, const Tunables* from, const std::string& file) {
+  std::vector<std::pair<std::string, std::string>> sources;  // tunable, source
+  auto fill = [&](const char* option, const char* name, auto& value, const auto& tuned) {
+    if (std::find(entry.tunables.begin(), entry.tunables.end(), option) == entry.tunables.end()) return;
+    if (is_set(value)) {
+      sources.push_back({name, "command line"});
+    } else if (from && is_set(tuned)) {
+      value = tuned;
+      sources.push_back({name, file});
+    } else {
+      sources.push_back({name, "default"});
+    }
+  };
+  const Tunables none;
+  const Tunables& f = from ? *from : none;
+  fill("band-block", "band_block", t.band_block, f.band_block);
+  fill("ig-block", "ig_block", t.ig_block, f.ig_block);
+  fill("team-size", "team_size", t.team_size, f.team_size);
+  fill("vector-length", "vector_length", t.vector_length, f.vector_length);
+  fill("tile", "tile", t.tile, f.tile);
+  if (sources.empty()) return "default";
+  bool one = true;
+  for (const auto& s : sources) one = one && s.second == sources.front().second;
+  if (one) return sources.front().second;
+  std::string out;
+  for (const auto& s : sources) out += (out.empty() ? "" : "; ") + s.first + ": " + s.second;
+  return out;
 }
 
 Prepared prepare(CLI::App& app, const RunOptions& o) {
@@ -55,10 +96,30 @@ Prepared prepare(CLI::App& app, const RunOptions& o) {
   } else {
     validate(o.deck);
   }
+  // A bad tuning file is refused before the deck is made.
+  const std::string tuning_path =
+      !o.use_tuning || o.tuning == "none" ? std::string() : o.tuning.empty() ? default_tuning_path() : o.tuning;
+  std::optional<TuningFile> tuning;
+  if (!tuning_path.empty()) tuning = read_tuning_file(tuning_path);
   Prepared p{o.input_path.empty() ? make_session(o.deck)
                                   : make_session_from_file(o.input_path, app.count("--name") ? o.deck.name : ""),
-             std::move(runs)};
-  for (auto& r : p.runs) resolve(p.session, *r.entry, r.space, r.tunables);
+             std::move(runs), tuning_path};
+  const std::string size_class = sweep::size_class(p.session.host.updates());
+  for (auto& r : p.runs) {
+    const TuningEntry* e = nullptr;
+    if (tuning) {
+      const SpaceInfo where = space_info(r.space);
+      e = tuning->find(where.device, where.backend, r.entry->name, size_class);
+    }
+    r.tunables_source = apply_tuning(*r.entry, r.tunables, e ? &e->tunables : nullptr, "tuning file " + tuning_path);
+    if (!o.resolve_planned) continue;
+    try {
+      resolve(p.session, *r.entry, r.space, r.tunables);
+    } catch (const Error& err) {
+      if (!e) throw;
+      throw Error("tuning file " + tuning_path + ": the entry for " + r.entry->name + " cannot run: " + err.what());
+    }
+  }
   return p;
 }
 

@@ -20,6 +20,11 @@ struct RunOptions {
   std::string policy, space, verify = "auto", input_path, json_path, csv_path, output_path;
   int repeat = 3, warmup = 1;
   double rtol = kDefaultRtol;
+  // --tuning FILE ("": the default place, docs/formats.md; "none": no file). Commands
+  // that choose their tunables themselves (sweep, tune) turn both off.
+  std::string tuning;
+  bool use_tuning = true;
+  bool resolve_planned = true;  // resolve every planned run's tunables in prepare()
 };
 
 /// The options of `command` (run, bench or sweep): deck, --input, --policy, --space,
@@ -30,13 +35,21 @@ void add_run_options(CLI::App& app, RunOptions& o, const std::string& command);
 struct PlannedRun {
   const PolicyEntry* entry;
   SpaceKind space;
-  Tunables tunables;  // requested (0: default)
+  Tunables tunables;  // requested (0: default), tuning file values filled in
+  std::string tunables_source = "default";  // PolicyRun::tunables_source
 };
 
 struct Prepared {
   Session session;
   std::vector<PlannedRun> runs;
+  std::string tuning_path;  // the tuning file read ("" if none)
 };
+
+/// Fills the tunables `t` leaves at 0 (not given on the command line) from `from` (a
+/// tuning file's entry, may be null) for the tunables `entry` reads, and says where
+/// each value came from: "default", "command line", "tuning file PATH", or per tunable
+/// ("band_block: command line; team_size: tuning file PATH") when they differ.
+std::string apply_tuning(const PolicyEntry& entry, Tunables& t, const Tunables* from, const std::string& file);
 
 /// Opens the session and checks every planned run (its tunables resolved on its space)
 /// and every output path. Nothing has been printed when this returns or throws.

@@ -246,6 +246,7 @@ std::string to_json(const RunRecord& r) {
       j.end_array();
     }
     j.end_object();
+    j.value("tunables_source", run.tunables_source);
     j.value("status", run.status).value("reason", run.reason).value("repeats", int(run.times.size()));
     j.number_array("times_s", run.times)
         .value("time_median_s", run.median())

@@ -46,6 +46,9 @@ struct PolicyRun {
   std::string policy;
   SpaceInfo space;
   Tunables tunables;          // the values that ran, defaults resolved
+  // Where the requested values came from: "default", "command line", "tuning file PATH",
+  // "sweep", "tune", or per tunable ("band_block: command line; team_size: tuning file PATH").
+  std::string tunables_source = "default";
   std::vector<double> times;  // seconds, warm-up excluded
   SigmaResult result;
   double rel_error = 0;       // worst over all runs (warm-up included)

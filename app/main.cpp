@@ -13,6 +13,8 @@ void usage(std::ostream& o) {
        "commands:\n"
        "  run       run a deck with one policy, a list, or all; time and verify it\n"
        "  bench     time a list of policies on a deck; table, CSV and JSON rows\n"
+       "  sweep     time and verify every point of a grid of tunables; CSV, best point, tuning file\n"
+       "  tune      search a policy's tunables (coordinate descent) and write the tuning file\n"
        "  convert   convert between synthetic decks, the original .dat file and HDF5 decks\n"
        "  policies  list the execution policies and their tunables\n\n"
        "Kokkos options (--kokkos-num-threads=N, ...) may be given anywhere.\n";
@@ -36,7 +38,9 @@ int main(int argc, char* argv[]) {
     if (command == "convert") return gpp::app::cmd_convert(args);
     if (command == "policies") return gpp::app::cmd_policies(args);
     if (command == "bench") return gpp::app::cmd_bench(args);
-    std::cerr << "gpp: error: unknown command '" << command << "' (expected run, bench, convert or policies)\n";
+    if (command == "sweep") return gpp::app::cmd_sweep(args);
+    if (command == "tune") return gpp::app::cmd_tune(args);
+    std::cerr << "gpp: error: unknown command '" << command << "' (expected run, bench, sweep, tune, convert or policies)\n";
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "gpp " << command << ": error: " << e.what() << "\n";

@@ -1,0 +1,277 @@
+#include "gpp_sweep.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace gpp::app::sweep {
+namespace {
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (c == sep) {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+/// A positive int written in decimal digits only (no sign, no spaces).
+long long positive(const std::string& option, const std::string& item, const std::string& text) {
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
+    throw Error(option + " " + item + ": '" + text + "' is not a positive integer");
+  const long long v = std::stoll(text);
+  if (v <= 0) throw Error(option + " " + item + ": values must be positive (got " + text + ")");
+  return v;
+}
+
+void add_unique(std::vector<int>& out, long long v) {
+  if (std::find(out.begin(), out.end(), int(v)) == out.end()) out.push_back(int(v));
+}
+
+bool reads(const std::vector<std::string>& tunables, const char* name) {
+  return std::find(tunables.begin(), tunables.end(), name) != tunables.end();
+}
+
+int int_field(const std::string& path, const std::string& name, const std::string& v) {
+  if (v.empty()) return 0;
+  char* end = nullptr;
+  errno = 0;
+  const long x = std::strtol(v.c_str(), &end, 10);
+  if (errno || *end || x < 0 || x > 1000000000) throw Error(path + ": column " + name + ": '" + v + "' is not a count");
+  return int(x);
+}
+
+}  // namespace
+
+std::vector<int> parse_values(const std::string& option, const std::string& spec) {
+  if (spec.empty()) throw Error(option + ": no values");
+  std::vector<int> out;
+  for (const std::string& item : split(spec, ',')) {
+    if (item.empty()) throw Error(option + " " + spec + ": empty item");
+    const auto parts = split(item, ':');
+    if (parts.size() == 1) {
+      add_unique(out, positive(option, item, item));
+    } else if (parts.size() == 3) {
+      const long long a = positive(option, item, parts[0]), b = positive(option, item, parts[1]);
+      if (b < a) throw Error(option + " " + item + ": the range ends (" + parts[1] + ") before it starts (" + parts[0] + ")");
+      const std::string& step = parts[2];
+      if (step.size() < 2 || (step[0] != 'x' && step[0] != '+'))
+        throw Error(option + " " + item + ": the step must be xK (geometric) or +K (arithmetic), got '" + step + "'");
+      const long long k = positive(option, item, step.substr(1));
+      if (step[0] == 'x' && k < 2) throw Error(option + " " + item + ": a geometric step needs a factor of 2 or more");
+      std::size_t n = 0;
+      for (long long v = a; v <= b; v = step[0] == 'x' ? v * k : v + k) {
+        if (++n > kMaxValues)
+          throw Error(option + " " + item + ": the range has more than " + std::to_string(kMaxValues) + " values");
+        add_unique(out, v);
+      }
+    } else {
+      throw Error(option + " " + item + ": expected a value or a range a:b:xK or a:b:+K");
+    }
+    if (out.size() > kMaxValues) throw Error(option + ": more than " + std::to_string(kMaxValues) + " values");
+  }
+  return out;
+}
+
+std::vector<std::vector<int>> parse_tiles(const std::string& option, const std::string& spec) {
+  if (spec.empty()) throw Error(option + ": no values");
+  std::vector<std::vector<int>> out;
+  for (const std::string& item : split(spec, ',')) {
+    if (item.empty()) throw Error(option + " " + spec + ": empty item");
+    std::vector<int> tile;
+    for (const std::string& s : split(item, 'x')) tile.push_back(int(positive(option, item, s)));
+    if (tile.size() > 3) throw Error(option + " " + item + ": a tile has at most 3 sizes");
+    if (std::find(out.begin(), out.end(), tile) == out.end()) out.push_back(tile);
+  }
+  return out;
+}
+
+std::vector<std::string> listed(const Axes& a) {
+  std::vector<std::string> out;
+  if (!a.band_block.empty()) out.push_back("band-block");
+  if (!a.ig_block.empty()) out.push_back("ig-block");
+  if (!a.team_size.empty()) out.push_back("team-size");
+  if (!a.vector_length.empty()) out.push_back("vector-length");
+  if (!a.tile.empty()) out.push_back("tile");
+  return out;
+}
+
+void check_axes_used(const Axes& a, const std::vector<const PolicyEntry*>& policies) {
+  for (const std::string& name : listed(a)) {
+    bool used = false;
+    std::string names;
+    for (const PolicyEntry* e : policies) {
+      used = used || reads(e->tunables, name.c_str());
+      names += (names.empty() ? "" : ", ") + e->name;
+    }
+    if (!used) throw Error("--" + name + ": none of the selected policies (" + names + ") has this tunable");
+  }
+}
+
+std::vector<Tunables> expand(const Axes& a, const std::vector<std::string>& policy_tunables) {
+  std::vector<Tunables> points{Tunables{}};
+  auto axis = [&](const char* name, const auto& values, auto set) {
+    if (values.empty() || !reads(policy_tunables, name)) return;
+    std::vector<Tunables> next;
+    if (points.size() * values.size() > kMaxPoints)
+      throw Error("the grid has more than " + std::to_string(kMaxPoints) + " points per policy");
+    for (const Tunables& p : points)
+      for (const auto& v : values) {
+        Tunables t = p;
+        set(t, v);
+        next.push_back(t);
+      }
+    points = std::move(next);
+  };
+  axis("band-block", a.band_block, [](Tunables& t, int v) { t.band_block = v; });
+  axis("ig-block", a.ig_block, [](Tunables& t, int v) { t.ig_block = v; });
+  axis("team-size", a.team_size, [](Tunables& t, int v) { t.team_size = v; });
+  axis("vector-length", a.vector_length, [](Tunables& t, int v) { t.vector_length = v; });
+  axis("tile", a.tile, [](Tunables& t, const std::vector<int>& v) { t.tile = v; });
+  return points;
+}
+
+std::string size_class(double updates) {
+  if (updates < 1e9) return "small";
+  if (updates < 1e11) return "medium";
+  return "large";
+}
+
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> records;
+  std::vector<std::string> rec;
+  std::string field;
+  bool quoted = false, any = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        field += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+      any = true;
+    } else if (c == ',') {
+      rec.push_back(field);
+      field.clear();
+      any = true;
+    } else if (c == '\n' || c == '\r') {
+      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      rec.push_back(field);
+      records.push_back(rec);
+      rec.clear();
+      field.clear();
+      any = false;
+    } else {
+      field += c;
+      any = true;
+    }
+  }
+  if (quoted) throw Error("unterminated quoted field");
+  if (any) {
+    rec.push_back(field);
+    records.push_back(rec);
+  }
+  return records;
+}
+
+std::string tile_text(const std::vector<int>& tile) {
+  std::string s;
+  for (std::size_t i = 0; i < tile.size(); ++i) s += (i ? "x" : "") + std::to_string(tile[i]);
+  return s;
+}
+
+CsvFile read_sweep_csv(const std::string& path, const std::string& header) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error("--resume " + path + ": cannot read it: " + std::strerror(errno));
+  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::vector<std::vector<std::string>> records;
+  try {
+    records = parse_csv(text);
+  } catch (const Error& e) {
+    throw Error("--resume " + path + ": " + e.what());
+  }
+  const auto want = parse_csv(header).front();
+  if (records.empty() || records.front() != want)
+    throw Error("--resume " + path + ": not a sweep CSV of this version (its header differs from docs/formats.md's)");
+  auto col = [&](const char* name) {
+    return std::size_t(std::find(want.begin(), want.end(), name) - want.begin());
+  };
+  CsvFile out;
+  // Keep the data lines as written: the text after the header, record by record.
+  std::istringstream lines(text);
+  std::string line, pending;
+  std::getline(lines, line);  // header
+  while (std::getline(lines, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    pending += (pending.empty() ? "" : "\n") + line;
+    if (std::count(pending.begin(), pending.end(), '"') % 2 == 0) {
+      if (!pending.empty()) out.lines.push_back(pending);
+      pending.clear();
+    }
+  }
+  const std::string where = "--resume " + path;
+  for (std::size_t r = 1; r < records.size(); ++r) {
+    const auto& fields = records[r];
+    if (fields.size() == 1 && fields[0].empty()) continue;
+    if (fields.size() != want.size())
+      throw Error(where + ": row " + std::to_string(r) + " has " + std::to_string(fields.size()) + " fields, not " +
+                  std::to_string(want.size()));
+    Row row;
+    row.policy = fields[col("policy")];
+    row.space = fields[col("space")];
+    row.device = fields[col("device")];
+    row.backend = fields[col("backend")];
+    row.deck = fields[col("deck")];
+    row.status = fields[col("status")];
+    row.nbands = int_field(where, "nbands", fields[col("nbands")]);
+    row.ngpown = int_field(where, "ngpown", fields[col("ngpown")]);
+    row.ncouls = int_field(where, "ncouls", fields[col("ncouls")]);
+    row.nw = int_field(where, "nw", fields[col("nw")]);
+    row.tunables.band_block = int_field(where, "band_block", fields[col("band_block")]);
+    row.tunables.ig_block = int_field(where, "ig_block", fields[col("ig_block")]);
+    row.tunables.team_size = int_field(where, "team_size", fields[col("team_size")]);
+    row.tunables.vector_length = int_field(where, "vector_length", fields[col("vector_length")]);
+    if (const std::string& t = fields[col("tile")]; !t.empty()) {
+      try {
+        row.tunables.tile = parse_tiles("tile", t).front();
+      } catch (const Error& e) {
+        throw Error(where + ": row " + std::to_string(r) + ": " + e.what());
+      }
+    }
+    const std::string& m = fields[col("time_median_s")];
+    row.time_median_s = m.empty() ? NAN : std::strtod(m.c_str(), nullptr);
+    if (row.status != "ok" && row.status != "wrong" && row.status != "invalid")
+      throw Error(where + ": row " + std::to_string(r) + ": unknown status '" + row.status + "'");
+    out.rows.push_back(row);
+  }
+  if (out.rows.size() != out.lines.size())
+    throw Error(where + ": the rows could not be told apart (" + std::to_string(out.rows.size()) + " records, " +
+                std::to_string(out.lines.size()) + " lines)");
+  return out;
+}
+
+bool same_point(const Row& a, const Row& b) {
+  return a.policy == b.policy && a.space == b.space && a.nbands == b.nbands && a.ngpown == b.ngpown &&
+         a.ncouls == b.ncouls && a.nw == b.nw && a.tunables.band_block == b.tunables.band_block &&
+         a.tunables.ig_block == b.tunables.ig_block && a.tunables.team_size == b.tunables.team_size &&
+         a.tunables.vector_length == b.tunables.vector_length && a.tunables.tile == b.tunables.tile;
+}
+
+}  // namespace gpp::app::sweep

@@ -1,0 +1,71 @@
+#pragma once
+// The grid of `gpp sweep`: value lists and ranges of each tunable, their product per
+// policy (restricted to the tunables the policy reads), the size class of a deck, and
+// the sweep CSV read back (for --resume). No Kokkos work happens here.
+#include "gpp_policy.hpp"
+
+#include <string>
+#include <vector>
+
+namespace gpp::app::sweep {
+
+/// Most values one option may list, and most points one policy's grid may have.
+inline constexpr std::size_t kMaxValues = 4096;
+inline constexpr std::size_t kMaxPoints = 100000;
+
+/// A comma-separated list of positive integers and ranges: `a:b:xK` (a, a*K, a*K^2, ...
+/// up to b; K >= 2) and `a:b:+K` (a, a+K, ... up to b; K >= 1). Duplicates are dropped,
+/// the order of first appearance kept. Throws gpp::Error naming `option`.
+std::vector<int> parse_values(const std::string& option, const std::string& spec);
+
+/// A comma-separated list of tiles, each sizes joined by 'x' (`128x1x1,64x2x1`).
+std::vector<std::vector<int>> parse_tiles(const std::string& option, const std::string& spec);
+
+/// The values listed for each tunable (empty: not swept).
+struct Axes {
+  std::vector<int> band_block, ig_block, team_size, vector_length;
+  std::vector<std::vector<int>> tile;
+};
+
+/// Option names ("band-block", ...) of the tunables `a` lists.
+std::vector<std::string> listed(const Axes& a);
+
+/// Throws gpp::Error when `a` lists a tunable none of `policies` reads.
+void check_axes_used(const Axes& a, const std::vector<const PolicyEntry*>& policies);
+
+/// The cartesian product of the axes `policy_tunables` names (option names, as in
+/// PolicyEntry::tunables); tunables the policy lacks stay 0 (default). One point with
+/// every default when the policy reads none of the listed tunables. The last listed
+/// tunable varies fastest (band_block, ig_block, team_size, vector_length, tile).
+std::vector<Tunables> expand(const Axes& a, const std::vector<std::string>& policy_tunables);
+
+/// small (< 1e9 updates), medium (< 1e11), large.
+std::string size_class(double updates);
+
+/// The fields of every record of a CSV text (RFC 4180 quoting: "" inside quotes, a quoted
+/// field may hold commas and newlines). Throws gpp::Error for an unterminated quote.
+std::vector<std::vector<std::string>> parse_csv(const std::string& text);
+
+/// "128x1x1" <-> {128, 1, 1}; "" <-> {}.
+std::string tile_text(const std::vector<int>& tile);
+
+/// One row of a sweep CSV, as far as resuming and choosing the best point need it.
+struct Row {
+  std::string policy, space, device, backend, deck, status;
+  int nbands = 0, ngpown = 0, ncouls = 0, nw = 0;
+  Tunables tunables;
+  double time_median_s = 0;  // NaN where empty
+};
+
+/// A sweep CSV's rows: its header must be `header` exactly (else gpp::Error naming
+/// `path`), each row must have every field.
+struct CsvFile {
+  std::vector<std::string> lines;  // the data records as written (no header, no newline)
+  std::vector<Row> rows;
+};
+CsvFile read_sweep_csv(const std::string& path, const std::string& header);
+
+/// Same configuration: policy, space, deck sizes and every tunable.
+bool same_point(const Row& a, const Row& b);
+
+}  // namespace gpp::app::sweep

@@ -1,0 +1,514 @@
+// `gpp sweep`, `gpp tune` and the tuning file: the grid (value lists and ranges, the
+// product per policy), the CSV read back for --resume, the tuning file's reader, and the
+// commands run on a tiny deck (the Serial host: team sizes above 1 cannot run there).
+#include "gpp_io_test_util.hpp"
+#include "gpp_record.hpp"
+#include "gpp_sweep.hpp"
+#include "gpp_tuning.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <string>
+#include <tuple>
+#include <unistd.h>
+
+namespace {
+
+using gpp::app::sweep::Axes;
+using gpp::test::count_lines;
+using gpp::test::Outcome;
+namespace sweep = gpp::app::sweep;
+
+Outcome gpp_cmd(const std::string& args) { return gpp::test::gpp_exe(args); }
+
+std::string deck() { return std::string(GPP_SOURCE_DIR) + "/inputs/small.toml --nbands 12 --ngpown 8 --ncouls 40 --nvband 5"; }
+
+std::string temp_path(const std::string& name) {
+  return ::testing::TempDir() + "gpp_sweep_" + std::to_string(::getpid()) + "_" + name;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
+void write(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
+
+// One line, exit 1, naming `what`.
+void expect_refused(const std::string& args, const std::string& what) {
+  const Outcome o = gpp_cmd(args);
+  SCOPED_TRACE("gpp " + args + "\n" + o.out);
+  EXPECT_EQ(o.code, 1);
+  EXPECT_EQ(count_lines(o.out), 1);
+  EXPECT_NE(o.out.find(what), std::string::npos);
+}
+
+// ---- value lists and ranges ----
+
+TEST(SweepGrid, ListsAndRanges) {
+  EXPECT_EQ(sweep::parse_values("--x", "16,32,64"), (std::vector<int>{16, 32, 64}));
+  EXPECT_EQ(sweep::parse_values("--x", "32:256:x2"), (std::vector<int>{32, 64, 128, 256}));
+  EXPECT_EQ(sweep::parse_values("--x", "5:44:x3"), (std::vector<int>{5, 15}));  // 45 is past the end
+  EXPECT_EQ(sweep::parse_values("--x", "8:30:+8"), (std::vector<int>{8, 16, 24}));
+  EXPECT_EQ(sweep::parse_values("--x", "4:4:x2"), (std::vector<int>{4}));
+  EXPECT_EQ(sweep::parse_values("--x", "7"), (std::vector<int>{7}));
+  // Mixed, duplicates dropped, the order of first appearance kept.
+  EXPECT_EQ(sweep::parse_values("--x", "48,16:64:x2,32,3"), (std::vector<int>{48, 16, 32, 64, 3}));
+  // The largest range allowed, and its length from the arithmetic.
+  EXPECT_EQ(sweep::parse_values("--x", "1:4096:+1").size(), 4096u);
+  EXPECT_EQ(sweep::parse_values("--x", "1:536870912:x2").size(), 30u);
+}
+
+TEST(SweepGrid, BadValuesAreRefusedWithTheOption) {
+  for (const char* bad : {"", "a", "0", "-4", "16,", ",16", "16,,32", "32:16:x2", "8:64:x1", "8:64", "8:64:*2",
+                          "8:64:+0", "8:64:x", "1:5000:+1", "1:2:3:4", "1.5", " 8", "8:64:+-2", "9999999999"}) {
+    SCOPED_TRACE(std::string("'") + bad + "'");
+    try {
+      sweep::parse_values("--team-size", bad);
+      ADD_FAILURE() << "accepted";
+    } catch (const gpp::Error& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("--team-size", 0), 0u) << e.what();
+    }
+  }
+}
+
+TEST(SweepGrid, Tiles) {
+  EXPECT_EQ(sweep::parse_tiles("--tile", "128x1x1,64x2x1"), (std::vector<std::vector<int>>{{128, 1, 1}, {64, 2, 1}}));
+  EXPECT_EQ(sweep::parse_tiles("--tile", "16x8,16x8,4"), (std::vector<std::vector<int>>{{16, 8}, {4}}));
+  for (const char* bad : {"", "128x0x1", "x1", "1x2x3x4", "128x1x1,", "4*4"}) {
+    SCOPED_TRACE(bad);
+    EXPECT_THROW(sweep::parse_tiles("--tile", bad), gpp::Error);
+  }
+  EXPECT_EQ(sweep::tile_text({128, 1, 1}), "128x1x1");
+  EXPECT_EQ(sweep::tile_text({}), "");
+}
+
+TEST(SweepGrid, ProductPerPolicyOverItsOwnTunables) {
+  Axes a;
+  a.band_block = {16, 32};
+  a.ig_block = {8};
+  a.team_size = {64, 128, 256};
+  a.tile = {{4, 4, 4}};
+  // tuned reads band-block and team-size only.
+  const auto tuned = sweep::expand(a, {"band-block", "team-size"});
+  std::set<std::tuple<int, int, int, int>> got, want;
+  for (const auto& t : tuned) {
+    got.insert({t.band_block, t.ig_block, t.team_size, t.vector_length});
+    EXPECT_TRUE(t.tile.empty());
+  }
+  for (int b : {16, 32})
+    for (int ts : {64, 128, 256}) want.insert({b, 0, ts, 0});
+  EXPECT_EQ(tuned.size(), 6u);
+  EXPECT_EQ(got, want);
+  // The last tunable varies fastest.
+  EXPECT_EQ(tuned[0].team_size, 64);
+  EXPECT_EQ(tuned[1].team_size, 128);
+  EXPECT_EQ(tuned[3].band_block, 32);
+  // host: band-block x ig-block.
+  const auto host = sweep::expand(a, {"band-block", "ig-block"});
+  ASSERT_EQ(host.size(), 2u);
+  EXPECT_EQ(host[1].band_block, 32);
+  EXPECT_EQ(host[1].ig_block, 8);
+  EXPECT_EQ(host[1].team_size, 0);
+  // An MDRange policy: the tile axis only.
+  const auto v0 = sweep::expand(a, {"tile"});
+  ASSERT_EQ(v0.size(), 1u);
+  EXPECT_EQ(v0[0].tile, (std::vector<int>{4, 4, 4}));
+  EXPECT_EQ(v0[0].band_block, 0);
+  // A policy that reads none of the listed tunables: one point, every default.
+  EXPECT_EQ(sweep::expand(Axes{}, {"band-block"}).size(), 1u);
+}
+
+TEST(SweepGrid, ATunableNoSelectedPolicyHasIsRefused) {
+  Axes a;
+  a.tile = {{4, 4, 4}};
+  const std::vector<const gpp::PolicyEntry*> tuned{&gpp::find_policy("tuned")};
+  try {
+    sweep::check_axes_used(a, tuned);
+    ADD_FAILURE() << "accepted";
+  } catch (const gpp::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--tile: none of the selected policies (tuned)"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(sweep::check_axes_used(a, {&gpp::find_policy("tuned"), &gpp::find_policy("v0-collapse3")}));
+}
+
+TEST(SweepGrid, TooManyPoints) {
+  Axes a;
+  a.band_block = sweep::parse_values("--band-block", "1:400:+1");
+  a.ig_block = sweep::parse_values("--ig-block", "1:400:+1");
+  EXPECT_THROW(sweep::expand(a, {"band-block", "ig-block"}), gpp::Error);  // 160000 > 100000
+  EXPECT_EQ(sweep::expand(a, {"band-block"}).size(), 400u);
+}
+
+TEST(SweepGrid, SizeClasses) {
+  EXPECT_EQ(sweep::size_class(12 * 8 * 40 * 2), "small");
+  EXPECT_EQ(sweep::size_class(9.99e8), "small");
+  EXPECT_EQ(sweep::size_class(1e9), "medium");
+  EXPECT_EQ(sweep::size_class(9.99e10), "medium");
+  EXPECT_EQ(sweep::size_class(1e11), "large");
+}
+
+TEST(SweepCsv, QuotedFields) {
+  const auto r = sweep::parse_csv("a,\"b,c\",\"say \"\"hi\"\"\"\r\n1,\"two\nlines\",\n");
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0], (std::vector<std::string>{"a", "b,c", "say \"hi\""}));
+  EXPECT_EQ(r[1], (std::vector<std::string>{"1", "two\nlines", ""}));
+  EXPECT_THROW(sweep::parse_csv("a,\"b\n"), gpp::Error);
+}
+
+// The header the docs promise, the writer's and a written file's are one.
+TEST(SweepCsv, HeaderIsTheDocumentedOne) {
+  const std::string md = slurp(std::string(GPP_SOURCE_DIR) + "/docs/formats.md");
+  const auto section = md.find("## Sweep CSV");
+  ASSERT_NE(section, std::string::npos);
+  const auto open = md.find("```\n", section) + 4, close = md.find("```", open);
+  std::string documented;
+  for (char c : md.substr(open, close - open))
+    if (c != '\n') documented += c;
+  EXPECT_EQ(documented, gpp::app::csv_header());
+  const std::string csv = temp_path("header.csv");
+  const Outcome o = gpp_cmd("sweep " + deck() + " --policy host --band-block 4 --repeat 1 --csv " + csv);
+  ASSERT_EQ(o.code, 0) << o.out;
+  const std::string text = slurp(csv);
+  EXPECT_EQ(text.substr(0, text.find('\n')), documented);
+  std::remove(csv.c_str());
+}
+
+// ---- the tuning file ----
+
+const char* kTuning = R"({"schema_version": 1, "kind": "gpp-tuning", "entries": [
+  {"device": "NVIDIA H100 80GB HBM3", "backend": "Cuda", "policy": "tuned", "size_class": "large",
+   "tunables": {"band_block": 32, "team_size": 128}, "time_median_s": 0.12, "deck": "si214",
+   "date": "2026-11-23T10:00:00Z"},
+  {"device": "cpu", "backend": "Serial", "policy": "v0-collapse3", "size_class": "small",
+   "tunables": {"tile": [8, 2, 1]}}
+]})";
+
+TEST(Tuning, ReadWriteRoundTrip) {
+  const auto f = gpp::app::parse_tuning(kTuning, "t.json");
+  ASSERT_EQ(f.entries.size(), 2u);
+  const auto* e = f.find("NVIDIA H100 80GB HBM3", "Cuda", "tuned", "large");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->tunables.band_block, 32);
+  EXPECT_EQ(e->tunables.team_size, 128);
+  EXPECT_EQ(e->tunables.ig_block, 0);
+  EXPECT_EQ(e->time_median_s, 0.12);
+  EXPECT_EQ(e->deck, "si214");
+  EXPECT_EQ(f.find("NVIDIA H100 80GB HBM3", "Cuda", "tuned", "medium"), nullptr);
+  EXPECT_EQ(f.find("NVIDIA H100 80GB HBM3", "HIP", "tuned", "large"), nullptr);
+  // Written and read again: the same entries.
+  const auto g = gpp::app::parse_tuning(gpp::app::to_json(f), "again");
+  ASSERT_EQ(g.entries.size(), 2u);
+  EXPECT_EQ(g.entries[1].tunables.tile, (std::vector<int>{8, 2, 1}));
+  EXPECT_EQ(g.entries[0].tunables.band_block, 32);
+  EXPECT_EQ(g.entries[0].date, "2026-11-23T10:00:00Z");
+  // Merging replaces the entry of the same key and adds a new one.
+  auto h = g;
+  gpp::app::TuningEntry n = g.entries[0];
+  n.tunables.band_block = 64;
+  h.merge(n);
+  n.size_class = "medium";
+  h.merge(n);
+  ASSERT_EQ(h.entries.size(), 3u);
+  EXPECT_EQ(h.find("NVIDIA H100 80GB HBM3", "Cuda", "tuned", "large")->tunables.band_block, 64);
+}
+
+TEST(Tuning, BadFilesAreRefused) {
+  const std::string entry = R"("device": "d", "backend": "b", "policy": "tuned", "size_class": "small")";
+  auto with = [&](const std::string& e) {
+    return R"({"schema_version": 1, "kind": "gpp-tuning", "entries": [{)" + e + "}]}";
+  };
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"", "not valid JSON"},
+      {"{\"schema_version\": 1,", "not valid JSON"},
+      {"[1]", "not a JSON object"},
+      {R"({"schema_version": 2, "kind": "gpp-tuning", "entries": []})", "schema_version 2"},
+      {R"({"schema_version": 1, "kind": "gpp-record", "entries": []})", "gpp-tuning"},
+      {R"({"schema_version": 1, "kind": "gpp-tuning"})", "no \"entries\""},
+      {R"({"schema_version": 1, "kind": "gpp-tuning", "entries": []} x)", "text after"},
+      {with(entry + R"(, "tunables": {"band_block": 0})"), "tunables.band_block is not a positive integer"},
+      {with(entry + R"(, "tunables": {"band_block": 1.5})"), "not a positive integer"},
+      {with(entry + R"(, "tunables": {"band_block": "32"})"), "not a positive integer"},
+      {with(entry + R"(, "tunables": {"warp": 2})"), "unknown tunable \"warp\""},
+      {with(entry + R"(, "tunables": {"ig_block": 8})"), "no tunable --ig-block"},
+      {with(entry), "no \"tunables\""},
+      {with(R"("device": "d", "backend": "b", "policy": "warp9", "size_class": "small", "tunables": {})"),
+       "unknown policy 'warp9'"},
+      {with(R"("device": "d", "backend": "b", "policy": "tuned", "size_class": "huge", "tunables": {})"),
+       "size_class \"huge\""},
+      {R"({"schema_version": 1, "kind": "gpp-tuning", "entries": [{)" + entry + R"(, "tunables": {}}, {)" + entry +
+           R"(, "tunables": {}}]})",
+       "a second entry"},
+  };
+  for (const auto& [text, what] : cases) {
+    SCOPED_TRACE(text);
+    try {
+      gpp::app::parse_tuning(text, "bad.json");
+      ADD_FAILURE() << "accepted";
+    } catch (const gpp::Error& e) {
+      const std::string m = e.what();
+      EXPECT_EQ(m.rfind("tuning file bad.json: ", 0), 0u) << m;
+      EXPECT_NE(m.find(what), std::string::npos) << m;
+      EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+    }
+  }
+}
+
+// ---- the commands ----
+
+// Rows of a sweep CSV, as field lists, without the header.
+std::vector<std::vector<std::string>> csv_rows_of(const std::string& path) {
+  auto r = sweep::parse_csv(slurp(path));
+  if (!r.empty()) r.erase(r.begin());
+  return r;
+}
+
+std::size_t column(const std::string& name) {
+  const auto h = sweep::parse_csv(gpp::app::csv_header()).front();
+  return std::size_t(std::find(h.begin(), h.end(), name) - h.begin());
+}
+
+TEST(SweepCli, InvalidPointsAreRowsWithReasons) {
+  const std::string csv = temp_path("invalid.csv"), json = temp_path("invalid.json");
+  const Outcome o = gpp_cmd("sweep " + deck() + " --policy tuned,host --band-block 4,8 --team-size 1,100000 --repeat 1 "
+                            "--csv " + csv + " --json " + json);
+  SCOPED_TRACE(o.out);
+  ASSERT_EQ(o.code, 0);
+  const auto rows = csv_rows_of(csv);
+  ASSERT_EQ(rows.size(), 6u);  // tuned: 2 x 2; host has no --team-size: 2
+  int invalid = 0, ok = 0;
+  for (const auto& r : rows) {
+    ASSERT_EQ(r.size(), column("reason") + 1);
+    if (r[column("status")] == "invalid") {
+      ++invalid;
+      EXPECT_EQ(r[column("policy")], "tuned");
+      EXPECT_EQ(r[column("team_size")], "100000");
+      EXPECT_NE(r[column("reason")].find("--team-size 100000"), std::string::npos) << r[column("reason")];
+      EXPECT_EQ(r[column("time_median_s")], "");
+      EXPECT_EQ(r[column("repeats")], "0");
+    } else {
+      ++ok;
+      EXPECT_EQ(r[column("status")], "ok");
+      EXPECT_EQ(r[column("reason")], "");
+      EXPECT_GT(std::stod(r[column("time_median_s")]), 0);
+      EXPECT_EQ(r[column("repeats")], "1");
+      EXPECT_EQ(r[column("team_size")] == "", r[column("policy")] == "host");
+      EXPECT_EQ(r[column("gflops")], "");
+    }
+  }
+  EXPECT_EQ(invalid, 2);
+  EXPECT_EQ(ok, 4);
+  EXPECT_NE(o.out.find("BEST policy=tuned space=host band_block="), std::string::npos);
+  EXPECT_NE(o.out.find("BEST policy=host space=host band_block="), std::string::npos);
+  const std::string j = slurp(json);
+  EXPECT_NE(j.find("\"command\":\"sweep\""), std::string::npos);
+  EXPECT_NE(j.find("\"status\":\"invalid\""), std::string::npos);
+  EXPECT_NE(j.find("\"tunables_source\":\"sweep\""), std::string::npos);
+  std::remove(csv.c_str());
+  std::remove(json.c_str());
+}
+
+TEST(SweepCli, RefusedBeforeWork) {
+  expect_refused("sweep " + deck() + " --policy host --team-size 1,2", "--team-size: none of the selected policies");
+  expect_refused("sweep " + deck() + " --policy host --band-block 64:8:x2", "--band-block 64:8:x2");
+  expect_refused("sweep " + deck() + " --policy host --band-block 8,x", "--band-block");
+  expect_refused("sweep " + deck() + " --policy warp9 --band-block 8", "unknown policy 'warp9'");
+  const std::string bad = temp_path("bad_resume.csv");
+  write(bad, "a,b,c\n1,2,3\n");
+  expect_refused("sweep " + deck() + " --policy host --band-block 8 --resume " + bad, "its header differs");
+  expect_refused("sweep " + deck() + " --policy host --band-block 8 --resume /nonexistent/x.csv", "/nonexistent/x.csv");
+  std::remove(bad.c_str());
+}
+
+TEST(SweepCli, FailedVerificationExits2) {
+  // No policy reproduces the host reference to 1e-300: every run fails verification.
+  const std::string csv = temp_path("wrong.csv");
+  const Outcome o = gpp_cmd("sweep " + deck() + " --policy host --band-block 4 --repeat 1 --rtol 1e-300 --csv " + csv);
+  EXPECT_EQ(o.code, 2) << o.out;
+  const auto rows = csv_rows_of(csv);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][column("status")], "wrong");
+  EXPECT_NE(o.out.find("BEST policy=host space=host status=none"), std::string::npos) << o.out;
+  std::remove(csv.c_str());
+}
+
+TEST(SweepCli, ResumeSkipsDonePoints) {
+  const std::string csv = temp_path("resume.csv");
+  Outcome o = gpp_cmd("sweep " + deck() + " --policy host,tuned --band-block 4,8 --team-size 1,100000 --repeat 1 --csv " + csv);
+  ASSERT_EQ(o.code, 0) << o.out;
+  const std::string first = slurp(csv);
+  ASSERT_EQ(csv_rows_of(csv).size(), 6u);
+  o = gpp_cmd("sweep " + deck() + " --policy host,tuned --band-block 4,8,16 --team-size 1,100000 --repeat 1 --resume " + csv);
+  SCOPED_TRACE(o.out);
+  ASSERT_EQ(o.code, 0);
+  // New: host 16, tuned 16 x {1, 100000}; the six old points (invalid ones too) skipped.
+  EXPECT_NE(o.out.find("3 points measured or refused, 6 skipped"), std::string::npos);
+  const std::string second = slurp(csv);
+  EXPECT_EQ(second.substr(0, first.size()), first);  // the old rows as they were
+  const auto rows = csv_rows_of(csv);
+  ASSERT_EQ(rows.size(), 9u);
+  std::set<std::string> points;
+  for (const auto& r : rows) points.insert(r[column("policy")] + "/" + r[column("band_block")] + "/" + r[column("team_size")]);
+  EXPECT_EQ(points.size(), 9u);
+  EXPECT_EQ(points.count("host/16/"), 1u);
+  EXPECT_EQ(points.count("tuned/16/100000"), 1u);
+  // Everything done: nothing runs, the file keeps its rows.
+  o = gpp_cmd("sweep " + deck() + " --policy host --band-block 4,8,16 --repeat 1 --resume " + csv);
+  EXPECT_NE(o.out.find("0 points measured or refused, 3 skipped"), std::string::npos) << o.out;
+  EXPECT_EQ(slurp(csv), second);
+  // Another deck size is another point.
+  o = gpp_cmd("sweep " + std::string(GPP_SOURCE_DIR) +
+              "/inputs/small.toml --nbands 10 --ngpown 8 --ncouls 40 --nvband 5 --policy host --band-block 4 --repeat 1 --resume " + csv);
+  EXPECT_NE(o.out.find("1 points measured or refused, 0 skipped"), std::string::npos) << o.out;
+  EXPECT_EQ(csv_rows_of(csv).size(), 10u);
+  std::remove(csv.c_str());
+}
+
+// Sweep -> tuning file -> run applies it; explicit options win; the record says where
+// each value came from.
+TEST(SweepCli, TuningFileRoundTrip) {
+  const std::string tuning = temp_path("tuning.json"), json = temp_path("run.json");
+  // One point, so the best is known: values no default has.
+  Outcome o = gpp_cmd("sweep " + deck() + " --policy host --band-block 3 --ig-block 5 --repeat 1 --tuning-out " + tuning);
+  ASSERT_EQ(o.code, 0) << o.out;
+  const auto f = gpp::app::read_tuning_file(tuning);
+  ASSERT_EQ(f.entries.size(), 1u);
+  EXPECT_EQ(f.entries[0].policy, "host");
+  EXPECT_EQ(f.entries[0].size_class, "small");
+  EXPECT_EQ(f.entries[0].backend, gpp::HostExec::name());
+  EXPECT_EQ(f.entries[0].tunables.band_block, 3);
+  EXPECT_EQ(f.entries[0].tunables.ig_block, 5);
+  EXPECT_GT(f.entries[0].time_median_s, 0);
+
+  // A second sweep merges its entry (tuned) into the same file.
+  o = gpp_cmd("sweep " + deck() + " --policy tuned --band-block 6 --repeat 1 --tuning-out " + tuning);
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_EQ(gpp::app::read_tuning_file(tuning).entries.size(), 2u);
+
+  // Without the file: the defaults.
+  o = gpp_cmd("run " + deck() + " --policy host --repeat 1 --tuning none --json " + json);
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_NE(o.out.find("tunables from: default"), std::string::npos) << o.out;
+  EXPECT_EQ(slurp(json).find("\"band_block\":3,"), std::string::npos);
+
+  o = gpp_cmd("run " + deck() + " --policy host --repeat 1 --tuning " + tuning + " --json " + json);
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_NE(o.out.find("band_block=3 ig_block=5; tunables from: tuning file " + tuning + ")"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("RESULT deck=small policy=host"), std::string::npos);
+  std::string j = slurp(json);
+  EXPECT_NE(j.find("\"tunables\":{\"band_block\":3,\"ig_block\":5}"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"tunables_source\":\"tuning file " + tuning + "\""), std::string::npos);
+
+  // Explicit options win, the rest still comes from the file.
+  o = gpp_cmd("run " + deck() + " --policy host --repeat 1 --band-block 7 --tuning " + tuning + " --json " + json);
+  ASSERT_EQ(o.code, 0) << o.out;
+  j = slurp(json);
+  EXPECT_NE(j.find("\"tunables\":{\"band_block\":7,\"ig_block\":5}"), std::string::npos) << j;
+  EXPECT_NE(j.find("\"tunables_source\":\"band_block: command line; ig_block: tuning file " + tuning + "\""),
+            std::string::npos)
+      << j;
+
+  // bench, and the default place ($GPP_TUNING_FILE); --tuning none turns it off.
+  ASSERT_EQ(::setenv("GPP_TUNING_FILE", tuning.c_str(), 1), 0);
+  o = gpp_cmd("bench " + deck() + " --policies host,tuned --repeat 1 --json " + json);
+  ASSERT_EQ(o.code, 0) << o.out;
+  EXPECT_NE(o.out.find("tunables (host): band_block=3 ig_block=5 (from: tuning file " + tuning + ")"), std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find("tunables (tuned): band_block=6"), std::string::npos) << o.out;
+  o = gpp_cmd("run " + deck() + " --policy host --repeat 1 --tuning none");
+  EXPECT_NE(o.out.find("tunables from: default"), std::string::npos) << o.out;
+  // A bad file at the default place is refused too.
+  const std::string bad = temp_path("bad_tuning.json");
+  write(bad, "{\"schema_version\": 1, \"kind\": \"gpp-tuning\", \"entries\": [}");
+  ASSERT_EQ(::setenv("GPP_TUNING_FILE", bad.c_str(), 1), 0);
+  expect_refused("run " + deck() + " --policy host", "tuning file " + bad + ": not valid JSON");
+  ::unsetenv("GPP_TUNING_FILE");
+  std::remove(bad.c_str());
+  std::remove(tuning.c_str());
+  std::remove(json.c_str());
+}
+
+TEST(SweepCli, BadTuningFilesAreRefusedBeforeWork) {
+  const std::string bad = temp_path("bad.json");
+  write(bad, R"({"schema_version": 1, "kind": "gpp-tuning", "entries": [{"device": "d", "backend": "b",
+    "policy": "host", "size_class": "small", "tunables": {"team_size": 64}}]})");
+  expect_refused("run " + deck() + " --tuning " + bad, "no tunable --team-size");
+  expect_refused("bench " + deck() + " --tuning " + bad, "tuning file " + bad);
+  expect_refused("run " + deck() + " --tuning /nonexistent/t.json", "tuning file /nonexistent/t.json");
+  // The file a sweep or tune would merge into is read (and refused) before work too.
+  expect_refused("sweep " + deck() + " --policy host --band-block 4 --tuning-out " + bad, "tuning file " + bad);
+  expect_refused("tune " + deck() + " --policy host --tuning-out " + bad, "tuning file " + bad);
+  // An entry for this host that cannot run here is refused before work, naming the file.
+  const std::string csv = temp_path("serial.csv");
+  ASSERT_EQ(gpp_cmd("sweep " + deck() + " --policy tuned --band-block 4 --repeat 1 --csv " + csv).code, 0);
+  const auto rows = csv_rows_of(csv);
+  ASSERT_EQ(rows.size(), 1u);
+  gpp::app::TuningFile f;
+  gpp::app::TuningEntry e;
+  e.device = rows[0][column("device")];
+  e.backend = rows[0][column("backend")];
+  e.policy = "tuned";
+  e.size_class = "small";
+  e.tunables.team_size = 100000;
+  f.merge(e);
+  write(bad, gpp::app::to_json(f));
+  expect_refused("run " + deck() + " --policy tuned --tuning " + bad, "the entry for tuned cannot run");
+  std::remove(bad.c_str());
+  std::remove(csv.c_str());
+}
+
+TEST(TuneCli, CoordinateDescentWritesTheTuningFile) {
+  const std::string tuning = temp_path("tune.json"), csv = temp_path("tune.csv");
+  const Outcome o = gpp_cmd("tune " + deck() + " --policy host --repeat 1 --budget 60 --tuning-out " + tuning +
+                            " --csv " + csv);
+  SCOPED_TRACE(o.out);
+  ASSERT_EQ(o.code, 0);
+  EXPECT_NE(o.out.find("stopped: "), std::string::npos);
+  const auto best = o.out.find("BEST policy=host space=host band_block=");
+  ASSERT_NE(best, std::string::npos);
+  const auto f = gpp::app::read_tuning_file(tuning);
+  ASSERT_EQ(f.entries.size(), 1u);
+  // The file's entry is the BEST line's point and the fastest verified row of the CSV.
+  const auto& t = f.entries[0].tunables;
+  EXPECT_NE(o.out.find("band_block=" + std::to_string(t.band_block) + " ig_block=" + std::to_string(t.ig_block), best),
+            std::string::npos);
+  double fastest = 1e300;
+  const auto rows = csv_rows_of(csv);
+  EXPECT_GE(rows.size(), 3u);  // the defaults and at least two neighbours
+  for (const auto& r : rows)
+    if (r[column("status")] == "ok") fastest = std::min(fastest, std::stod(r[column("time_median_s")]));
+  EXPECT_EQ(f.entries[0].time_median_s, fastest);
+  std::remove(tuning.c_str());
+  std::remove(csv.c_str());
+}
+
+TEST(TuneCli, StopsWhenTheBudgetIsSpent) {
+  const std::string tuning = temp_path("budget.json"), csv = temp_path("budget.csv");
+  const Outcome o = gpp_cmd("tune " + deck() + " --policy host --repeat 1 --budget 1e-9 --tuning-out " + tuning +
+                            " --csv " + csv);
+  SCOPED_TRACE(o.out);
+  ASSERT_EQ(o.code, 0);
+  // Only the defaults ran: they are the best point and the file's entry.
+  EXPECT_NE(o.out.find("stopped: time budget spent after 1 points"), std::string::npos);
+  const auto rows = csv_rows_of(csv);
+  ASSERT_EQ(rows.size(), 1u);
+  const auto f = gpp::app::read_tuning_file(tuning);
+  ASSERT_EQ(f.entries.size(), 1u);
+  EXPECT_EQ(std::to_string(f.entries[0].tunables.band_block), rows[0][column("band_block")]);
+  EXPECT_EQ(std::to_string(f.entries[0].tunables.ig_block), rows[0][column("ig_block")]);
+  EXPECT_NE(o.out.find("BEST policy=host space=host band_block=" + rows[0][column("band_block")] +
+                       " ig_block=" + rows[0][column("ig_block")] + " "),
+            std::string::npos);
+  std::remove(tuning.c_str());
+  std::remove(csv.c_str());
+}
+
+TEST(TuneCli, OnePolicyAtATime) {
+  expect_refused("tune " + deck() + " --policy host,tuned --tuning-out " + temp_path("x.json"), "one policy");
+}
+
+}  // namespace

@@ -17,6 +17,12 @@ int fill_threads(const ExecSpace& space) {
   return kind_of<ExecSpace>() == SpaceKind::Host ? space.concurrency() : 4 * space.concurrency();
 }
 
+// Independent FMA chains per thread (a static member: usable in device lambdas).
+template <class ExecSpace>
+struct Chains {
+  static constexpr int value = kind_of<ExecSpace>() == SpaceKind::Host ? 8 : kChains;
+};
+
 }  // namespace
 
 template <class ExecSpace>
@@ -24,7 +30,7 @@ Measured fma_peak(const ExecSpace& space, int trials, double min_seconds) {
   const int threads = fill_threads(space);
   // 16 chains on GPUs (registers are plenty); 8 on the host, where 16 chains and the two
   // constants exceed x86-64's 16 vector registers and spill (measured: 3.6 vs 8 GFLOP/s).
-  constexpr int C = kind_of<ExecSpace>() == SpaceKind::Host ? 8 : kChains;
+  constexpr int C = Chains<ExecSpace>::value;
   // a = a*b + c with b slightly below 1 and c small: bounded, never denormal.
   const double b = 1.0 - 1e-9, c = 1e-9;
   auto launch = [&](int iters) {
@@ -34,12 +40,12 @@ Measured fma_peak(const ExecSpace& space, int trials, double min_seconds) {
     Kokkos::parallel_reduce(
         "gpp::ceilings::fma", Kokkos::RangePolicy<ExecSpace>(space, 0, threads),
         KOKKOS_LAMBDA(const int t, double& s) {
-          double a[C];
-          for (int j = 0; j < C; ++j) a[j] = 1.0 + 1e-3 * j + 1e-9 * t;
+          double a[Chains<ExecSpace>::value];
+          for (int j = 0; j < Chains<ExecSpace>::value; ++j) a[j] = 1.0 + 1e-3 * j + 1e-9 * t;
           for (int i = 0; i < iters; ++i)
-            for (int j = 0; j < C; ++j) a[j] = a[j] * b + c;
+            for (int j = 0; j < Chains<ExecSpace>::value; ++j) a[j] = a[j] * b + c;
           double local = 0;
-          for (int j = 0; j < C; ++j) local += a[j];
+          for (int j = 0; j < Chains<ExecSpace>::value; ++j) local += a[j];
           s += local;
         },
         sum);
@@ -68,8 +74,7 @@ Measured fma_peak(const ExecSpace& space, int trials, double min_seconds) {
 template <class ExecSpace>
 std::vector<SweepPoint> bandwidth_sweep(const ExecSpace& space, double min_bytes, double max_bytes,
                                         double bytes_per_trial, int trials, std::string& method) {
-  constexpr bool host = kind_of<ExecSpace>() == SpaceKind::Host;
-  constexpr int kAcc = 8;  // independent accumulators per thread
+  const bool host = kind_of<ExecSpace>() == SpaceKind::Host;  // captured by the kernel
   const long long max_n = (long long)(max_bytes / sizeof(double));
   Kokkos::View<double*, typename ExecSpace::memory_space> x(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::ceilings::stream"), max_n);
@@ -82,9 +87,10 @@ std::vector<SweepPoint> bandwidth_sweep(const ExecSpace& space, double min_bytes
     const long long n = (long long)(ws / sizeof(double));
     // Host: one contiguous chunk per thread. Device: grid stride (thread t reads t, t+T,
     // ...), so each thread re-reads the same elements on the same multiprocessor.
-    const long long threads =
-        host ? std::min<long long>(space.concurrency(), n / kAcc) : std::min<long long>(4LL * space.concurrency(), n / kAcc);
-    const long long per_thread = n / threads / kAcc * kAcc;  // elements, a multiple of kAcc
+    const long long lanes = host ? space.concurrency() : 4LL * space.concurrency();
+    const long long threads = std::min<long long>(lanes, n / kStreamAccumulators);
+    // elements per thread, a multiple of the accumulators
+    const long long per_thread = n / threads / kStreamAccumulators * kStreamAccumulators;
     const long long used = per_thread * threads;
     const int passes = int(std::max(1.0, std::ceil(bytes_per_trial / (used * sizeof(double)))));
     threads_used = int(threads);
@@ -96,15 +102,15 @@ std::vector<SweepPoint> bandwidth_sweep(const ExecSpace& space, double min_bytes
       Kokkos::parallel_reduce(
           "gpp::ceilings::stream", Kokkos::RangePolicy<ExecSpace>(space, 0, threads),
           KOKKOS_LAMBDA(const long long t, double& s) {
-            double acc[kAcc] = {};
+            double acc[kStreamAccumulators] = {};
             for (int p = 0; p < passes; ++p)
-              for (long long k0 = 0; k0 < per_thread; k0 += kAcc)
-                for (int j = 0; j < kAcc; ++j) {
+              for (long long k0 = 0; k0 < per_thread; k0 += kStreamAccumulators)
+                for (int j = 0; j < kStreamAccumulators; ++j) {
                   const long long k = k0 + j;
                   acc[j] += x(host ? t * per_thread + k : t + k * threads);
                 }
             double local = 0;
-            for (int j = 0; j < kAcc; ++j) local += acc[j];
+            for (int j = 0; j < kStreamAccumulators; ++j) local += acc[j];
             s += local;
           },
           sum);
@@ -118,7 +124,7 @@ std::vector<SweepPoint> bandwidth_sweep(const ExecSpace& space, double min_bytes
     const double median = times[times.size() / 2];
     points.push_back({double(used) * sizeof(double), double(used) * sizeof(double) * passes / median / 1e9});
   }
-  method = std::string("read-only stream (sum of doubles, ") + std::to_string(kAcc) + " accumulators per thread, " +
+  method = std::string("read-only stream (sum of doubles, ") + std::to_string(kStreamAccumulators) + " accumulators per thread, " +
            (host ? "one contiguous chunk per thread" : "grid-stride over the working set") + ", up to " +
            std::to_string(threads_used) + " threads), the set re-read inside one launch until " +
            std::to_string((long long)bytes_per_trial) + " bytes are read; median of " + std::to_string(trials) +

@@ -31,5 +31,6 @@ std::vector<SweepPoint> bandwidth_sweep(const ExecSpace& space, double min_bytes
                                         double bytes_per_trial, int trials, std::string& method);
 
 inline constexpr int kChains = 16;
+inline constexpr int kStreamAccumulators = 8;  // independent accumulators per stream thread
 
 }  // namespace gpp::ceilings

@@ -3,6 +3,7 @@
 #include "gpp_compat.hpp"
 #include "gpp_device_info.hpp"
 #include "gpp_device_reference.hpp"
+#include "gpp_profiling.hpp"
 #include "gpp_reference.hpp"
 
 #include <algorithm>
@@ -101,7 +102,7 @@ PolicyRun run_policy(Session& s, const PolicyEntry& entry, SpaceKind k, const Tu
   PolicyRun r;
   r.policy = entry.name;
   r.space = space_info(k);
-  compat::ScopedRegion region("gpp::policy::" + entry.name);
+  profiling::Range range("gpp::policy::" + entry.name);  // ncu --nvtx-include "gpp::policy::NAME/"
   with_space(k, [&](auto space) {
     const auto& data = s.data(space);
     r.tunables = entry.resolve(space, data, t);

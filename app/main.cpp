@@ -1,6 +1,7 @@
 // gpp: the General Plasmon Pole self-energy kernel of BerkeleyGW.
 #include "gpp_cli.hpp"
 #include "gpp_io_cli.hpp"
+#include "gpp_roofline.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -15,6 +16,8 @@ void usage(std::ostream& o) {
        "  bench     time a list of policies on a deck; table, CSV and JSON rows\n"
        "  sweep     time and verify every point of a grid of tunables; CSV, best point, tuning file\n"
        "  tune      search a policy's tunables (coordinate descent) and write the tuning file\n"
+       "  ceilings  measure the FP64 peak and each memory level's bandwidth (JSON for charts)\n"
+       "  roofline  times, counted and profiled FLOPs and bytes of policies (roofline CSV)\n"
        "  convert   convert between synthetic decks, the original .dat file and HDF5 decks\n"
        "  policies  list the execution policies and their tunables\n\n"
        "Kokkos options (--kokkos-num-threads=N, ...) may be given anywhere.\n";
@@ -40,7 +43,9 @@ int main(int argc, char* argv[]) {
     if (command == "bench") return gpp::app::cmd_bench(args);
     if (command == "sweep") return gpp::app::cmd_sweep(args);
     if (command == "tune") return gpp::app::cmd_tune(args);
-    std::cerr << "gpp: error: unknown command '" << command << "' (expected run, bench, sweep, tune, convert or policies)\n";
+    if (command == "ceilings") return gpp::app::cmd_ceilings(args);
+    if (command == "roofline") return gpp::app::cmd_roofline(args);
+    std::cerr << "gpp: error: unknown command '" << command << "' (expected run, bench, sweep, tune, ceilings, roofline, convert or policies)\n";
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "gpp " << command << ": error: " << e.what() << "\n";

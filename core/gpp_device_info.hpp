@@ -4,6 +4,7 @@
 #include "gpp_spaces.hpp"
 
 #include <fstream>
+#include <unistd.h>
 #include <string>
 #include <type_traits>
 
@@ -58,6 +59,47 @@ inline long long& memory_peak() {
 inline void sample_memory() {
   const long long now = memory_in_use();
   if (now > memory_peak()) memory_peak() = now;
+}
+
+/// What the ceilings' level rule needs to know about a space's caches (0: unknown).
+struct Caches {
+  double l1_bytes = 0;       // per multiprocessor (GPU: shared memory + L1 carve-out max) or per core
+  double l2_bytes = 0;       // GPU: whole chip; host: per core
+  double l3_bytes = 0;       // host: as sysconf reports it
+  int units = 0;             // multiprocessors or host threads
+  double clock_mhz = 0;      // GPU SM clock (max), 0 when unknown
+  std::string source;        // where the sizes come from
+};
+
+template <class ExecSpace>
+Caches caches(const ExecSpace& space = ExecSpace()) {
+  Caches c;
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) {
+    const cudaDeviceProp& p = space.cuda_device_prop();
+    c.l1_bytes = double(p.sharedMemPerMultiprocessor);
+    c.l2_bytes = double(p.l2CacheSize);
+    c.units = p.multiProcessorCount;
+    int khz = 0;
+    if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, space.cuda_device()) == cudaSuccess) c.clock_mhz = khz / 1000.0;
+    c.source = "cudaDeviceProp (sharedMemPerMultiprocessor, l2CacheSize, multiProcessorCount)";
+    return c;
+  }
+#endif
+  if constexpr (kind_of<ExecSpace>() == SpaceKind::Host) {
+    const long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE), l2 = sysconf(_SC_LEVEL2_CACHE_SIZE),
+               l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    c.l1_bytes = l1 > 0 ? double(l1) : 32768.0;
+    c.l2_bytes = l2 > 0 ? double(l2) : 1048576.0;
+    c.l3_bytes = l3 > 0 ? double(l3) : 0.0;
+    c.units = space.concurrency();
+    c.source = l1 > 0 && l2 > 0 ? "sysconf (_SC_LEVEL1_DCACHE_SIZE, _SC_LEVEL2_CACHE_SIZE, _SC_LEVEL3_CACHE_SIZE)"
+                                : "fallback sizes (sysconf gave none): L1 32 KiB, L2 1 MiB per core";
+    return c;
+  }
+  (void)space;
+  c.source = "unknown for this backend";
+  return c;
 }
 
 }  // namespace gpp::device_info

@@ -1,0 +1,325 @@
+#include "gpp_roofline.hpp"
+
+#include "gpp_json.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace gpp::app {
+
+namespace {
+std::string bytes_text(double b) {
+  std::ostringstream o;
+  if (b >= 1048576.0)
+    o << b / 1048576.0 << " MiB";
+  else
+    o << b / 1024.0 << " KiB";
+  return o.str();
+}
+}  // namespace
+
+std::vector<BandwidthLevel> pick_levels(const std::vector<ceilings::SweepPoint>& sweep, const device_info::Caches& c,
+                                        bool host) {
+  std::vector<BandwidthLevel> levels;
+  if (sweep.empty()) return levels;
+  const double units = c.units > 0 ? c.units : 1;
+  const double l1 = c.l1_bytes * units;
+  const double l2 = host ? c.l2_bytes * units : c.l2_bytes;
+  const double l3 = host ? c.l3_bytes : 0;
+  auto best = [&](double lo, double hi, const std::string& name, const std::string& why) {
+    const ceilings::SweepPoint* b = nullptr;
+    for (const auto& p : sweep)
+      if (p.working_set_bytes > lo && p.working_set_bytes <= hi && (!b || p.gbs > b->gbs)) b = &p;
+    if (b) levels.push_back({name, b->gbs, b->working_set_bytes, why});
+  };
+  const double last_cache = l3 > 0 ? l3 : l2;
+  const double largest = sweep.back().working_set_bytes;
+  const std::string memory = host ? "DRAM" : "HBM";
+  if (last_cache > 0 && largest >= 4 * last_cache) {
+    best(4 * last_cache - 1, 1e300, memory,
+         "best of the sweep at working sets >= 4 x the last cache level (" + bytes_text(last_cache) + ")");
+  } else {
+    best(largest - 1, largest, memory,
+         "the largest working set of the sweep (" + bytes_text(largest) +
+             "): not 4 x beyond the last cache level, so possibly a cache rate");
+  }
+  if (l3 > 0 && l2 > 0)
+    best(l2, l3 / 2, "L3",
+         "best of the sweep at working sets in (L2 x threads, L3/2] = (" + bytes_text(l2) + ", " + bytes_text(l3 / 2) + "]");
+  if (l2 > 0 && l1 > 0)
+    best(l1 > 0 ? l1 : 0, l2 / 2, "L2",
+         std::string("best of the sweep at working sets in (L1 total, L2") + (host ? " x threads" : "") + "/2] = (" +
+             bytes_text(l1) + ", " + bytes_text(l2 / 2) + "]");
+  if (l1 > 0)
+    best(0, l1 / 2, "L1",
+         std::string("best of the sweep at working sets <= L1 x ") + (host ? "threads" : "multiprocessors") + "/2 = " +
+             bytes_text(l1 / 2));
+  return levels;
+}
+
+std::string to_json(const CeilingsFile& c) {
+  Json j;
+  j.begin_object();
+  j.value("schema_version", 1).value("kind", "gpp-ceilings").value("date", c.date);
+  j.begin_object("gpp").value("version", c.version).value("git", c.git).end_object();
+  j.begin_object("device").value("name", c.device).value("backend", c.backend).value("space", c.space);
+  if (c.clock_mhz > 0)
+    j.value("sm_clock_mhz", c.clock_mhz);
+  else
+    j.null("sm_clock_mhz");
+  if (c.multiprocessors > 0)
+    j.value("multiprocessors", c.multiprocessors);
+  else
+    j.null("multiprocessors");
+  j.value("concurrency", c.concurrency).end_object();
+  j.begin_array("compute");
+  j.begin_object().value("name", "FP64 FMA peak").value("gflops", c.fp64.value).value("fma_ratio", 1.0);
+  j.value("method", c.fp64.method).end_object();
+  j.end_array();
+  j.begin_array("bandwidth");
+  for (const auto& b : c.bandwidth)
+    j.begin_object()
+        .value("level", b.level)
+        .value("gbs", b.gbs)
+        .value("working_set_bytes", (long long)b.working_set_bytes)
+        .value("method", b.method)
+        .end_object();
+  j.end_array();
+  j.begin_array("sweep");
+  for (const auto& p : c.sweep)
+    j.begin_object().value("working_set_bytes", (long long)p.working_set_bytes).value("gbs", p.gbs).end_object();
+  j.end_array();
+  j.end_object();
+  return j.str();
+}
+
+double read_fp64_peak(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error("--ceilings " + path + ": cannot be read");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string t = ss.str();
+  // The file is our own JSON (to_json above): the fields are found by their keys.
+  auto number_after = [&](const std::string& key, std::size_t from) -> std::optional<double> {
+    const std::size_t k = t.find("\"" + key + "\"", from);
+    if (k == std::string::npos) return std::nullopt;
+    const std::size_t colon = t.find(':', k);
+    if (colon == std::string::npos) return std::nullopt;
+    try {
+      std::size_t used = 0;
+      const double v = std::stod(t.substr(colon + 1), &used);
+      return used > 0 ? std::optional(v) : std::nullopt;
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  };
+  if (t.find("\"kind\": \"gpp-ceilings\"") == std::string::npos && t.find("\"kind\":\"gpp-ceilings\"") == std::string::npos)
+    throw Error("--ceilings " + path + ": not a gpp ceilings file (kind gpp-ceilings)");
+  const auto version = number_after("schema_version", 0);
+  if (!version || *version != 1)
+    throw Error("--ceilings " + path + ": schema_version must be 1");
+  const std::size_t peak = t.find("\"FP64 FMA peak\"");
+  const auto g = peak == std::string::npos ? std::nullopt : number_after("gflops", peak);
+  if (!g || !(*g > 0) || !std::isfinite(*g)) throw Error("--ceilings " + path + ": no positive FP64 FMA peak");
+  return *g;
+}
+
+// ---- Nsight Compute raw CSV ----
+
+namespace {
+
+std::vector<std::string> split_csv_line(const std::string& line) {
+  std::vector<std::string> f;
+  std::string cur;
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char ch = line[i];
+    if (quoted) {
+      if (ch == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cur += '"';
+        ++i;
+      } else if (ch == '"') {
+        quoted = false;
+      } else {
+        cur += ch;
+      }
+    } else if (ch == '"') {
+      quoted = true;
+    } else if (ch == ',') {
+      f.push_back(cur);
+      cur.clear();
+    } else if (ch != '\r') {
+      cur += ch;
+    }
+  }
+  f.push_back(cur);
+  return f;
+}
+
+// Multiplier of a unit of ncu's units row to the base unit (byte, second, inst, ...).
+double unit_scale(const std::string& unit) {
+  static const std::pair<const char*, double> prefixes[] = {
+      {"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0}, {"Ti", 1099511627776.0},
+      {"K", 1e3},     {"M", 1e6},        {"G", 1e9},           {"T", 1e12},
+      {"n", 1e-9},    {"u", 1e-6},       {"m", 1e-3}};
+  static const char* bases[] = {"byte", "second", "inst", "cycle"};
+  for (const char* base : bases) {
+    const std::string b = base;
+    if (unit == b) return 1.0;
+    for (const auto& [p, s] : prefixes)
+      if (unit == std::string(p) + b) return s;
+  }
+  return 1.0;  // %, register/thread, counts without a unit
+}
+
+double number(const std::string& field, const std::string& column) {
+  std::string s;
+  for (char ch : field)
+    if (ch != ',' && ch != ' ') s += ch;
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(s, &used);
+    if (used == s.size()) return v;
+  } catch (const std::exception&) {
+  }
+  throw Error("ncu report: column " + column + " holds '" + field + "', not a number");
+}
+
+}  // namespace
+
+const std::vector<std::string>& ncu_metrics() {
+  static const std::vector<std::string> m = {
+      "sm__sass_thread_inst_executed_op_dadd_pred_on.sum", "sm__sass_thread_inst_executed_op_dmul_pred_on.sum",
+      "sm__sass_thread_inst_executed_op_dfma_pred_on.sum", "l1tex__t_bytes.sum",
+      "lts__t_bytes.sum",                                  "dram__bytes.sum",
+      "gpu__time_duration.sum",                            "launch__registers_per_thread",
+      "sm__warps_active.avg.pct_of_peak_sustained_active"};
+  return m;
+}
+
+NcuCounters parse_ncu_raw_csv(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  std::vector<std::string> header, units;
+  while (std::getline(in, line))
+    if (line.rfind("\"ID\"", 0) == 0) {
+      header = split_csv_line(line);
+      break;
+    }
+  if (header.empty()) throw Error("ncu report: no raw CSV header (a line starting with \"ID\")");
+  if (!std::getline(in, line)) throw Error("ncu report: no units row after the header");
+  units = split_csv_line(line);
+  if (units.size() != header.size()) throw Error("ncu report: the units row has a different number of columns");
+  auto column = [&](const std::string& name, bool required) -> int {
+    const auto it = std::find(header.begin(), header.end(), name);
+    if (it == header.end()) {
+      if (required) throw Error("ncu report: no column " + name);
+      return -1;
+    }
+    return int(it - header.begin());
+  };
+  const auto& m = ncu_metrics();
+  const int c_dadd = column(m[0], true), c_dmul = column(m[1], true), c_dfma = column(m[2], true),
+            c_l1 = column(m[3], true), c_l2 = column(m[4], true), c_dram = column(m[5], true),
+            c_time = column(m[6], true), c_regs = column(m[7], false), c_occ = column(m[8], false);
+  NcuCounters c;
+  double occ_weighted = 0, occ_weight = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] != '"') break;  // the table ends; ncu may log more after it
+    const auto f = split_csv_line(line);
+    if (f.size() != header.size())
+      throw Error("ncu report: a kernel row has " + std::to_string(f.size()) + " columns, the header " +
+                  std::to_string(header.size()));
+    auto get = [&](int col) { return number(f[col], header[col]) * unit_scale(units[col]); };
+    ++c.kernels;
+    c.dadd += get(c_dadd);
+    c.dmul += get(c_dmul);
+    c.dfma += get(c_dfma);
+    c.bytes_l1 += get(c_l1);
+    c.bytes_l2 += get(c_l2);
+    c.bytes_dram += get(c_dram);
+    const double t = get(c_time);
+    c.time_s += t;
+    if (c_regs >= 0) c.registers = std::max(c.registers.value_or(0.0), get(c_regs));
+    if (c_occ >= 0) {
+      occ_weighted += get(c_occ) * t;
+      occ_weight += t;
+    }
+  }
+  if (c.kernels == 0) throw Error("ncu report: no kernel rows (did the NVTX range match any launch?)");
+  if (c_occ >= 0 && occ_weight > 0) c.occupancy_pct = occ_weighted / occ_weight;
+  return c;
+}
+
+// ---- roofline CSV ----
+
+const std::string& roofline_csv_header() {
+  static const std::string h =
+      "schema_version,date,git,device,backend,space,deck,nbands,ngpown,ncouls,nw,updates,policy,tunables,"
+      "repeats,time_s,flops_counted,reciprocals_counted,flops_nominal,bytes_compulsory,"
+      "profiler,clock_control,flops_profiled,dadd,dmul,dfma,bytes_l1,bytes_l2,bytes_dram,byte_definition,"
+      "ai_l1,ai_l2,ai_dram,ai_compulsory,gflops_counted,gflops_profiled,fma_ratio,pct_fp64_peak,"
+      "registers,occupancy_pct";
+  return h;
+}
+
+namespace {
+std::string field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string o = "\"";
+  for (char ch : s) o += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return o + "\"";
+}
+std::string num(double v) { return std::isfinite(v) ? format_double(v) : ""; }
+std::string num(const std::optional<double>& v) { return v ? num(*v) : ""; }
+}  // namespace
+
+std::string roofline_csv_row(const RooflineRow& r) {
+  std::vector<std::string> f;
+  f.push_back("1");
+  for (const auto* s : {&r.date, &r.git, &r.device, &r.backend, &r.space, &r.deck}) f.push_back(field(*s));
+  for (int v : {r.nbands, r.ngpown, r.ncouls, r.nw}) f.push_back(std::to_string(v));
+  f.push_back(num(r.updates));
+  f.push_back(field(r.policy));
+  f.push_back(field(r.tunables));
+  f.push_back(std::to_string(r.repeats));
+  for (double v : {r.time_s, r.flops_counted, r.reciprocals_counted, r.flops_nominal, r.bytes_compulsory})
+    f.push_back(num(v));
+  f.push_back(field(r.profiler));
+  f.push_back(field(r.clock_control));
+  std::optional<double> flops_p, gflops_p, ai_l1, ai_l2, ai_dram;
+  double fma_ratio = r.fma_ratio_counted;
+  if (r.ncu) {
+    const NcuCounters& n = *r.ncu;
+    flops_p = n.dadd + n.dmul + 2 * n.dfma;
+    const double inst = n.dadd + n.dmul + n.dfma;
+    fma_ratio = inst > 0 ? n.dfma / inst : NAN;
+    if (n.bytes_l1 > 0) ai_l1 = *flops_p / n.bytes_l1;
+    if (n.bytes_l2 > 0) ai_l2 = *flops_p / n.bytes_l2;
+    if (n.bytes_dram > 0) ai_dram = *flops_p / n.bytes_dram;
+    if (r.time_s > 0) gflops_p = *flops_p / r.time_s / 1e9;
+    for (double v : {*flops_p, n.dadd, n.dmul, n.dfma, n.bytes_l1, n.bytes_l2, n.bytes_dram}) f.push_back(num(v));
+    f.push_back(field("raw:l1tex__t_bytes,lts__t_bytes,dram__bytes"));  // quoted: it holds commas
+  } else {
+    for (int i = 0; i < 8; ++i) f.push_back("");
+  }
+  f.push_back(num(ai_l1));
+  f.push_back(num(ai_l2));
+  f.push_back(num(ai_dram));
+  f.push_back(num(r.bytes_compulsory > 0 ? r.flops_counted / r.bytes_compulsory : NAN));
+  const double gflops_c = r.time_s > 0 ? r.flops_counted / r.time_s / 1e9 : NAN;
+  f.push_back(num(gflops_c));
+  f.push_back(num(gflops_p));
+  f.push_back(num(fma_ratio));
+  const double achieved = gflops_p ? *gflops_p : gflops_c;
+  f.push_back(r.fp64_peak_gflops ? num(100 * achieved / *r.fp64_peak_gflops) : "");
+  f.push_back(r.ncu ? num(r.ncu->registers) : "");
+  f.push_back(r.ncu ? num(r.ncu->occupancy_pct) : "");
+  std::string line;
+  for (std::size_t i = 0; i < f.size(); ++i) line += (i ? "," : "") + f[i];
+  return line + "\n";
+}
+
+}  // namespace gpp::app

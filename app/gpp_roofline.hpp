@@ -1,0 +1,77 @@
+#pragma once
+// The roofline pieces of `gpp ceilings` and `gpp roofline` (docs/roofline.md,
+// docs/formats.md): the level rule over a bandwidth sweep, the ceilings JSON, Nsight
+// Compute's raw CSV, and the roofline CSV rows.
+#include "gpp_ceilings.hpp"
+#include "gpp_device_info.hpp"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpp::app {
+
+struct BandwidthLevel {
+  std::string level;  // HBM | DRAM | L3 | L2 | L1
+  double gbs = 0, working_set_bytes = 0;
+  std::string method;
+};
+
+/// Levels read off a sweep, largest first: each level is the best point of the sweep
+/// whose working set lies in the level's window (docs/roofline.md, "Ceilings"):
+///   L1: ws <= L1_total/2; L2: L1_total < ws <= L2_total/2; L3 (host): L2_total < ws <= L3/2;
+///   HBM/DRAM: ws >= 4 x the largest cache (else the largest ws, said in its method),
+/// with L1_total = L1 x units, L2_total = L2 (GPU) or L2 x units (host). A level whose
+/// window holds no point is left out.
+std::vector<BandwidthLevel> pick_levels(const std::vector<ceilings::SweepPoint>& sweep,
+                                        const device_info::Caches& c, bool host);
+
+struct CeilingsFile {
+  std::string date, version, git;
+  std::string device, backend, space;
+  double clock_mhz = 0;
+  int multiprocessors = 0, concurrency = 0;
+  ceilings::Measured fp64;
+  std::vector<BandwidthLevel> bandwidth;
+  std::vector<ceilings::SweepPoint> sweep;
+};
+std::string to_json(const CeilingsFile& c);
+
+/// The FP64 FMA peak (GFLOP/s) of a ceilings JSON file; gpp::Error naming the problem
+/// for a file that is missing, is not a gpp-ceilings file of schema_version 1, or has none.
+double read_fp64_peak(const std::string& path);
+
+/// Counters of one NVTX range of an `ncu --csv --page raw` report, summed over its kernels.
+struct NcuCounters {
+  int kernels = 0;
+  double dadd = 0, dmul = 0, dfma = 0, bytes_l1 = 0, bytes_l2 = 0, bytes_dram = 0, time_s = 0;
+  std::optional<double> registers, occupancy_pct;  // the largest / launch-weighted mean over kernels
+};
+
+/// Parses ncu's raw-page CSV (header row, units row, one row per kernel; quoted fields,
+/// numbers possibly with thousands separators). Byte and time units are converted from
+/// the units row (byte, Kbyte, Mbyte, ...; nsecond, usecond, msecond, second).
+/// gpp::Error when a needed metric column is missing or a value is not a number.
+NcuCounters parse_ncu_raw_csv(const std::string& text);
+
+/// The metrics gpp roofline asks ncu for.
+const std::vector<std::string>& ncu_metrics();
+
+/// One row of the roofline CSV (docs/formats.md).
+struct RooflineRow {
+  std::string date, git, device, backend, space, deck, policy, tunables;
+  int nbands = 0, ngpown = 0, ncouls = 0, nw = 0, repeats = 0;
+  double updates = 0, time_s = 0, flops_counted = 0, reciprocals_counted = 0, flops_nominal = 0,
+         bytes_compulsory = 0, fma_ratio_counted = 0;
+  std::string profiler = "none", clock_control;
+  std::optional<NcuCounters> ncu;
+  std::optional<double> fp64_peak_gflops;
+};
+const std::string& roofline_csv_header();
+std::string roofline_csv_row(const RooflineRow& r);
+
+int cmd_ceilings(const std::vector<std::string>& args);
+int cmd_roofline(const std::vector<std::string>& args);
+
+}  // namespace gpp::app

@@ -1,0 +1,142 @@
+#include "gpp_ceilings.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace gpp::ceilings {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Threads for a register-only kernel: enough to fill every lane of the machine.
+template <class ExecSpace>
+int fill_threads(const ExecSpace& space) {
+  return kind_of<ExecSpace>() == SpaceKind::Host ? space.concurrency() : 4 * space.concurrency();
+}
+
+// Independent FMA chains per thread (a static member: usable in device lambdas).
+template <class ExecSpace>
+struct Chains {
+  static constexpr int value = kind_of<ExecSpace>() == SpaceKind::Host ? 8 : kChains;
+};
+
+}  // namespace
+
+template <class ExecSpace>
+Measured fma_peak(const ExecSpace& space, int trials, double min_seconds) {
+  const int threads = fill_threads(space);
+  // 16 chains on GPUs (registers are plenty); 8 on the host, where 16 chains and the two
+  // constants exceed x86-64's 16 vector registers and spill (measured: 3.6 vs 8 GFLOP/s).
+  constexpr int C = Chains<ExecSpace>::value;
+  // a = a*b + c with b slightly below 1 and c small: bounded, never denormal.
+  const double b = 1.0 - 1e-9, c = 1e-9;
+  auto launch = [&](int iters) {
+    double sum = 0;
+    space.fence();
+    const auto t0 = std::chrono::steady_clock::now();
+    Kokkos::parallel_reduce(
+        "gpp::ceilings::fma", Kokkos::RangePolicy<ExecSpace>(space, 0, threads),
+        KOKKOS_LAMBDA(const int t, double& s) {
+          double a[Chains<ExecSpace>::value];
+          for (int j = 0; j < Chains<ExecSpace>::value; ++j) a[j] = 1.0 + 1e-3 * j + 1e-9 * t;
+          for (int i = 0; i < iters; ++i)
+            for (int j = 0; j < Chains<ExecSpace>::value; ++j) a[j] = a[j] * b + c;
+          double local = 0;
+          for (int j = 0; j < Chains<ExecSpace>::value; ++j) local += a[j];
+          s += local;
+        },
+        sum);
+    space.fence();
+    const double dt = seconds_since(t0);
+    // Every chain stays within (0, 2]: a sum outside says the kernel did not run.
+    if (!(sum > 0 && sum <= 2.0 * C * threads)) throw Error("FMA ceiling kernel returned " + std::to_string(sum));
+    return dt;
+  };
+  int iters = 256;
+  launch(iters);  // warm-up
+  while (iters < (1 << 28)) {
+    if (launch(iters) >= min_seconds) break;
+    iters *= 2;
+  }
+  double best = 0;
+  for (int k = 0; k < trials; ++k) best = std::max(best, 2.0 * C * double(iters) * threads / launch(iters) / 1e9);
+  Measured m;
+  m.value = best;
+  m.method = std::to_string(threads) + " threads x " + std::to_string(C) +
+             " independent FMA chains in registers (a = a*b + c), " + std::to_string(iters) +
+             " iterations; best of " + std::to_string(trials) + " launches; FLOPs = 2 per FMA";
+  return m;
+}
+
+template <class ExecSpace>
+std::vector<SweepPoint> bandwidth_sweep(const ExecSpace& space, double min_bytes, double max_bytes,
+                                        double bytes_per_trial, int trials, std::string& method) {
+  const bool host = kind_of<ExecSpace>() == SpaceKind::Host;  // captured by the kernel
+  const long long max_n = (long long)(max_bytes / sizeof(double));
+  Kokkos::View<double*, typename ExecSpace::memory_space> x(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::ceilings::stream"), max_n);
+  Kokkos::parallel_for(
+      "gpp::ceilings::fill", Kokkos::RangePolicy<ExecSpace>(space, 0, max_n),
+      KOKKOS_LAMBDA(const long long i) { x(i) = 1.0 + 1e-12 * double(i % 1000); });
+  std::vector<SweepPoint> points;
+  int threads_used = 0;
+  for (double ws = min_bytes; ws <= max_bytes * 1.0001; ws *= 2) {
+    const long long n = (long long)(ws / sizeof(double));
+    // Host: one contiguous chunk per thread. Device: grid stride (thread t reads t, t+T,
+    // ...), so each thread re-reads the same elements on the same multiprocessor.
+    const long long lanes = host ? space.concurrency() : 4LL * space.concurrency();
+    const long long threads = std::min<long long>(lanes, n / kStreamAccumulators);
+    // elements per thread, a multiple of the accumulators
+    const long long per_thread = n / threads / kStreamAccumulators * kStreamAccumulators;
+    const long long used = per_thread * threads;
+    const int passes = int(std::max(1.0, std::ceil(bytes_per_trial / (used * sizeof(double)))));
+    threads_used = int(threads);
+    std::vector<double> times;
+    for (int k = 0; k <= trials; ++k) {  // k = 0: warm-up
+      double sum = 0;
+      space.fence();
+      const auto t0 = std::chrono::steady_clock::now();
+      Kokkos::parallel_reduce(
+          "gpp::ceilings::stream", Kokkos::RangePolicy<ExecSpace>(space, 0, threads),
+          KOKKOS_LAMBDA(const long long t, double& s) {
+            double acc[kStreamAccumulators] = {};
+            for (int p = 0; p < passes; ++p)
+              for (long long k0 = 0; k0 < per_thread; k0 += kStreamAccumulators)
+                for (int j = 0; j < kStreamAccumulators; ++j) {
+                  const long long k = k0 + j;
+                  acc[j] += x(host ? t * per_thread + k : t + k * threads);
+                }
+            double local = 0;
+            for (int j = 0; j < kStreamAccumulators; ++j) local += acc[j];
+            s += local;
+          },
+          sum);
+      space.fence();
+      const double dt = seconds_since(t0);
+      const double expected = double(used) * passes;  // every element is 1 + O(1e-9)
+      if (!(std::abs(sum / expected - 1.0) < 1e-6)) throw Error("stream kernel returned a wrong sum");
+      if (k > 0) times.push_back(dt);
+    }
+    std::sort(times.begin(), times.end());
+    const double median = times[times.size() / 2];
+    points.push_back({double(used) * sizeof(double), double(used) * sizeof(double) * passes / median / 1e9});
+  }
+  method = std::string("read-only stream (sum of doubles, ") + std::to_string(kStreamAccumulators) + " accumulators per thread, " +
+           (host ? "one contiguous chunk per thread" : "grid-stride over the working set") + ", up to " +
+           std::to_string(threads_used) + " threads), the set re-read inside one launch until " +
+           std::to_string((long long)bytes_per_trial) + " bytes are read; median of " + std::to_string(trials) +
+           " launches after a warm-up";
+  return points;
+}
+
+template Measured fma_peak(const HostExec&, int, double);
+template std::vector<SweepPoint> bandwidth_sweep(const HostExec&, double, double, double, int, std::string&);
+#if GPP_HAS_DEVICE_SPACE
+template Measured fma_peak(const DeviceExec&, int, double);
+template std::vector<SweepPoint> bandwidth_sweep(const DeviceExec&, double, double, double, int, std::string&);
+#endif
+
+}  // namespace gpp::ceilings

@@ -1,0 +1,36 @@
+#pragma once
+// ERT-like machine ceilings measured with Kokkos on any execution space (gpp ceilings,
+// docs/roofline.md): the FP64 FMA peak from independent FMA chains in registers, and
+// bandwidth from a read-only working-set sweep.
+#include "gpp_spaces.hpp"
+
+#include <string>
+#include <vector>
+
+namespace gpp::ceilings {
+
+struct Measured {
+  double value = 0;       // GFLOP/s or GB/s (decimal)
+  std::string method;
+};
+
+/// FP64 FMA peak: every thread runs kChains (host: 8) independent FMA chains in registers; the
+/// best of `trials` launches, each long enough to last at least `min_seconds`.
+template <class ExecSpace>
+Measured fma_peak(const ExecSpace& space, int trials, double min_seconds);
+
+struct SweepPoint {
+  double working_set_bytes = 0, gbs = 0;
+};
+
+/// Read-only stream over working sets from `min_bytes` to `max_bytes` (doubling); each
+/// point re-reads its set inside one launch until at least `bytes_per_trial` are read,
+/// median of `trials` launches.
+template <class ExecSpace>
+std::vector<SweepPoint> bandwidth_sweep(const ExecSpace& space, double min_bytes, double max_bytes,
+                                        double bytes_per_trial, int trials, std::string& method);
+
+inline constexpr int kChains = 16;
+inline constexpr int kStreamAccumulators = 8;  // independent accumulators per stream thread
+
+}  // namespace gpp::ceilings

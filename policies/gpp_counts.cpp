@@ -1,0 +1,210 @@
+// Counted work of each policy (gpp_counts.hpp). Every cost below is written as
+// A(adds) + M(multiplies) from the source lines it counts; the conventions:
+//   complex * complex = 4 M + 2 A, real * complex = 2 M, complex +- complex = 2 A,
+//   real +- complex = 1 A (the other part is copied or negated), |z|^2 = 2 M + 1 A,
+//   Kokkos' complex / complex (scaled by |re|+|im|) = 4 A + 6 M and 6 real divides,
+//   a / b through one reciprocal (physics::divide_by_reciprocal) = 3 A + 8 M and 1 reciprocal,
+//   abs(z) = 2 M + 1 A and 1 square root. Additions to a compile-time zero are folded.
+#include "gpp_counts.hpp"
+
+#include "gpp_mdrange.hpp"
+#include "gpp_physics.hpp"
+#include "gpp_reducer.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gpp::counts {
+namespace {
+
+Ops ops(double adds, double muls, double recips = 0, double sqrts = 0) { return {adds, muls, recips, sqrts}; }
+
+}  // namespace
+
+SigmaTermCost sigma_term_cost(bool reciprocal, bool squared_cut) {
+  SigmaTermCost c;
+  // wtilde2 = wtilde*wtilde (4M 2A); Omega2 = wtilde2*I_eps (4M 2A); wdiff = wxt - wtilde (1A);
+  // delw = wtilde/wdiff; delwr, wdiffr = |.|^2 (2M 1A each)
+  c.common = reciprocal ? ops(2 + 2 + 1 + 3 + 1 + 1, 4 + 4 + 8 + 2 + 2, 1) : ops(2 + 2 + 1 + 4 + 1 + 1, 4 + 4 + 6 + 2 + 2, 6);
+  // sch = delw*I_eps (4M 2A); cden = wxt*wxt - wtilde2 (1M 1A); ssx = Omega2/cden
+  c.regular = reciprocal ? ops(2 + 1 + 3, 4 + 1 + 8, 1) : ops(2 + 1 + 4, 4 + 1 + 6, 6);
+  // cden = 4*wtilde2*(delw + 0.5) (1A, 2M, 4M 2A); Omega2*delw (4M 2A); / cden
+  c.near_pole = reciprocal ? ops(3 + 2 + 3, 6 + 4 + 8, 1) : ops(3 + 2 + 4, 6 + 4 + 6, 6);
+  c.zero = Ops{};
+  // |ssx|^2 > sexcut*sexcut*|I_eps|^2: 2M 1A, 1M, 2M 1A + 1M; or |ssx| > sexcut*|I_eps|: two abs, 1M
+  c.cut_test = squared_cut ? ops(1 + 1, 2 + 1 + 2 + 1) : ops(1 + 1, 2 + 2 + 1, 0, 2);
+  return c;
+}
+
+FusedCost fused_cost() {
+  FusedCost f;
+  // wtilde2 (4M 2A), Omega2 (4M 2A), wi2 (1M), |wtilde|^2 (2M 1A), t2i2 (1M), sexcut^2 (1M)
+  f.pair = ops(2 + 2 + 1, 4 + 4 + 1 + 2 + 1 + 1);
+  // mat = conj(aqsm)*aqsn (4M 2A); P = I_eps*mat (4M 2A)
+  f.band = ops(2 + 2, 4 + 4);
+  // Q = occ*Omega2*mat (2M, 4M 2A)
+  f.band_occupied = ops(2, 2 + 4);
+  // dr (1A); wdiffr = dr*dr + wi2 (1M 1A); cr = wx*wx - t2r (1M 1A); cden2 (1M 1A);
+  // R = 1/(wdiffr*cden2) (1M, 1 reciprocal); inv_wdiffr = R*cden2 (1M); delwr (1M);
+  // delw = (wr*dr - wi2, wi*wx)*inv_wdiffr (1M 1A, 1M, 2M)
+  f.occ_common = ops(1 + 1 + 1 + 1 + 1, 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 2, 1);
+  // sch_mat = delw*P (4M 2A); inv_cden2 = R*wdiffr (1M)
+  f.occ_regular = ops(2, 4 + 1);
+  // |Omega2|^2 (2M 1A) * inv_cden2 (1M) > sexcut2*|I_eps|^2 (2M 1A, 1M)
+  f.occ_regular_cut = ops(1 + 1, 2 + 1 + 2 + 1);
+  // Q*(cr, t2i) (4M 2A) * inv_cden2 (2M)
+  f.occ_regular_ssx = ops(2, 4 + 2);
+  // cden = 4*wtilde2*(delw + 0.5) (1A, 2M, 4M 2A); 1/|cden|^2 (2M 1A, 1 reciprocal)
+  f.occ_near = ops(1 + 2 + 1, 2 + 4 + 2, 1);
+  // |Omega2|^2 (2M 1A) * delwr (1M) * inv_cden2 (1M) > sexcut2*|I_eps|^2 (2M 1A, 1M)
+  f.occ_near_cut = ops(1 + 1, 2 + 1 + 1 + 2 + 1);
+  // (Q*delw) (4M 2A) * conj(cden) (4M 2A) * inv_cden2 (2M)
+  f.occ_near_ssx = ops(2 + 2, 4 + 4 + 2);
+  f.occ_accumulate = ops(2 + 2, 0);  // g.sch += sch_mat, g.ssx += ssx_mat
+  // dr (1A); wdiffr (1M 1A); 1/wdiffr (1 reciprocal); delwr (1M); delw (1M 1A, 1M, 2M)
+  f.empty_common = ops(1 + 1 + 1, 1 + 1 + 1 + 1 + 2, 1);
+  f.empty_regular = ops(2, 4);       // sch_mat = delw*P
+  f.empty_accumulate = ops(2, 0);    // g.sch += sch_mat
+  return f;
+}
+
+std::int64_t ArmCounts::count(int occupied, int wx_negative, int arm, int cut) const {
+  std::int64_t s = 0;
+  for (int o = 0; o < 2; ++o)
+    for (int x = 0; x < 2; ++x)
+      for (int a = 0; a < 3; ++a)
+        for (int c = 0; c < 2; ++c)
+          if ((occupied < 0 || o == occupied) && (wx_negative < 0 || x == wx_negative) && (arm < 0 || a == arm) &&
+              (cut < 0 || c == cut))
+            s += n[index(o, x, a, c)];
+  return s;
+}
+
+BranchCounts ArmCounts::branches() const {
+  BranchCounts b;
+  b.regular = count(-1, -1, physics::kRegular);
+  b.near_pole = count(-1, -1, physics::kNearPole);
+  b.zero = count(-1, -1, physics::kZero);
+  b.cut = count(-1, -1, -1, 1);
+  return b;
+}
+
+template <class ExecSpace>
+ArmCounts arm_statistics(const ExecSpace& space, const GppData<typename ExecSpace::memory_space>& d) {
+  Tunables tile;
+  compat::ScopedRegion region("gpp::diagnostics::arms");
+  const auto I_eps_array = d.I_eps_array;
+  const auto wtilde_array = d.wtilde_array;
+  const auto wx_array_t = d.wx_array_t;
+  const auto occ_array = d.occ_array;
+  const double limittwo = d.limittwo, sexcut = d.sexcut;
+  const int nbands = d.nbands, nw = d.nw;
+  ArmCounts counts;
+  Kokkos::parallel_reduce(
+      "gpp::diagnostics::arm_counts", make_mdrange<2>(space, {d.ncouls, d.ngpown}, tile),
+      KOKKOS_LAMBDA(const int ig, const int igp, ArmCounts& c) {
+        const complex_t wtilde = wtilde_array(ig, igp);
+        const complex_t I_eps = I_eps_array(ig, igp);
+        for (int n1 = 0; n1 < nbands; ++n1) {
+          const int occupied = occ_array(n1) != 0.0;
+          for (int w = 0; w < nw; ++w) {
+            complex_t sch, ssx;
+            int branch;
+            bool cut;
+            const double wx = wx_array_t(w, n1);
+            physics::sigma_term<physics::LiteralForm>(wtilde, I_eps, wx, limittwo, sexcut, sch, ssx, branch, cut);
+            c.n[ArmCounts::index(occupied, wx < 0.0, branch, cut)] += 1;
+          }
+        }
+      },
+      PlusReducer<ArmCounts>(counts));
+  return counts;
+}
+
+template ArmCounts arm_statistics(const HostExec&, const GppData<HostExec::memory_space>&);
+#if GPP_HAS_DEVICE_SPACE
+template ArmCounts arm_statistics(const DeviceExec&, const GppData<DeviceExec::memory_space>&);
+#endif
+
+template <class MemorySpace>
+Shape shape_of(const GppData<MemorySpace>& d) {
+  Shape s{double(d.nbands), double(d.ngpown), double(d.ncouls), double(d.nw), 0};
+  auto occ = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d.occ_array);
+  for (int n = 0; n < d.nbands; ++n) s.occupied_bands += occ(n) != 0.0;
+  return s;
+}
+template Shape shape_of(const GppData<Kokkos::HostSpace>&);
+#if GPP_HAS_DEVICE_SPACE
+template Shape shape_of(const GppData<DeviceExec::memory_space>&);
+#endif
+
+double Work::fma_ratio_bound() const {
+  const double fma = std::min(ops.adds, ops.muls);
+  return ops.flops() > 0 ? fma / (ops.flops() - fma) : 0;
+}
+
+double compulsory_bytes(const Shape& s) {
+  const double z = 16, r = 8;  // complex and real doubles
+  return z * s.ncouls * s.nbands       // aqsntemp
+         + z * s.ngpown * s.nbands     // aqsmtemp_local
+         + 2 * z * s.ncouls * s.ngpown // I_eps_array, wtilde_array
+         + r * s.nw * s.nbands         // wx_array_t
+         + r * s.nbands                // occ_array
+         + r * s.ngpown                // vcoul_loc
+         + 2 * z * s.nw;               // achtemp, asxtemp written
+}
+
+Work count_policy(const std::string& policy, const Shape& s, const ArmCounts& arms, const Tunables& t) {
+  const double terms = s.updates();
+  const double band_pairs = s.nbands * s.ngpown * s.ncouls;  // (band, G', G)
+  const Ops mat = ops(2, 4);
+  Work w;
+  w.bytes_compulsory = compulsory_bytes(s);
+  auto add = [&](const Ops& o, double n) { w.ops += o * n; };
+  const auto literal_form = [&](bool reciprocal, bool squared) {
+    const SigmaTermCost c = sigma_term_cost(reciprocal, squared);
+    const double reg = double(arms.count(-1, -1, physics::kRegular));
+    const double near = double(arms.count(-1, -1, physics::kNearPole));
+    add(c.common, terms);
+    add(c.regular, reg);
+    add(c.near_pole, near);
+    add(c.cut_test, terms);
+  };
+  if (policy == "v0-collapse3" || policy == "v1-reciprocal" || policy == "v2-branch2" || policy == "v3-noabs" ||
+      policy == "v4-collapse2" || policy == "v5-iw-outside") {
+    literal_form(policy != "v0-collapse3", policy != "v0-collapse3" && policy != "v1-reciprocal" &&
+                                               policy != "v2-branch2");
+    add(ops(8, 15), terms);  // add_weighted_term: band_term into zeros (10M 4A), G' factor (5M 4A)
+    // matngmatmgp: once per (band, G', G) outside the frequency loop, but once per
+    // frequency where the kernel runs one frequency (v5)
+    add(mat, policy == "v5-iw-outside" ? terms : band_pairs);
+  } else if (policy == "v6-blocked" || policy == "v7-swapped" || policy == "v8-bounded") {
+    literal_form(true, true);
+    add(ops(8, 10), terms);  // band_term accumulating: (4M 2A + 2A) + (6M 2A + 2A)
+    add(mat, terms);         // one kernel per frequency
+  } else if (policy == "tuned" || policy == "host") {
+    const FusedCost f = fused_cost();
+    const int band_block = or_default(t.band_block, policy == "tuned" ? 64 : 32);
+    const double blocks = std::ceil(s.nbands / band_block);
+    add(f.pair, s.ncouls * s.ngpown * blocks);
+    add(f.band, band_pairs);
+    add(f.band_occupied, s.occupied_bands * s.ngpown * s.ncouls);
+    const double occ = double(arms.count(1)), empty = double(arms.count(0));
+    add(f.occ_common, occ);
+    add(f.occ_accumulate, occ);
+    add(f.occ_regular, double(arms.count(1, -1, physics::kRegular)));
+    add(f.occ_regular_cut, double(arms.count(1, 1, physics::kRegular)));
+    add(f.occ_regular_ssx, double(arms.count(1, -1, physics::kRegular, 0)));
+    add(f.occ_near, double(arms.count(1, -1, physics::kNearPole)));
+    add(f.occ_near_cut, double(arms.count(1, 1, physics::kNearPole)));
+    add(f.occ_near_ssx, double(arms.count(1, -1, physics::kNearPole, 0)));
+    add(f.empty_common, empty);
+    add(f.empty_regular, double(arms.count(0, -1, physics::kRegular)));
+    add(f.empty_accumulate, empty);
+  } else {
+    throw Error("no work count for policy '" + policy + "'");
+  }
+  return w;
+}
+
+}  // namespace gpp::counts

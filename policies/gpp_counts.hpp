@@ -1,0 +1,112 @@
+#pragma once
+// The work each policy does, counted from its own form of the physics (docs/roofline.md):
+// FP64 FLOPs (every real add, subtract and multiply counts 1, so an FMA counts 2: the
+// paper's dadd + dmul + 2 dfma), real reciprocals and divides apart, square roots apart,
+// and the compulsory bytes. Counts follow the source as written, per evaluation: a
+// compiler that hoists an invariant out of the frequency loop does less (the profiled
+// columns say what it did). Sign flips, conj(), comparisons, fabs and reduction joins
+// are not counted.
+#include "gpp_diagnostics.hpp"
+#include "gpp_policy.hpp"
+#include "gpp_spaces.hpp"
+#include "gpp_types.hpp"
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+namespace gpp::counts {
+
+/// Real operations: adds (and subtracts), multiplies, reciprocals and divides, square
+/// roots. FLOPs = adds + muls (an FMA is one of each: 2).
+struct Ops {
+  double adds = 0, muls = 0, reciprocals = 0, sqrts = 0;
+  double flops() const { return adds + muls; }
+  Ops operator+(const Ops& o) const {
+    return {adds + o.adds, muls + o.muls, reciprocals + o.reciprocals, sqrts + o.sqrts};
+  }
+  Ops operator*(double n) const { return {adds * n, muls * n, reciprocals * n, sqrts * n}; }
+  Ops& operator+=(const Ops& o) { return *this = *this + o; }
+  bool operator==(const Ops& o) const {
+    return adds == o.adds && muls == o.muls && reciprocals == o.reciprocals && sqrts == o.sqrts;
+  }
+};
+
+/// physics::sigma_term in one of the paper's forms, per term, by arm. `cut_test` is the
+/// sexcut comparison, evaluated in every arm.
+struct SigmaTermCost {
+  Ops common, regular, near_pole, zero, cut_test;
+};
+SigmaTermCost sigma_term_cost(bool reciprocal, bool squared_cut);
+
+/// The fused form (physics::pair_terms, fused_band, fused_term) by piece.
+struct FusedCost {
+  Ops pair;                // pair_terms: once per (G, G', band block)
+  Ops band;                // matngmatmgp and P = I_eps*mat: per (band, G', G)
+  Ops band_occupied;       // Q = occ*Omega2*mat: per (occupied band, G', G)
+  Ops occ_common;          // fused_term<true> before the arms, per term
+  Ops occ_regular;         // sch_mat and inv_cden2
+  Ops occ_regular_cut;     // the sexcut test (wx < 0 only)
+  Ops occ_regular_ssx;     // ssx_mat, when not cut
+  Ops occ_near;            // cden and its reciprocal
+  Ops occ_near_cut;        // the sexcut test (wx < 0 only)
+  Ops occ_near_ssx;        // ssx_mat, when not cut
+  Ops occ_accumulate;      // g.sch += , g.ssx +=
+  Ops empty_common;        // fused_term<false> before the arms
+  Ops empty_regular;       // sch_mat
+  Ops empty_accumulate;    // g.sch +=
+};
+FusedCost fused_cost();
+
+/// Terms by (band empty?, wx < 0?, arm of the literal physics, cut?): what a count needs
+/// to weight each arm's cost (the fused form skips ssx for empty bands and the sexcut
+/// test for wx >= 0).
+struct ArmCounts {
+  // index: ((occupied * 2 + wx_negative) * 3 + arm) * 2 + cut
+  std::int64_t n[24] = {};
+  KOKKOS_INLINE_FUNCTION static int index(int occupied, int wx_negative, int arm, int cut) {
+    return ((occupied * 2 + wx_negative) * 3 + arm) * 2 + cut;
+  }
+  KOKKOS_INLINE_FUNCTION ArmCounts& operator+=(const ArmCounts& o) {
+    for (int i = 0; i < 24; ++i) n[i] += o.n[i];
+    return *this;
+  }
+  /// Terms matching every given selector (-1: any).
+  std::int64_t count(int occupied = -1, int wx_negative = -1, int arm = -1, int cut = -1) const;
+  std::int64_t total() const { return count(); }
+  /// As gpp_diagnostics' BranchCounts (regular, near-pole, zero, cut).
+  BranchCounts branches() const;
+};
+
+/// Classify every term on `space` with the literal physics (as branch_statistics).
+template <class ExecSpace>
+ArmCounts arm_statistics(const ExecSpace& space, const GppData<typename ExecSpace::memory_space>& d);
+
+/// The shape of a deck a count needs.
+struct Shape {
+  double nbands = 0, ngpown = 0, ncouls = 0, nw = 0, occupied_bands = 0;
+  double updates() const { return nbands * ngpown * ncouls * nw; }
+};
+template <class MemorySpace>
+Shape shape_of(const GppData<MemorySpace>& d);
+
+/// One policy's counted work on a deck.
+struct Work {
+  Ops ops;
+  double bytes_compulsory = 0;
+  /// FMAs / FP64 instructions if every multiply fused with an add (an upper bound on
+  /// the FMA ratio: min(adds, muls) / (adds + muls - min(adds, muls))).
+  double fma_ratio_bound() const;
+};
+
+/// The count for `policy` (a registered name) with its resolved tunables `t` (tuned and
+/// host recompute pair_terms once per band block). gpp::Error for an unknown policy.
+Work count_policy(const std::string& policy, const Shape& s, const ArmCounts& arms, const Tunables& t);
+
+/// Each input array read once, the results written once (bytes).
+double compulsory_bytes(const Shape& s);
+
+/// The paper's FLOPs per update (its Nsight Compute count for v8 on Si-214): nominal.
+inline constexpr double kNominalFlopsPerUpdate = 108.4;
+
+}  // namespace gpp::counts

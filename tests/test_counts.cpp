@@ -1,0 +1,218 @@
+// The counted work of each policy (policies/gpp_counts.hpp) against hand counts of the
+// spec's formulas, weighted by an independent classification of every term of a small
+// non-uniform deck (std::complex, not the physics header).
+#include "gpp_counts.hpp"
+#include "gpp_diagnostics.hpp"
+#include "gpp_test_util.hpp"
+
+#include <complex>
+
+namespace gpp::test {
+namespace {
+
+using counts::Ops;
+
+// Hand counts per term, from the source lines (A adds, M multiplies; complex*complex =
+// 4M+2A, real*complex = 2M, |z|^2 = 2M+1A, Kokkos complex/complex = 4A+6M and 6 divides,
+// a*conj(b)*(1/|b|^2) = 3A+8M and 1 reciprocal, abs = 2M+1A and a sqrt):
+//  preamble: wtilde^2 (6) + Omega2 (6) + wxt-wtilde (1) + delw + delwr (3) + wdiffr (3)
+//            = 19 + 10 = 29 flops, 6 divides (literal); 19 + 11 = 30, 1 reciprocal
+//  regular:  sch (6) + cden = wxt^2 - wtilde2 (2) + Omega2/cden: 18 (+6 div) or 19 (+1 rcp)
+//  near-pole: cden = 4 wtilde2 (delw + 0.5) (9) + Omega2*delw (6) + divide: 25 or 26
+//  cutoff:   abs: 3 + 3 + 1 = 7 flops, 2 sqrt; squared: 3 + 1 + 3 + 1 = 8
+//  weighting, per term (v0..v5): sch*mat (6) + occ*ssx (2) + *mat (6) + 0.5*vcoul (1)
+//            + *s (2) + += (2) + vcoul*x (2) + += (2) = 23; v6..v8: 8 + 10 = 18
+//  mat = conj(aqsm)*aqsn: 6, per (band, G', G) (v0..v4) or per term (v5..v8)
+constexpr double kLiteralReg = 29 + 18 + 7 + 23, kLiteralNear = 29 + 25 + 7 + 23, kLiteralZero = 29 + 7 + 23;
+static_assert(kLiteralReg == 77 && kLiteralNear == 84 && kLiteralZero == 59);
+constexpr double kV1Reg = 79, kV1Near = 86, kV1Zero = 60;  // reciprocal: +1 (preamble), +1 (arm)
+constexpr double kV3Reg = 80, kV3Near = 87, kV3Zero = 61;  // squared cutoff: 8 instead of 7
+constexpr double kV6Reg = 30 + 19 + 8 + 18 + 6, kV6Near = 30 + 26 + 8 + 18 + 6, kV6Zero = 30 + 8 + 18 + 6;
+// Fused (tuned, host), per term. Occupied band: dr (1) + wdiffr (2) + cr (2) + cden2 (2)
+// + wdiffr*cden2 (1) + inv_wdiffr (1) + delwr (1) + delw (2 + 1 + 2) = 15, 1 reciprocal,
+// + accumulate (4) = 19. Regular: sch_mat (6) + inv_cden2 (1) = 7; cutoff test if wx < 0:
+// |Omega2|^2 (3) + *inv_cden2 (1) + sexcut2 |I_eps|^2 (4) = 8; ssx if not cut: Q*cden (6)
+// + *inv_cden2 (2) = 8. Near-pole: cden (9) + |cden|^2 (3) = 12, 1 reciprocal; test 9;
+// ssx 6 + 6 + 2 = 14. Empty band: dr (1) + wdiffr (2) + delwr (1) + delw (5) = 9, 1
+// reciprocal, + accumulate (2); regular adds sch_mat (6).
+// Per (band, G', G): mat (6) + P (6), occupied + Q (8). Per (G, G', band block): 18.
+
+struct Term {
+  bool occupied, wx_negative, cut;
+  int arm;  // 0 regular, 1 near-pole, 2 zero
+};
+
+// The spec's literal formulas (section 1), with std::complex.
+std::vector<Term> classify(const GppData<Kokkos::HostSpace>& d) {
+  std::vector<Term> terms;
+  for (int ig = 0; ig < d.ncouls; ++ig)
+    for (int igp = 0; igp < d.ngpown; ++igp)
+      for (int n1 = 0; n1 < d.nbands; ++n1)
+        for (int w = 0; w < d.nw; ++w) {
+          const std::complex<double> wt(d.wtilde_array(ig, igp).real(), d.wtilde_array(ig, igp).imag());
+          const std::complex<double> eps(d.I_eps_array(ig, igp).real(), d.I_eps_array(ig, igp).imag());
+          const double wx = d.wx_array_t(w, n1);
+          const std::complex<double> wdiff = wx - wt, delw = wt / wdiff, omega2 = wt * wt * eps;
+          const double delwr = std::norm(delw), wdiffr = std::norm(wdiff);
+          std::complex<double> ssx = 0;
+          int arm = 2;
+          if (wdiffr > d.limittwo && delwr < 1.0 / (4 * 1e-6)) {
+            arm = 0;
+            ssx = omega2 / (wx * wx - wt * wt);
+          } else if (delwr > 1e-12) {
+            arm = 1;
+            ssx = -omega2 * delw / (4.0 * wt * wt * (delw + 0.5));
+          }
+          const bool cut = std::abs(ssx) > d.sexcut * std::abs(eps) && wx < 0;
+          terms.push_back({d.occ_array(n1) != 0.0, wx < 0, cut, arm});
+        }
+  return terms;
+}
+
+struct Fixture {
+  DeckParams params = small_deck(21, 9, 70, 8);
+  GppData<Kokkos::HostSpace> data = derive(generate(params));
+  counts::Shape shape = counts::shape_of(data);
+  counts::ArmCounts arms = counts::arm_statistics(HostExec(), data);
+  std::vector<Term> terms = classify(data);
+};
+const Fixture& fixture() {
+  static Fixture* f = nullptr;
+  if (!f) {
+    f = new Fixture;
+    before_finalize().push_back([] {
+      delete f;
+      f = nullptr;
+    });
+  }
+  return *f;
+}
+
+double hand_flops(const std::string& policy, const Fixture& f, int band_block) {
+  double total = 0;
+  for (const Term& t : f.terms) {
+    const double per[3][3] = {{kLiteralReg, kLiteralNear, kLiteralZero},
+                              {kV1Reg, kV1Near, kV1Zero},
+                              {kV3Reg, kV3Near, kV3Zero}};
+    if (policy == "v0-collapse3") total += per[0][t.arm];
+    if (policy == "v1-reciprocal" || policy == "v2-branch2") total += per[1][t.arm];
+    if (policy == "v3-noabs" || policy == "v4-collapse2" || policy == "v5-iw-outside") total += per[2][t.arm];
+    if (policy == "v5-iw-outside") total += 6;
+    if (policy == "v6-blocked" || policy == "v8-bounded") total += t.arm == 0 ? kV6Reg : t.arm == 1 ? kV6Near : kV6Zero;
+    if (policy == "tuned") {
+      if (t.occupied) {
+        total += 19;
+        if (t.arm == 0) total += 7 + (t.wx_negative ? 8 : 0) + (t.cut ? 0 : 8);
+        if (t.arm == 1) total += 12 + (t.wx_negative ? 9 : 0) + (t.cut ? 0 : 14);
+      } else {
+        total += 11 + (t.arm == 0 ? 6 : 0);
+      }
+    }
+  }
+  const double pairs = f.shape.nbands * f.shape.ngpown * f.shape.ncouls;
+  if (policy.rfind("v", 0) == 0 && policy != "v5-iw-outside" && policy[1] < '5') total += 6 * pairs;
+  if (policy == "tuned") {
+    const double blocks = (f.data.nbands + band_block - 1) / band_block;
+    total += 18 * f.shape.ncouls * f.shape.ngpown * blocks + 12 * pairs +
+             8 * f.shape.occupied_bands * f.shape.ngpown * f.shape.ncouls;
+  }
+  return total;
+}
+
+TEST(Counts, ClassificationMatchesBranchStatistics) {
+  const Fixture& f = fixture();
+  const BranchCounts b = branch_statistics(HostExec(), f.data);
+  const BranchCounts a = f.arms.branches();
+  EXPECT_EQ(a.regular, b.regular);
+  EXPECT_EQ(a.near_pole, b.near_pole);
+  EXPECT_EQ(a.zero, b.zero);
+  EXPECT_EQ(a.cut, b.cut);
+  EXPECT_EQ(double(f.arms.total()), f.shape.updates());
+  // The deck exercises every bucket the counts weight (else the test proves little).
+  EXPECT_GT(f.arms.count(1, 1, 0, 1), 0);  // occupied, wx < 0, regular, cut
+  EXPECT_GT(f.arms.count(1, 1, 0, 0), 0);
+  EXPECT_GT(f.arms.count(0, -1, 0), 0);    // empty band, regular
+  EXPECT_GT(f.arms.count(-1, -1, 1), 0);   // near-pole
+  EXPECT_GT(f.shape.occupied_bands, 0);
+  EXPECT_LT(f.shape.occupied_bands, f.shape.nbands);
+}
+
+TEST(Counts, OracleClassificationAgrees) {
+  const Fixture& f = fixture();
+  std::int64_t n[3] = {0, 0, 0}, cut = 0, occ = 0;
+  for (const Term& t : f.terms) {
+    ++n[t.arm];
+    cut += t.cut;
+    occ += t.occupied;
+  }
+  EXPECT_EQ(n[0], f.arms.count(-1, -1, 0));
+  EXPECT_EQ(n[1], f.arms.count(-1, -1, 1));
+  EXPECT_EQ(n[2], f.arms.count(-1, -1, 2));
+  EXPECT_EQ(cut, f.arms.count(-1, -1, -1, 1));
+  EXPECT_EQ(occ, f.arms.count(1));
+}
+
+TEST(Counts, PerArmCostsMatchHandCounts) {
+  const counts::SigmaTermCost lit = counts::sigma_term_cost(false, false);
+  EXPECT_EQ(lit.common, (Ops{11, 18, 6, 0}));
+  EXPECT_EQ((lit.common + lit.regular + lit.cut_test).flops(), 29 + 18 + 7);
+  EXPECT_EQ((lit.common + lit.regular + lit.cut_test).reciprocals, 12);
+  EXPECT_EQ(lit.cut_test.sqrts, 2);
+  const counts::SigmaTermCost opt = counts::sigma_term_cost(true, true);
+  EXPECT_EQ((opt.common + opt.near_pole + opt.cut_test).flops(), 30 + 26 + 8);
+  EXPECT_EQ((opt.common + opt.near_pole).reciprocals, 2);
+  EXPECT_EQ(opt.cut_test.sqrts, 0);
+  const counts::FusedCost fu = counts::fused_cost();
+  EXPECT_EQ(fu.pair.flops(), 18);
+  EXPECT_EQ((fu.occ_common + fu.occ_accumulate).flops(), 19);
+  EXPECT_EQ((fu.occ_common + fu.occ_regular + fu.occ_regular_cut + fu.occ_regular_ssx + fu.occ_accumulate).flops(), 42);
+  EXPECT_EQ((fu.empty_common + fu.empty_regular + fu.empty_accumulate).flops(), 17);
+}
+
+class PolicyCount : public ::testing::TestWithParam<std::string> {};
+TEST_P(PolicyCount, MatchesHandCountOnSmallDeck) {
+  const Fixture& f = fixture();
+  Tunables t;
+  t.band_block = 8;  // 21 bands: three blocks, the last one short
+  const counts::Work w = counts::count_policy(GetParam(), f.shape, f.arms, t);
+  EXPECT_EQ(w.ops.flops(), hand_flops(GetParam(), f, 8));
+  EXPECT_GT(w.ops.flops() / f.shape.updates(), 15);
+  EXPECT_LT(w.ops.flops() / f.shape.updates(), counts::kNominalFlopsPerUpdate);
+  EXPECT_GT(w.fma_ratio_bound(), 0.3);
+  EXPECT_LE(w.fma_ratio_bound(), 1.0);
+}
+INSTANTIATE_TEST_SUITE_P(Counts, PolicyCount,
+                         ::testing::Values("v0-collapse3", "v1-reciprocal", "v2-branch2", "v3-noabs", "v4-collapse2",
+                                           "v5-iw-outside", "v6-blocked", "v8-bounded", "tuned"),
+                         [](const auto& info) {
+                           std::string s = info.param;
+                           for (char& c : s)
+                             if (c == '-') c = '_';
+                           return s;
+                         });
+
+TEST(Counts, ReciprocalsPerForm) {
+  const Fixture& f = fixture();
+  const double terms = f.shape.updates();
+  const double reg = double(f.arms.count(-1, -1, 0)), near = double(f.arms.count(-1, -1, 1));
+  Tunables t;
+  EXPECT_EQ(counts::count_policy("v0-collapse3", f.shape, f.arms, t).ops.reciprocals, 6 * (terms + reg + near));
+  EXPECT_EQ(counts::count_policy("v0-collapse3", f.shape, f.arms, t).ops.sqrts, 2 * terms);
+  EXPECT_EQ(counts::count_policy("v3-noabs", f.shape, f.arms, t).ops.reciprocals, terms + reg + near);
+  // fused: one per term, one more per occupied near-pole term
+  EXPECT_EQ(counts::count_policy("tuned", f.shape, f.arms, t).ops.reciprocals,
+            terms + double(f.arms.count(1, -1, 1)));
+}
+
+TEST(Counts, CompulsoryBytes) {
+  const Fixture& f = fixture();
+  // 16 (70*21 + 9*21 + 2*70*9) + 8 (2*21 + 21 + 9) + 2*16*2
+  EXPECT_EQ(counts::compulsory_bytes(f.shape), 16.0 * (1470 + 189 + 1260) + 8.0 * (42 + 21 + 9) + 64);
+}
+
+TEST(Counts, UnknownPolicy) {
+  EXPECT_THROW(counts::count_policy("v9", fixture().shape, fixture().arms, Tunables{}), Error);
+}
+
+}  // namespace
+}  // namespace gpp::test

@@ -164,6 +164,10 @@ double unit_scale(const std::string& unit) {
       {"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0}, {"Ti", 1099511627776.0},
       {"K", 1e3},     {"M", 1e6},        {"G", 1e9},           {"T", 1e12},
       {"n", 1e-9},    {"u", 1e-6},       {"m", 1e-3}};
+  // Durations in ncu's short forms (the raw page of ncu 2025.3 writes "ns").
+  static const std::pair<const char*, double> times[] = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0}};
+  for (const auto& [u, s] : times)
+    if (unit == u) return s;
   static const char* bases[] = {"byte", "second", "inst", "cycle"};
   for (const char* base : bases) {
     const std::string b = base;

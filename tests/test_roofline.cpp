@@ -249,3 +249,20 @@ TEST(RooflineCli, BadInput) {
 }
 
 }  // namespace
+
+namespace {
+// A real Nsight Compute 2025.3 raw-page report (H100, 2026-11-23: `ncu --csv --page raw
+// --clock-control none --metrics ... gpp run inputs/small.toml --policy tuned --repeat 1
+// --warmup 0 --verify none --no-branch-stats`, gpp's own lines removed): 5 kernels, numbers
+// with thousands separators. The totals were read with python's csv module.
+TEST(NcuCsv, RealH100Report) {
+  const NcuCounters c =
+      parse_ncu_raw_csv(read(std::string(GPP_SOURCE_DIR) + "/tests/fixtures/ncu_raw_h100_small_tuned.csv"));
+  EXPECT_EQ(c.kernels, 5);
+  EXPECT_DOUBLE_EQ(c.dfma, 1536000.0 + 3840.0 + 20467958.0);
+  EXPECT_DOUBLE_EQ(c.bytes_dram, 2560.0 + 3072.0 + 572672.0 + 77824.0 + 890368.0);
+  EXPECT_NEAR(c.time_s, (2112.0 + 12640.0 + 79040.0 + 7232.0 + 135936.0) * 1e-9, 1e-15);
+  EXPECT_GT(c.bytes_l2, 0.0);
+  EXPECT_GT(c.bytes_l1, c.bytes_dram);
+}
+}  // namespace

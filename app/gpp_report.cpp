@@ -1,5 +1,6 @@
 #include "gpp_report.hpp"
 
+#include "gpp_build_info.hpp"
 #include "gpp_compat.hpp"
 #include "gpp_static.hpp"
 #include "gpp_types.hpp"
@@ -11,19 +12,13 @@
 #include <fstream>
 #include <unistd.h>
 
-#ifndef GPP_VERSION
-#define GPP_VERSION "unknown"
-#endif
-#ifndef GPP_GIT_HASH
-#define GPP_GIT_HASH "unknown"
-#endif
 
 namespace gpp::app {
 
 Provenance provenance() {
   Provenance p;
-  p.version = GPP_VERSION;
-  p.git_hash = GPP_GIT_HASH;
+  p.version = build_info::version();
+  p.git_hash = build_info::git_hash();
   p.kokkos_version = compat::kokkos_version_string();
   p.backend = ExecSpace::name();
   p.device = compat::device_name();

@@ -2,6 +2,7 @@
 // The complex reducer. OpenACC could reduce only scalars, so the Fortran code keeps one
 // scalar per frequency and sum; here one reduction value holds the sch and ssx sums of
 // every frequency as Kokkos::complex<double>.
+#include "gpp_compat.hpp"
 #include "gpp_types.hpp"
 
 namespace gpp {

@@ -1,5 +1,7 @@
 #include "gpp_cli.hpp"
 
+#include "gpp_deck_path.hpp"
+
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
@@ -8,7 +10,9 @@
 namespace gpp::app {
 
 void add_deck_options(CLI::App& app, DeckParams& p) {
-  app.set_config("--deck,deck", "", "Deck: a TOML file of deck keys (inputs/*.toml)", false);
+  // A deck is a path or, from any directory, the name of an installed deck (gpp_deck_path.hpp).
+  app.set_config("--deck,deck", "", "Deck: a TOML file of deck keys, or a deck's name (small, si214, ...)", false)
+      ->transform([](const std::string& given) { return resolve_deck(given); });
   app.allow_config_extras(CLI::config_extras_mode::error);
   app.add_option("--name", p.name, "Deck name")->capture_default_str();
   app.add_option("--generator", p.generator, "Synthetic data: random (non-uniform, every branch) or uniform (mini-app constants)")

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,10 @@ std::vector<const PolicyEntry*> select_policies(const std::string& spec);
 Tunables tunables_for(const PolicyEntry& entry, const Tunables& t);
 
 int cmd_run(const std::vector<std::string>& args);
+/// `gpp --version`: version, git hash, Kokkos version and the backends compiled in.
+int cmd_version(std::ostream& out);
+/// The Kokkos backends this binary was compiled with ("Serial,OpenMP").
+std::string kokkos_backends();
 int cmd_policies(const std::vector<std::string>& args);
 int cmd_bench(const std::vector<std::string>& args);
 int cmd_sweep(const std::vector<std::string>& args);

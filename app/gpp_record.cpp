@@ -1,6 +1,7 @@
 #include "gpp_record.hpp"
 
 #include "gpp_atomic_file.hpp"
+#include "gpp_build_info.hpp"
 #include "gpp_compat.hpp"
 #include "gpp_device_info.hpp"
 #include "gpp_hdf5_io.hpp"
@@ -20,12 +21,6 @@
 #include <fstream>
 #include <sstream>
 
-#ifndef GPP_VERSION
-#define GPP_VERSION "unknown"
-#endif
-#ifndef GPP_GIT_HASH
-#define GPP_GIT_HASH "unknown"
-#endif
 #ifndef GPP_CXX_COMPILER
 #define GPP_CXX_COMPILER "unknown"
 #endif
@@ -40,8 +35,8 @@ namespace gpp::app {
 
 BuildInfo build_info() {
   BuildInfo b;
-  b.version = GPP_VERSION;
-  b.git = GPP_GIT_HASH;
+  b.version = build_info::version();
+  b.git = build_info::git_hash();
   b.kokkos_version = compat::kokkos_version_string();
   b.kokkos_backends = kHasDeviceSpace ? std::string(DeviceExec::name()) + ", " + HostExec::name() : HostExec::name();
   b.compiler = GPP_CXX_COMPILER;

@@ -10,7 +10,8 @@
 namespace {
 void usage(std::ostream& o) {
   o << "gpp: the General Plasmon Pole (GPP) self-energy kernel of BerkeleyGW, in Kokkos\n\n"
-       "usage: gpp COMMAND [options]    (gpp COMMAND --help for a command's options)\n\n"
+       "usage: gpp COMMAND [options]    (gpp COMMAND --help for a command's options)\n"
+       "       gpp --version            (version, git hash, Kokkos version and backends)\n\n"
        "commands:\n"
        "  run       run a deck with one policy, a list, or all; time and verify it\n"
        "  bench     time a list of policies on a deck; table, CSV and JSON rows\n"
@@ -37,6 +38,7 @@ int main(int argc, char* argv[]) {
       usage(std::cout);
       return 0;
     }
+    if (command == "--version") return gpp::app::cmd_version(std::cout);
     if (command == "run") return gpp::app::cmd_run(args);
     if (command == "convert") return gpp::app::cmd_convert(args);
     if (command == "policies") return gpp::app::cmd_policies(args);

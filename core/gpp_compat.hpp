@@ -74,3 +74,19 @@ void gemm(const ExecSpace& space, const char* transA, const char* transB, const 
 #endif
 
 }  // namespace gpp::compat
+
+namespace gpp {
+/// Kokkos 3.4's OpenMP backend joins reduction values through volatile references
+/// (FunctorValueJoin's `*(volatile T*)lhs += *(const volatile T*)rhs`) when a reducer's
+/// join is not the volatile one it looks for; Kokkos 4 dropped volatile joins and never
+/// calls this. It forwards a volatile += to the value type's own operator+= (SigmaAccum,
+/// BranchCounts): the values are not volatile objects, only reached through volatile
+/// pointers. Argument-dependent lookup finds it for gpp's types (a type in an unnamed
+/// namespace needs `using gpp::operator+=;` there); a non-volatile += still calls the
+/// member, the better match.
+template <class T, class = std::enable_if_t<std::is_class_v<T>>>
+KOKKOS_INLINE_FUNCTION volatile T& operator+=(volatile T& lhs, const volatile T& rhs) {
+  const_cast<T&>(lhs) += const_cast<const T&>(rhs);
+  return lhs;
+}
+}  // namespace gpp

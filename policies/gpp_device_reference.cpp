@@ -6,6 +6,8 @@
 namespace gpp {
 namespace {
 
+using gpp::operator+=;  // Kokkos 3.4 OpenMP joins through volatile references (gpp_compat.hpp)
+
 /// A compensated sum: value = s + c.
 struct CompensatedSum {
   double s = 0, c = 0;

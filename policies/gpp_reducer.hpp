@@ -2,6 +2,7 @@
 // The reducer every policy's sums go through: any value type with a default
 // constructor that gives the identity and a non-volatile operator+= (SigmaAccum,
 // BranchCounts, the references' compensated sums).
+#include "gpp_compat.hpp"
 #include "gpp_physics.hpp"
 
 #include <complex>

@@ -1,0 +1,76 @@
+#include "gpp_deck_path.hpp"
+
+#include "gpp_error.hpp"
+
+#include <filesystem>
+#include <system_error>
+
+// Set by app/CMakeLists.txt: the decks' install directory relative to the executable's
+// (GNUInstallDirs' DATADIR/gpp/inputs from BINDIR), the directory the build tree's gpp
+// is linked into, and the source tree's inputs/.
+#ifndef GPP_DECKS_FROM_BINDIR
+#error "GPP_DECKS_FROM_BINDIR must be defined"
+#endif
+#ifndef GPP_BUILD_BINDIR
+#error "GPP_BUILD_BINDIR must be defined"
+#endif
+#ifndef GPP_SOURCE_DECKS
+#error "GPP_SOURCE_DECKS must be defined"
+#endif
+
+namespace fs = std::filesystem;
+
+namespace gpp::app {
+
+namespace {
+
+fs::path executable_dir() {
+  std::error_code ec;
+  const fs::path exe = fs::canonical("/proc/self/exe", ec);
+  return ec ? fs::path() : exe.parent_path();
+}
+
+bool same_directory(const fs::path& a, const fs::path& b) {
+  std::error_code ec;
+  return !a.empty() && fs::equivalent(a, b, ec) && !ec;
+}
+
+bool is_file(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec);
+}
+
+}  // namespace
+
+std::vector<std::string> deck_directories() {
+  std::vector<std::string> dirs;
+  const fs::path bindir = executable_dir();
+  if (bindir.empty()) return dirs;
+  dirs.push_back((bindir / GPP_DECKS_FROM_BINDIR).lexically_normal().string());
+  if (same_directory(bindir, GPP_BUILD_BINDIR)) dirs.push_back(GPP_SOURCE_DECKS);
+  return dirs;
+}
+
+std::string resolve_deck(const std::string& given) {
+  if (given.empty()) throw Error("empty deck name");
+  std::vector<std::string> looked;
+  auto found = [&](const fs::path& p) {
+    looked.push_back(p.string());
+    return is_file(p);
+  };
+  const fs::path as_given(given);
+  const bool add_toml = !as_given.has_extension();
+  if (found(as_given)) return given;
+  if (add_toml && found(given + ".toml")) return given + ".toml";
+  if (given.find('/') == std::string::npos) {
+    for (const auto& dir : deck_directories()) {
+      if (found(fs::path(dir) / given)) return (fs::path(dir) / given).string();
+      if (add_toml && found(fs::path(dir) / (given + ".toml"))) return (fs::path(dir) / (given + ".toml")).string();
+    }
+  }
+  std::string where;
+  for (const auto& p : looked) where += (where.empty() ? "" : ", ") + p;
+  throw Error("no deck '" + given + "' (looked for " + where + ")");
+}
+
+}  // namespace gpp::app

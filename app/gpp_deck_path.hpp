@@ -1,0 +1,19 @@
+#pragma once
+// Where a deck named on the command line is, so that `gpp run si214` works from any
+// directory once gpp is installed.
+#include <string>
+#include <vector>
+
+namespace gpp::app {
+
+/// The directories a bare deck name is looked up in, in order: the installed decks
+/// (<prefix>/share/gpp/inputs, found from the executable's own location), then, for a
+/// binary run from its build tree, the source tree's inputs/.
+std::vector<std::string> deck_directories();
+
+/// The file a deck argument names: the path as given (then with ".toml" added when it
+/// has no extension); for a bare name (no '/'), NAME and NAME.toml in deck_directories().
+/// Throws gpp::Error naming every place it looked.
+std::string resolve_deck(const std::string& given);
+
+}  // namespace gpp::app

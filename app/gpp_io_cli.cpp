@@ -3,6 +3,9 @@
 #include "gpp_cli.hpp"
 #include "gpp_deck_io.hpp"
 #include "gpp_hdf5_io.hpp"
+#include "gpp_memory.hpp"
+
+#include <climits>
 
 namespace gpp::app {
 namespace {
@@ -112,6 +115,21 @@ void write_results_h5(const std::string& path, const Session& s, const std::vect
   h.commit();
 }
 
+void check_team_counts(const std::vector<const PolicyEntry*>& policies, const Tunables& tunables, long long nbands,
+                       long long ngpown) {
+  // The TeamPolicy steps launch one team per (G', band block): with a small --band-block
+  // on a large deck that count would overflow the launch's int league size.
+  for (const PolicyEntry* e : policies) {
+    const Tunables t = policies.size() == 1 ? tunables : tunables_for(*e, tunables);
+    if (t.band_block <= 0) continue;
+    const long long teams = ngpown * ((nbands + t.band_block - 1) / t.band_block);
+    if (teams > INT_MAX)
+      throw Error("--band-block " + std::to_string(t.band_block) + " makes " + std::to_string(teams) + " teams (ngpown " +
+                  std::to_string(ngpown) + " x band blocks), more than one launch can have (" + std::to_string(INT_MAX) +
+                  "): use a larger --band-block");
+  }
+}
+
 Session open_session(CLI::App& app, const DeckParams& deck, const std::string& input_path,
                      const std::vector<const PolicyEntry*>& policies, const Tunables& tunables) {
   if (policies.size() == 1) check_tunables(*policies[0], tunables);
@@ -119,10 +137,14 @@ Session open_session(CLI::App& app, const DeckParams& deck, const std::string& i
     if (const std::string given = deck_option_given(app); !given.empty())
       throw Error("--input " + input_path + " cannot be combined with " + given);
   } else {
+    check_sizes_given(app);
     validate(deck);
+    check_team_counts(policies, tunables, deck.nbands, deck.ngpown);
+    check_memory_fits("deck " + deck.name, deck.nbands, deck.ngpown, deck.ncouls, deck.nend - (long long)deck.nstart + 1);
   }
   Session s = input_path.empty() ? make_session(deck)
                                  : make_session_from_file(input_path, app.count("--name") ? deck.name : "");
+  if (!input_path.empty()) check_team_counts(policies, tunables, s.host.nbands, s.host.ngpown);
   for (const PolicyEntry* e : policies)
     e->check(ExecSpace(), s.device, policies.size() == 1 ? tunables : tunables_for(*e, tunables));
   return s;

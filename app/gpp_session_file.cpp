@@ -1,6 +1,7 @@
 // Sessions whose input is a file: the original Fortran .dat or an HDF5 deck.
 #include "gpp_compat.hpp"
 #include "gpp_deck_io.hpp"
+#include "gpp_memory.hpp"
 #include "gpp_session.hpp"
 
 #include <chrono>
@@ -47,6 +48,7 @@ Session make_session_from_file(const std::string& path, const std::string& name)
     s.params.nvband = s.input.nvband;
     s.params.nstart = s.input.nstart;
     s.params.nend = s.input.nend;
+    check_memory_fits(path, s.input.peinf_ntband_dist, s.input.ngpown, s.input.ncouls, s.input.nw(), true);
     s.host = derive(s.input);
     s.setup_s = seconds_since(t0);
   }

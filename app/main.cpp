@@ -1,10 +1,12 @@
 // gpp: the General Plasmon Pole self-energy kernel of BerkeleyGW.
 #include "gpp_cli.hpp"
 #include "gpp_io_cli.hpp"
+#include "gpp_startup.hpp"
 
 #include <Kokkos_Core.hpp>
 
 #include <iostream>
+#include <optional>
 
 namespace {
 void usage(std::ostream& o) {
@@ -20,7 +22,19 @@ void usage(std::ostream& o) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  Kokkos::ScopeGuard guard(argc, argv);
+  // Kokkos's settings are checked first and its initialisation is inside the error
+  // handling: a bad KOKKOS_* variable or --kokkos-* option is one line and exit 1.
+  if (const std::string why = gpp::app::check_startup(argc, argv); !why.empty()) {
+    std::cerr << "gpp: error: " << why << "\n";
+    return 1;
+  }
+  std::optional<Kokkos::ScopeGuard> guard;
+  try {
+    guard.emplace(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "gpp: error: Kokkos cannot start: " << gpp::app::one_line(e.what()) << "\n";
+    return 1;
+  }
   if (argc < 2) {
     usage(std::cerr);
     return 1;
@@ -36,10 +50,14 @@ int main(int argc, char* argv[]) {
     if (command == "convert") return gpp::app::cmd_convert(args);
     if (command == "policies") return gpp::app::cmd_policies(args);
     if (command == "bench") return gpp::app::cmd_bench(args);
-    std::cerr << "gpp: error: unknown command '" << command << "' (expected run, bench, convert or policies)\n";
+    std::cerr << "gpp: error: unknown command '" << gpp::app::one_line(command)
+              << "' (expected run, bench, convert or policies)\n";
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "gpp " << command << ": error: out of host memory\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "gpp " << command << ": error: " << e.what() << "\n";
+    std::cerr << "gpp " << command << ": error: " << gpp::app::one_line(e.what()) << "\n";
     return 1;
   }
 }

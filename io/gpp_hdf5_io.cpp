@@ -84,18 +84,18 @@ class Hid {
   herr_t (*close_)(hid_t) = nullptr;
 };
 
-/// HDF5 prints its error stack by default; gpp reports one line instead.
+/// HDF5 prints its error stack by default; gpp reports one line instead. The stack stays
+/// silenced for the rest of the process: the library also reports at exit (closing
+/// identifiers that a failed write left open), after gpp's own message.
 class QuietHdf5 {
  public:
   QuietHdf5() {
-    H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    static const bool once = [] {
+      H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+      return true;
+    }();
+    (void)once;
   }
-  ~QuietHdf5() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
-
- private:
-  H5E_auto2_t func_ = nullptr;
-  void* data_ = nullptr;
 };
 
 /// The compound {r, i} that h5py reads and writes as complex.
@@ -248,6 +248,34 @@ bool is_complex(hid_t t) {
   return r && i;
 }
 
+/// "" when the compound {r, i} `t` is laid out so that HDF5 can convert it: each
+/// member a 4- or 8-byte float (or the native double), inside the compound, the two not
+/// overlapping. A damaged member offset or size otherwise makes the conversion read
+/// out of bounds (a segfault inside the library).
+std::string complex_layout_problem(hid_t t) {
+  const std::size_t size = H5Tget_size(t);
+  if (size == 0 || size > 64) return str("a compound of ", size, " bytes");
+  std::size_t begin[2], end[2];
+  for (unsigned k = 0; k < 2; ++k) {
+    Hid m(H5Tget_member_type(t, k), H5Tclose);
+    if (!m.valid()) return "an unreadable member type";
+    const std::size_t msize = H5Tget_size(m);
+    if (msize != 4 && msize != 8) return str("a member of ", msize, " bytes (expected 4 or 8)");
+    // The library's own float checks: precision, exponent and mantissa inside the member.
+    std::size_t spos = 0, epos = 0, esize = 0, mpos = 0, mantsize = 0;
+    if (H5Tget_fields(m, &spos, &epos, &esize, &mpos, &mantsize) < 0 || H5Tget_precision(m) == 0 ||
+        H5Tget_precision(m) + std::size_t(H5Tget_offset(m) < 0 ? 0 : H5Tget_offset(m)) > 8 * msize ||
+        spos >= 8 * msize || epos + esize > 8 * msize || mpos + mantsize > 8 * msize || esize == 0 || mantsize == 0)
+      return "a member with damaged float fields";
+    const std::size_t off = H5Tget_member_offset(t, k);
+    if (off > size || msize > size - off) return str("a member at offset ", off, " outside the ", size, "-byte compound");
+    begin[k] = off;
+    end[k] = off + msize;
+  }
+  if (begin[0] < end[1] && begin[1] < end[0]) return "overlapping members";
+  return "";
+}
+
 class Reader {
  public:
   explicit Reader(const std::string& path) : path_(path) {
@@ -274,6 +302,8 @@ class Reader {
     if (integer ? c != H5T_INTEGER : c != H5T_FLOAT && c != H5T_INTEGER)
       fail(
           str("attribute ", name, " has type ", type_text(t), ", expected ", integer ? "an integer" : "a real number"));
+    if (const std::size_t size = H5Tget_size(t); size == 0 || size > 8)
+      fail(str("attribute ", name, " has ", size, "-byte values, expected at most 8"));
     if (H5Sget_simple_extent_npoints(s) != 1)
       fail(str("attribute ", name, " holds ", H5Sget_simple_extent_npoints(s), " values, expected one"));
     return a;
@@ -294,10 +324,21 @@ class Reader {
 
   bool has(const char* name) const { return H5Lexists(file_, name, H5P_DEFAULT) > 0; }
 
+  // Only hard links are followed: a soft or external link could point anywhere (another
+  // file, a FIFO, back into this one).
+  void require_hard_link(const char* name) const {
+    H5L_info_t info;
+    if (H5Lget_info(file_, name, &info, H5P_DEFAULT) < 0) fail(str(name, " cannot be opened (damaged file?)"));
+    if (info.type != H5L_TYPE_HARD)
+      fail(str(name, " is a ", info.type == H5L_TYPE_SOFT ? "soft" : info.type == H5L_TYPE_EXTERNAL ? "external" : "user-defined",
+               " link, not a dataset stored in the file"));
+  }
+
   // The dataset `name`, its presence, type, rank, shape and stored size checked.
   // `dims_text` names the expected dims, e.g. "[ngpown][ncouls]".
   Hid dataset(const char* name, Kind kind, const std::vector<hsize_t>& dims, const std::string& dims_text) {
     if (!has(name)) fail(str("dataset ", name, " is missing"));
+    require_hard_link(name);
     {
       Hid o(H5Oopen(file_, name, H5P_DEFAULT), H5Oclose);
       if (!o.valid() || H5Iget_type(o) != H5I_DATASET) fail(str(name, " is not a dataset"));
@@ -313,6 +354,12 @@ class Reader {
                kind == Kind::Integer ? "integer"
                : kind == Kind::Real  ? "float"
                                      : "complex (compound {r, i} of floats)"));
+    if (kind == Kind::Complex) {
+      if (const std::string why = complex_layout_problem(t); !why.empty())
+        fail(str("dataset ", name, " has a damaged complex type: ", why));
+    } else if (const std::size_t size = H5Tget_size(t); size == 0 || size > 8) {
+      fail(str("dataset ", name, " has ", size, "-byte elements, expected at most 8"));
+    }
     const int rank = H5Sget_simple_extent_ndims(s);
     std::vector<hsize_t> have(rank > 0 ? rank : 0);
     if (rank > 0) H5Sget_simple_extent_dims(s, have.data(), nullptr);
@@ -323,8 +370,19 @@ class Reader {
     for (hsize_t n : dims) elements *= (long double)n;
     const long double need = elements * (long double)H5Tget_size(t);
     Hid plist(H5Dget_create_plist(d), H5Pclose);
-    if (plist.valid() && H5Pget_layout(plist) == H5D_CONTIGUOUS && (long double)H5Dget_storage_size(d) < need)
+    if (!plist.valid()) fail(str("dataset ", name, " cannot be opened (damaged file?)"));
+    const H5D_layout_t layout = H5Pget_layout(plist);
+    if (layout != H5D_CONTIGUOUS && layout != H5D_CHUNKED && layout != H5D_COMPACT)
+      fail(str("dataset ", name, " has a storage layout gpp does not read (virtual or unknown)"));
+    if (H5Pget_external_count(plist) != 0) fail(str("dataset ", name, " keeps its data in external files"));
+    if (layout == H5D_CONTIGUOUS && (long double)H5Dget_storage_size(d) < need)
       fail(str("dataset ", name, " holds ", H5Dget_storage_size(d), " bytes of data, its shape needs ", (double)need));
+    // A chunked dataset created but never (or only partly) written reads as its fill
+    // value: zeros that look like data.
+    H5D_space_status_t status;
+    if (elements > 0 && (H5Dget_space_status(d, &status) < 0 || status != H5D_SPACE_STATUS_ALLOCATED))
+      fail(str("dataset ", name, " was created but ",
+               status == H5D_SPACE_STATUS_PART_ALLOCATED ? "only partly written" : "never written", " (no data stored)"));
     if (const std::string why = io::too_large(elements * 16); !why.empty()) fail(str("dataset ", name, " ", why));
     return d;
   }
@@ -418,6 +476,14 @@ InputDeck read_h5_deck(const std::string& path, ReadStats* stats) {
       {"efermi", &in.efermi}, {"sexcut", &in.sexcut},       {"limittwo", &in.limittwo}, {"limitone", &in.limitone}};
   for (const auto& [name, field] : reals) *field = f.real_attr(name);
 
+  {
+    // All the arrays the attributes announce, before any of them is allocated.
+    const long double matrices = 16.0L * in.ncouls * (2.0L * in.peinf_ntband_max + 2.0L * in.ngpown);
+    const long double vectors = 8.0L * ((long double)in.peinf_ntband_max + in.sig_ntband + in.epsmpi_ngpown_max +
+                                        in.gvec_ng + in.ncoul);
+    if (const std::string why = io::too_large(matrices + vectors); !why.empty())
+      f.fail(str("the arrays its attributes announce ", why));
+  }
   in.peinf_indext_dist = f.ints("peinf_indext_dist", in.peinf_ntband_max, "[peinf_ntband_max]");
   in.wfnkq_ekq = f.reals("wfnkq_ekq", in.sig_ntband, "[sig_ntband]");
   in.inv_igp_index = f.ints("inv_igp_index", in.epsmpi_ngpown_max, "[epsmpi_ngpown_max]");

@@ -10,6 +10,33 @@ namespace {
 
 constexpr int kMaxIgBlock = 256;  // the per-thread buffer of pair invariants
 
+// The per-thread buffer of a G block's pair invariants (up to 256 x 96 bytes). On host
+// backends it is on the heap, one row per thread (UniqueToken): on the stack it
+// overflowed small stacks (ulimit -s 32, issue 10). A GPU keeps a local array.
+template <bool Heap>
+struct PairBuffer {
+  explicit PairBuffer(int) {}
+  template <class F>
+  KOKKOS_INLINE_FUNCTION void with(const F& f) const {
+    physics::PairTerms pair[kMaxIgBlock];
+    f(pair);
+  }
+};
+template <>
+struct PairBuffer<true> {
+  Kokkos::Experimental::UniqueToken<ExecSpace> token;
+  Kokkos::View<physics::PairTerms**, Kokkos::LayoutRight, ExecSpace::memory_space> rows;
+  explicit PairBuffer(int ig_block)
+      : rows(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::host::pair_terms"), token.size(), ig_block) {}
+  template <class F>
+  KOKKOS_INLINE_FUNCTION void with(const F& f) const {
+    const int id = token.acquire();
+    f(&rows(id, 0));
+    token.release(id);
+  }
+};
+constexpr bool kHostBackend = Kokkos::SpaceAccessibility<Kokkos::HostSpace, ExecSpace::memory_space>::accessible;
+
 template <int NW>
 SigmaSums host_policy(const ExecSpace& space, const DeviceData& d, const Tunables& t, const RunMode mode) {
   const kernels::Inputs in(d);
@@ -20,10 +47,11 @@ SigmaSums host_policy(const ExecSpace& space, const DeviceData& d, const Tunable
                 std::to_string(kMaxIgBlock));
   SigmaAccum<NW> result;
   if (mode == RunMode::Check) return kernels::to_sums(result);
+  const PairBuffer<kHostBackend> buffer(ig_block);
   Kokkos::parallel_reduce(
       "gpp::host", Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, d.ngpown),
       KOKKOS_LAMBDA(const int igp, SigmaAccum<NW>& acc) {
-        physics::PairTerms pair[kMaxIgBlock];
+       buffer.with([&](physics::PairTerms* pair) {
         SigmaAccum<NW> g;  // sch*mat and occ*ssx*mat for this G'
         for (int nb0 = 0; nb0 < in.nbands; nb0 += band_block) {
           const int nb1 = nb0 + band_block < in.nbands ? nb0 + band_block : in.nbands;
@@ -63,6 +91,7 @@ SigmaSums host_policy(const ExecSpace& space, const DeviceData& d, const Tunable
           acc.ssx[w] += vcoul * g.ssx[w];
           acc.sch[w] += 0.5 * vcoul * g.sch[w];
         }
+       });
       },
       SigmaReducer<NW>(result));
   return kernels::to_sums(result);

@@ -91,6 +91,10 @@ int cmd_convert(const std::vector<std::string>& args) {
   // Everything that can be refused is checked before any work.
   const DeckFormat out_format = deck_format_for_writing(out);
   if (from_file) {
+    struct stat in_st, out_st;
+    if (a.files[0] == out || (::stat(a.files[0].c_str(), &in_st) == 0 && ::stat(out.c_str(), &out_st) == 0 &&
+                              in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino))
+      throw Error(out + " is the input file: convert writes a new file, give another name");
     if (const std::string given = deck_option_given(*app); !given.empty())
       throw Error(a.files[0] + ": an input file cannot be combined with " + given);
   } else {

@@ -28,9 +28,15 @@ int main(int argc, char* argv[]) {
     std::cerr << "gpp: error: " << why << "\n";
     return 1;
   }
+  // Kokkos 3.4 prints its own help for --help (before gpp's usage or error): hide it.
+  static char help_placeholder[] = "--gpp-help";
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--help") argv[i] = help_placeholder;
   std::optional<Kokkos::ScopeGuard> guard;
   try {
     guard.emplace(argc, argv);
+    for (int i = 1; i < argc; ++i)
+      if (argv[i] == help_placeholder) argv[i] = const_cast<char*>("--help");
   } catch (const std::exception& e) {
     std::cerr << "gpp: error: Kokkos cannot start: " << gpp::app::one_line(e.what()) << "\n";
     return 1;

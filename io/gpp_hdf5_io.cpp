@@ -8,7 +8,10 @@
 #include <hdf5.h>
 
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cerrno>
+#include <csignal>
 #include <chrono>
 #include <climits>
 #include <cstring>
@@ -278,6 +281,10 @@ std::string complex_layout_problem(hid_t t) {
 
 class Reader {
  public:
+  /// Check the file's structure (attributes, dataset types, shapes, layouts) without
+  /// reading the large matrices (the forked pre-flight of read_h5_deck).
+  bool structure_only = false;
+
   explicit Reader(const std::string& path) : path_(path) {
     io::require_regular_file(path);
     if (FILE* f = std::fopen(path.c_str(), "rb")) {
@@ -437,6 +444,7 @@ class Reader {
   // A Fortran (rows, cols) array, stored as [cols][rows], read straight into the View.
   HostComplexMatrix matrix(const char* name, int rows, int cols, const char* dims_text) {
     Hid d = dataset(name, Kind::Complex, {hsize_t(cols), hsize_t(rows)}, dims_text);
+    if (structure_only) return HostComplexMatrix();
     HostComplexMatrix m;
     try {
       m = HostComplexMatrix(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("gpp::input::") + name), rows,
@@ -455,10 +463,76 @@ class Reader {
 
 }  // namespace
 
+namespace {
+
+InputDeck read_deck(const std::string& path, ReadStats* stats, bool structure_only);
+
+// HDF5 1.10 can crash (SIGSEGV) or loop on a damaged object header, inside the library
+// and before any check of ours can see the damage (issue 10's attack found such bytes in
+// the attribute messages). The structure is therefore first read in a forked child,
+// which reports an error in one line or dies alone; only a file whose structure reads
+// cleanly is then read here (the same bytes, so the same code paths succeed).
+void preflight(const std::string& path) {
+  int fds[2];
+  if (::pipe(fds) != 0) return;  // no pre-flight possible: read directly
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return;
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    ::alarm(120);  // a damaged header that makes the library loop
+    std::string msg;
+    try {
+      read_deck(path, nullptr, true);
+    } catch (const std::exception& e) {
+      msg = e.what();
+    } catch (...) {
+      msg = path + ": cannot be read";
+    }
+    for (std::size_t done = 0; done < msg.size();) {
+      const ssize_t n = ::write(fds[1], msg.data() + done, msg.size() - done);
+      if (n <= 0) break;
+      done += std::size_t(n);
+    }
+    ::_exit(msg.empty() ? 0 : 3);
+  }
+  ::close(fds[1]);
+  std::string msg;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    msg.append(buf, std::size_t(n));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status))
+    throw Error(path + ": damaged HDF5 structure (the HDF5 library " +
+                (WTERMSIG(status) == SIGALRM ? std::string("did not finish reading it") : std::string("crashed reading it")) +
+                ")");
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 3) throw Error(msg);
+}
+
+}  // namespace
+
 InputDeck read_h5_deck(const std::string& path, ReadStats* stats) {
+  io::require_regular_file(path);
+  preflight(path);
+  return read_deck(path, stats, false);
+}
+
+namespace {
+
+InputDeck read_deck(const std::string& path, ReadStats* stats, bool structure_only) {
   const auto t0 = std::chrono::steady_clock::now();
   QuietHdf5 quiet;
   Reader f(path);
+  f.structure_only = structure_only;
   InputDeck in;
   struct IntAttr {
     const char* name;
@@ -526,6 +600,7 @@ InputDeck read_h5_deck(const std::string& path, ReadStats* stats) {
         in.records_15_18[k][iw - 1] = iw >= in.nstart && iw <= in.nend ? std::complex<double>() : r[3 * k + iw - 1];
   }
   const auto t1 = std::chrono::steady_clock::now();
+  if (structure_only) return in;
   try {
     validate(in);
   } catch (const Error& e) {
@@ -539,6 +614,8 @@ InputDeck read_h5_deck(const std::string& path, ReadStats* stats) {
   }
   return in;
 }
+
+}  // namespace
 
 void write_h5_deck(const InputDeck& in, const std::string& path) {
   validate_before_writing(in, path);

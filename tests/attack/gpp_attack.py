@@ -57,6 +57,7 @@ class Harness:
         self.failures = []
         self.pending = []
         self.runs = 0
+        self.keep = None
 
     def classify(self, args, env=None, inputs=(), cwd=None, timeout=None):
         digests = {p: digest(p) for p in inputs}
@@ -99,6 +100,11 @@ class Harness:
         summary = f"{group}/{name}: {cls}" + (f" ({line[-1][:200]})" if line else "")
         if cls not in accept:
             (self.pending if pending else self.failures).append(summary + f" [expected {'/'.join(sorted(accept))}]")
+            if self.keep and inputs and not pending:
+                os.makedirs(self.keep, exist_ok=True)
+                kept = os.path.join(self.keep, f"{group}-{len(self.failures)}-" + os.path.basename(inputs[0]))
+                shutil.copy(inputs[0], kept)
+                print(f"kept {kept}: gpp {' '.join(args)}", flush=True)
         if self.verbose:
             print(summary, flush=True)
         return cls
@@ -461,6 +467,7 @@ def main():
     ap.add_argument("--seed", type=int, default=20261123)
     ap.add_argument("--timeout", type=float, default=30)
     ap.add_argument("--strict", action="store_true", help="pending cases fail too")
+    ap.add_argument("--keep", help="copy the input of every failing case into this directory")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
     rng = random.Random(a.seed)
@@ -468,6 +475,7 @@ def main():
     work = tempfile.mkdtemp(prefix="gpp-attack-")
     try:
         h = Harness(os.path.abspath(a.gpp), work, a.verbose, a.timeout)
+        h.keep = os.path.abspath(a.keep) if a.keep else None
         deck = write(os.path.join(work, "tiny.toml"), TINY, "w")
         subprocess.run([h.gpp, "convert", deck, os.path.join(work, "tiny.dat")], check=True, stdout=subprocess.DEVNULL)
         have_h5 = subprocess.run([h.gpp, "convert", deck, os.path.join(work, "tiny.h5")], stdout=subprocess.DEVNULL,

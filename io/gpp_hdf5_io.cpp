@@ -88,12 +88,15 @@ class Hid {
 };
 
 /// HDF5 prints its error stack by default; gpp reports one line instead. The stack stays
-/// silenced for the rest of the process: the library also reports at exit (closing
-/// identifiers that a failed write left open), after gpp's own message.
+/// silenced for the rest of the process.
 class QuietHdf5 {
  public:
   QuietHdf5() {
     static const bool once = [] {
+      // No library shutdown at exit: after a failed write (a full disk) the file cannot
+      // be closed, and H5_term_library then segfaults closing it (HDF5 1.10). Every file
+      // gpp writes is flushed and closed explicitly before it is renamed into place.
+      H5dont_atexit();
       H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
       return true;
     }();
@@ -201,7 +204,7 @@ class Writer {
   }
 
   void commit() {
-    if (H5Fflush(file_, H5F_SCOPE_GLOBAL) < 0 || file_.close() < 0) fail("HDF5 cannot close the file");
+    if (H5Fflush(file_, H5F_SCOPE_GLOBAL) < 0 || file_.close() < 0) fail("HDF5 cannot finish the file (disk full, or a file-size limit?)");
     out_.commit();
   }
 

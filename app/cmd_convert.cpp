@@ -5,6 +5,7 @@
 #include "gpp_deck_io.hpp"
 #include "gpp_fortran_io.hpp"
 #include "gpp_io_cli.hpp"
+#include "gpp_memory.hpp"
 #include "gpp_reference.hpp"
 
 #include <sys/stat.h>
@@ -32,7 +33,7 @@ struct ConvertArgs {
 void add_options(CLI::App& app, ConvertArgs& a) {
   add_deck_options(app, a.deck);
   // IN is a positional of its own (a .toml, .dat or .h5), so the deck file is --deck only.
-  app.set_config("--deck", "", "Deck: a TOML file of deck keys (inputs/*.toml)", false);
+  set_deck_file_option(app, "--deck");
   app.add_option("files", a.files, "[IN] OUT: IN a deck (.toml), .dat or .h5 (none: the deck options); OUT .dat or .h5")
       ->expected(1, 2)
       ->required();
@@ -90,13 +91,20 @@ int cmd_convert(const std::vector<std::string>& args) {
   // Everything that can be refused is checked before any work.
   const DeckFormat out_format = deck_format_for_writing(out);
   if (from_file) {
+    struct stat in_st, out_st;
+    if (a.files[0] == out || (::stat(a.files[0].c_str(), &in_st) == 0 && ::stat(out.c_str(), &out_st) == 0 &&
+                              in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino))
+      throw Error(out + " is the input file: convert writes a new file, give another name");
     if (const std::string given = deck_option_given(*app); !given.empty())
       throw Error(a.files[0] + ": an input file cannot be combined with " + given);
   } else {
     if (deck_option_given(*app).empty())
       throw Error("nothing to convert into " + out +
                   ": give IN OUT, or a deck (.toml, --deck or deck options) and OUT");
+    check_sizes_given(*app);
     validate(a.deck);
+    check_memory_fits("deck " + a.deck.name, a.deck.nbands, a.deck.ngpown, a.deck.ncouls,
+                      a.deck.nend - (long long)a.deck.nstart + 1);
     if (out_format == DeckFormat::Dat && !dat_holds_frequencies(a.deck.nstart, a.deck.nend))
       throw Error(out + ": a .dat file holds iw = 1..3, the deck has iw = " + std::to_string(a.deck.nstart) + ".." +
                   std::to_string(a.deck.nend));

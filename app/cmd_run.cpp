@@ -52,6 +52,8 @@ int cmd_run(const std::vector<std::string>& args) {
   rec.transfer_s = setup.transfer_s;
   rec.device_mem_peak_bytes = setup.device_mem_peak_bytes;
 
+  // The output files first: an output that fails (a full disk) is the one line printed.
+  write_outputs(o, rec);
   std::cout << describe_provenance(rec) << describe_deck(s);
   std::cout << "setup: " << s.setup_s << " s (generate/read, check, derive); transfer to device: " << s.transfer_s
             << " s; data: " << gib(double(rec.data_bytes)) << "\n";
@@ -104,7 +106,6 @@ int cmd_run(const std::vector<std::string>& args) {
     std::cout << "device memory in use, peak sampled: " << gib(double(rec.device_mem_peak_bytes))
               << " (whole device, context included)\n";
   for (const auto& r : rec.runs) std::cout << result_line(rec, r) << "\n";
-  write_outputs(o, rec);
   return rec.passed() ? 0 : 2;
 }
 

@@ -1,19 +1,154 @@
 #include "gpp_cli.hpp"
 
 #include "gpp_deck_path.hpp"
+#include "gpp_startup.hpp"
 
+#include <sys/stat.h>
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 namespace gpp::app {
+namespace {
+
+// A TOML deck is a few hundred bytes; anything far larger is not one (/dev/zero, a
+// data file given by mistake) and is refused before it is read.
+constexpr std::int64_t kMaxDeckBytes = 1 << 20;
+
+// The deck file is checked before CLI11 opens it (opening a FIFO blocks, /dev/zero
+// never ends, an HDF5 or .dat file would be parsed as TOML): a regular file, at most
+// kMaxDeckBytes, text. Throws gpp::Error (one line, exit 1).
+void check_deck_file(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) throw Error("cannot read deck " + path + ": " + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw Error("cannot read deck " + path + ": it is a directory");
+  if (!S_ISREG(st.st_mode)) throw Error("cannot read deck " + path + ": not a regular file");
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Error("cannot read deck " + path + ": " + std::strerror(errno));
+  std::string text(8, '\0');
+  f.read(text.data(), std::streamsize(text.size()));
+  if (f.gcount() == 8 && text == "\211HDF\r\n\032\n")
+    throw Error("deck " + path + " is an HDF5 file, not a TOML deck (read it with --input " + path + ")");
+  if (st.st_size > kMaxDeckBytes)
+    throw Error("deck " + path + " is " + std::to_string(st.st_size) + " bytes, too large for a TOML deck (at most " +
+                std::to_string(kMaxDeckBytes) + "); input files (.dat, .h5) are read with --input");
+  f.clear();
+  f.seekg(0);
+  text.assign(std::size_t(st.st_size), '\0');
+  f.read(text.data(), std::streamsize(text.size()));
+  text.resize(std::size_t(f.gcount()));
+  if (!is_text(text))
+    throw Error("deck " + path + " is not a text file (a TOML deck is UTF-8 text; input files are read with --input)");
+}
+
+// CLI11's TOML reader with one more check: a key given twice (under either spelling,
+// e_lk and e-lk) is an error instead of the first value silently winning.
+class DeckToml : public CLI::ConfigTOML {
+ public:
+  explicit DeckToml(const CLI::App& app) : app_(app) {}
+  std::vector<CLI::ConfigItem> from_config(std::istream& input) const override {
+    std::vector<CLI::ConfigItem> items = CLI::ConfigTOML::from_config(input);
+    std::vector<std::pair<const CLI::Option*, std::string>> seen;
+    for (const auto& item : items) {
+      if (item.name == "++" || item.name == "--") continue;  // section markers
+      const std::string key = item.fullname();
+      const CLI::Option* o = item.parents.empty() ? app_.get_option_no_throw("--" + item.name) : nullptr;
+      // CLI11 merges a key repeated on consecutive lines into one item of several values.
+      if (o && o->get_items_expected_max() == 1 && item.inputs.size() > 1)
+        throw Error("deck key '" + key + "' takes one value, the deck gives " + std::to_string(item.inputs.size()) +
+                    " (a key repeated, or a list)");
+      for (const auto& [opt, name] : seen)
+        if ((o && opt == o) || name == key)
+          throw Error("deck key '" + key + "' is given twice" + (name != key ? " (also as '" + name + "')" : "") +
+                      ": remove one");
+      seen.emplace_back(o, key);
+    }
+    return items;
+  }
+
+ private:
+  const CLI::App& app_;
+};
+
+// CLI11's PositiveNumber prints its range as two 309-digit numbers; these say it plainly.
+CLI::Validator positive_integer() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        long long n = 0;
+        if (!CLI::detail::lexical_cast(v, n)) return "expected a positive integer, got '" + one_line(v) + "'";
+        if (n <= 0) return "must be a positive integer (got " + v + ")";
+        return "";
+      },
+      "POSITIVE");
+}
+// Blocks, teams and tiles: at most 2^20, so that block arithmetic (n + block) and tile
+// products stay far inside int and long with sizes up to 2^30 (core/gpp_input.cpp).
+constexpr long long kMaxTunable = 1 << 20;
+CLI::Validator tunable_size() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        long long n = 0;
+        if (!CLI::detail::lexical_cast(v, n)) return "expected a positive integer, got '" + one_line(v) + "'";
+        if (n <= 0) return "must be a positive integer (got " + v + ")";
+        if (n > kMaxTunable) return "must be at most " + std::to_string(kMaxTunable) + " (got " + v + ")";
+        return "";
+      },
+      "SIZE");
+}
+CLI::Validator non_negative_integer() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        long long n = 0;
+        if (!CLI::detail::lexical_cast(v, n)) return "expected a non-negative integer, got '" + one_line(v) + "'";
+        if (n < 0) return "must be zero or positive (got " + v + ")";
+        return "";
+      },
+      "NON-NEGATIVE");
+}
+CLI::Validator positive_real() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        double x = 0;
+        if (!CLI::detail::lexical_cast(v, x)) return "expected a positive number, got '" + one_line(v) + "'";
+        if (!(x > 0) || !std::isfinite(x)) return "must be a positive finite number (got " + v + ")";
+        return "";
+      },
+      "POSITIVE");
+}
+// The seed is an unsigned 64-bit integer: digits only (CLI11 would wrap -1 to 2^64-1).
+CLI::Validator seed_value() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos)
+          return "the seed must be a whole number from 0 to 18446744073709551615 (got '" + one_line(v) + "')";
+        if (v.size() > 20 || (v.size() == 20 && v > "18446744073709551615"))
+          return "the seed must be at most 18446744073709551615 (got " + v + ")";
+        return "";
+      },
+      "SEED");
+}
+
+}  // namespace
+
+void set_deck_file_option(CLI::App& app, const std::string& names) {
+  CLI::Option* deck =
+      app.set_config(names, "", "Deck: a TOML file of deck keys, or a deck's name (small, si214, ...)", false);
+  // A deck is a path or, from any directory, the name of an installed deck
+  // (gpp_deck_path.hpp); then the file is checked, before CLI11 opens it.
+  deck->transform([](const std::string& given) { return resolve_deck(given); });
+  deck->check(CLI::Validator([](std::string& path) { return check_deck_file(path), std::string(); }, "FILE"));
+  app.config_formatter(std::make_shared<DeckToml>(app));
+  app.allow_config_extras(CLI::config_extras_mode::error);
+}
 
 void add_deck_options(CLI::App& app, DeckParams& p) {
-  // A deck is a path or, from any directory, the name of an installed deck (gpp_deck_path.hpp).
-  app.set_config("--deck,deck", "", "Deck: a TOML file of deck keys, or a deck's name (small, si214, ...)", false)
-      ->transform([](const std::string& given) { return resolve_deck(given); });
-  app.allow_config_extras(CLI::config_extras_mode::error);
+  set_deck_file_option(app, "--deck,deck");
   app.add_option("--name", p.name, "Deck name")->capture_default_str();
   app.add_option("--generator", p.generator, "Synthetic data: random (non-uniform, every branch) or uniform (mini-app constants)")
       ->capture_default_str();
@@ -23,7 +158,7 @@ void add_deck_options(CLI::App& app, DeckParams& p) {
   app.add_option("--nvband", p.nvband, "Occupied (valence) bands");
   app.add_option("--nstart", p.nstart, "First frequency index iw")->capture_default_str();
   app.add_option("--nend", p.nend, "Last frequency index iw")->capture_default_str();
-  app.add_option("--seed", p.seed, "Seed of the random generator")->capture_default_str();
+  app.add_option("--seed", p.seed, "Seed of the random generator")->check(seed_value())->capture_default_str();
   app.add_option("--gamma", p.gamma, "Broadening gamma (limittwo = gamma^2)")->capture_default_str();
   app.add_option("--sexcut", p.sexcut, "Screened-exchange cutoff factor")->capture_default_str();
   app.add_option("--e-lk,--e_lk", p.e_lk, "Energy of the state (e_lk)")->capture_default_str();
@@ -35,20 +170,20 @@ void add_deck_options(CLI::App& app, DeckParams& p) {
 }
 
 void add_tunable_options(CLI::App& app, Tunables& t) {
-  app.add_option("--band-block", t.band_block, "Bands per cache block (v6 onwards)")->check(CLI::PositiveNumber);
-  app.add_option("--ig-block", t.ig_block, "G per cache block (v6 onwards)")->check(CLI::PositiveNumber);
-  app.add_option("--team-size", t.team_size, "Threads per team (TeamPolicy steps)")->check(CLI::PositiveNumber);
+  app.add_option("--band-block", t.band_block, "Bands per cache block (v6 onwards)")->check(tunable_size());
+  app.add_option("--ig-block", t.ig_block, "G per cache block (v6 onwards)")->check(tunable_size());
+  app.add_option("--team-size", t.team_size, "Threads per team (TeamPolicy steps)")->check(tunable_size());
   app.add_option("--vector-length", t.vector_length, "Vector lanes per thread (TeamPolicy steps)")
-      ->check(CLI::PositiveNumber);
+      ->check(tunable_size());
   app.add_option("--tile", t.tile, "MDRangePolicy tile sizes, one per rank (e.g. --tile 1,1,128)")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber);
+      ->check(tunable_size());
 }
 
 void add_timing_options(CLI::App& app, int& repeat, int& warmup) {
-  app.add_option("--repeat", repeat, "Timed repeats after the warm-up")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--repeat", repeat, "Timed repeats after the warm-up")->check(positive_integer())->capture_default_str();
   app.add_option("--warmup", warmup, "Untimed runs before the timed ones")
-      ->check(CLI::NonNegativeNumber)
+      ->check(non_negative_integer())
       ->capture_default_str();
 }
 
@@ -63,7 +198,7 @@ void add_verify_options(CLI::App& app, std::string& verify, double& rtol) {
                  "host, device, none")
       ->check(CLI::IsMember({"auto", "host", "device", "none"}))
       ->capture_default_str();
-  app.add_option("--rtol", rtol, "Relative tolerance of verification")->check(CLI::PositiveNumber)->capture_default_str();
+  app.add_option("--rtol", rtol, "Relative tolerance of verification")->check(positive_real())->capture_default_str();
 }
 
 void add_space_option(CLI::App& app, std::string& space) {
@@ -96,10 +231,26 @@ int parse(CLI::App& app, const std::string& command, const std::vector<std::stri
     std::string msg = e.what();
     const std::string extras = "INI was not able to parse ";
     if (msg.rfind(extras, 0) == 0) msg = "unknown deck key '" + msg.substr(extras.size()) + "'";
-    std::cerr << "gpp " << command << ": error: " << msg << "\n";
-    return e.get_exit_code() != 0 ? e.get_exit_code() : 1;
+    std::cerr << "gpp " << command << ": error: " << one_line(msg) << "\n";
+    return 1;  // every usage error is exit 1 (CLI11's own codes differ by kind)
   }
   return -1;
+}
+
+void check_sizes_given(CLI::App& app) {
+  std::string missing;
+  int n = 0;
+  for (const char* key : {"nbands", "ngpown", "ncouls"})
+    if (app.count(std::string("--") + key) == 0) missing += std::string(n++ ? ", " : "") + key;
+  if (n == 0) return;
+  const CLI::Option* config = app.get_config_ptr();
+  const std::string deck = config && config->count() > 0 ? config->as<std::string>() : "";
+  if (deck.empty())
+    throw Error("no deck: give a deck file (inputs/*.toml) or the sizes --nbands, --ngpown and --ncouls (missing: " +
+                missing + ")");
+  if (n == 3)
+    throw Error("deck " + deck + " sets no sizes (is it empty?): it needs nbands, ngpown and ncouls");
+  throw Error("deck " + deck + " does not set " + missing + " (give it in the deck or as an option)");
 }
 
 std::vector<const PolicyEntry*> select_policies(const std::string& spec) {

@@ -12,9 +12,17 @@
 
 namespace gpp::app {
 
+/// The deck file option `names` (a TOML config file), checked before it is opened: a
+/// regular text file of at most 1 MiB, no key given twice.
+void set_deck_file_option(CLI::App& app, const std::string& names);
+
 /// The deck file (positional or --deck, a TOML config file) and every deck key as an
 /// option; command-line values override the deck's.
 void add_deck_options(CLI::App& app, DeckParams& p);
+
+/// Refuses a synthetic deck (deck file and options) that does not set nbands, ngpown and
+/// ncouls, saying which are missing (an empty deck file is said to be empty).
+void check_sizes_given(CLI::App& app);
 
 /// --band-block, --ig-block, --team-size, --vector-length, --tile.
 void add_tunable_options(CLI::App& app, Tunables& t);

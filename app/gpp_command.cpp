@@ -1,6 +1,7 @@
 #include "gpp_command.hpp"
 
 #include "gpp_io_cli.hpp"
+#include "gpp_memory.hpp"
 #include "gpp_static.hpp"
 #include "gpp_sweep.hpp"
 #include "gpp_tuning.hpp"
@@ -76,6 +77,8 @@ std::string apply_tuning(const PolicyEntry& entry, Tunables& t, const Tunables* 
 }
 
 Prepared prepare(CLI::App& app, const RunOptions& o) {
+  if (app.count("--policy") > 0 && o.policy.empty()) throw Error("--policy is empty (give a policy name, a list, or all)");
+  if (app.count("--name") > 0) check_deck_name(o.deck.name);
   const std::optional<SpaceKind> requested = o.space.empty() ? std::nullopt : std::optional(parse_space(o.space));
   const std::string policy_spec =
       o.policy.empty() ? default_policy_name(requested ? *requested : default_space()) : o.policy;

@@ -3,6 +3,9 @@
 #include "gpp_cli.hpp"
 #include "gpp_deck_io.hpp"
 #include "gpp_hdf5_io.hpp"
+#include "gpp_memory.hpp"
+
+#include <climits>
 
 #include <algorithm>
 
@@ -125,6 +128,21 @@ void write_results_h5(const std::string& path, const RunRecord& r) {
     for (const char* name : {"achtemp", "asxtemp", "times_s"}) h.link(std::string("/") + name, g + "/" + name);
   }
   h.commit();
+}
+
+void check_team_counts(const std::vector<const PolicyEntry*>& policies, const Tunables& tunables, long long nbands,
+                       long long ngpown) {
+  // The TeamPolicy steps launch one team per (G', band block): with a small --band-block
+  // on a large deck that count would overflow the launch's int league size.
+  for (const PolicyEntry* e : policies) {
+    const Tunables t = policies.size() == 1 ? tunables : tunables_for(*e, tunables);
+    if (t.band_block <= 0) continue;
+    const long long teams = ngpown * ((nbands + t.band_block - 1) / t.band_block);
+    if (teams > INT_MAX)
+      throw Error("--band-block " + std::to_string(t.band_block) + " makes " + std::to_string(teams) + " teams (ngpown " +
+                  std::to_string(ngpown) + " x band blocks), more than one launch can have (" + std::to_string(INT_MAX) +
+                  "): use a larger --band-block");
+  }
 }
 
 }  // namespace gpp::app

@@ -17,6 +17,11 @@ std::string deck_option_given(CLI::App& app);
 /// `gpp run FILE.dat` (or .h5, .hdf5) means `gpp run --input FILE`: args so rewritten.
 std::vector<std::string> input_file_as_option(const std::vector<std::string>& args);
 
+/// Refuses a --band-block that makes more teams (ngpown x band blocks) than one launch
+/// can have, for each of `policies` (`tunables` as given to the command).
+void check_team_counts(const std::vector<const PolicyEntry*>& policies, const Tunables& tunables, long long nbands,
+                       long long ngpown);
+
 /// Refuses an --output name that is not .h5/.hdf5, or a build without HDF5.
 void check_results_path(const std::string& path);
 

@@ -1,6 +1,7 @@
 // Sessions whose input is a file: the original Fortran .dat or an HDF5 deck.
 #include "gpp_compat.hpp"
 #include "gpp_deck_io.hpp"
+#include "gpp_memory.hpp"
 #include "gpp_session.hpp"
 
 #include <chrono>
@@ -16,7 +17,10 @@ std::string stem(const std::string& path) {
   const auto slash = path.find_last_of('/');
   std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
   const auto dot = base.find_last_of('.');
-  return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
+  std::string name = dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
+  for (char& c : name)  // a label, never a way to forge an output line
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '_';
+  return name.size() > 128 ? name.substr(0, 128) : name;
 }
 }  // namespace
 
@@ -47,6 +51,7 @@ Session make_session_from_file(const std::string& path, const std::string& name)
     s.params.nvband = s.input.nvband;
     s.params.nstart = s.input.nstart;
     s.params.nend = s.input.nend;
+    check_memory_fits(path, s.input.peinf_ntband_dist, s.input.ngpown, s.input.ncouls, s.input.nw(), true);
     s.host = derive(s.input);
     s.setup_s = seconds_since(t0);
   }

@@ -2,10 +2,12 @@
 #include "gpp_cli.hpp"
 #include "gpp_io_cli.hpp"
 #include "gpp_roofline.hpp"
+#include "gpp_startup.hpp"
 
 #include <Kokkos_Core.hpp>
 
 #include <iostream>
+#include <optional>
 
 namespace {
 void usage(std::ostream& o) {
@@ -26,7 +28,25 @@ void usage(std::ostream& o) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  Kokkos::ScopeGuard guard(argc, argv);
+  // Kokkos's settings are checked first and its initialisation is inside the error
+  // handling: a bad KOKKOS_* variable or --kokkos-* option is one line and exit 1.
+  if (const std::string why = gpp::app::check_startup(argc, argv); !why.empty()) {
+    std::cerr << "gpp: error: " << why << "\n";
+    return 1;
+  }
+  // Kokkos 3.4 prints its own help for --help (before gpp's usage or error): hide it.
+  static char help_placeholder[] = "--gpp-help";
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--help") argv[i] = help_placeholder;
+  std::optional<Kokkos::ScopeGuard> guard;
+  try {
+    guard.emplace(argc, argv);
+    for (int i = 1; i < argc; ++i)
+      if (argv[i] == help_placeholder) argv[i] = const_cast<char*>("--help");
+  } catch (const std::exception& e) {
+    std::cerr << "gpp: error: Kokkos cannot start: " << gpp::app::one_line(e.what()) << "\n";
+    return 1;
+  }
   if (argc < 2) {
     usage(std::cerr);
     return 1;
@@ -47,10 +67,13 @@ int main(int argc, char* argv[]) {
     if (command == "tune") return gpp::app::cmd_tune(args);
     if (command == "ceilings") return gpp::app::cmd_ceilings(args);
     if (command == "roofline") return gpp::app::cmd_roofline(args);
-    std::cerr << "gpp: error: unknown command '" << command << "' (expected run, bench, sweep, tune, ceilings, roofline, convert or policies)\n";
+    std::cerr << "gpp: error: unknown command '" << gpp::app::one_line(command) << "' (expected run, bench, sweep, tune, ceilings, roofline, convert or policies)\n";
+    return 1;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "gpp " << command << ": error: out of host memory\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "gpp " << command << ": error: " << e.what() << "\n";
+    std::cerr << "gpp " << command << ": error: " << gpp::app::one_line(e.what()) << "\n";
     return 1;
   }
 }

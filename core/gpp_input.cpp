@@ -62,19 +62,31 @@ void fill_matrix(HostComplexMatrix& m, F&& f) {
   Kokkos::DefaultHostExecutionSpace().fence();
 }
 
+}  // namespace
+
+void check_physics_parameters(const PhysicsParameters& p) {
+  if (!(p.gamma > 0) || !std::isfinite(p.gamma)) fail(p.gamma_name, " must be positive and finite (got ", p.gamma, ")");
+  if (!(p.sexcut >= 0) || !std::isfinite(p.sexcut)) fail("sexcut must be non-negative and finite (got ", p.sexcut, ")");
+  if (!(p.tol >= 0) || !std::isfinite(p.tol)) fail("tol must be non-negative and finite (got ", p.tol, ")");
+  if (!std::isfinite(p.e_lk)) fail("e_lk must be finite (got ", p.e_lk, ")");
+  if (!std::isfinite(p.dw)) fail(p.dw_name, " must be finite (got ", p.dw, ")");
+  if (!std::isfinite(p.efermi)) fail("efermi must be finite (got ", p.efermi, ")");
+}
+
+namespace {
+
 void common_checks(const DeckParams& p) {
   if (p.nbands <= 0) fail("nbands must be positive (got ", p.nbands, ")");
   if (p.ngpown <= 0) fail("ngpown must be positive (got ", p.ngpown, ")");
   if (p.ncouls <= 0) fail("ncouls must be positive (got ", p.ncouls, ")");
+  for (const auto& [name, v] : {std::pair<const char*, int>{"nbands", p.nbands}, {"ngpown", p.ngpown}, {"ncouls", p.ncouls}})
+    if (v > kMaxSize) fail(name, " = ", v, " exceeds the largest size gpp handles (", kMaxSize, ")");
+  if (p.nend - (long long)p.nstart >= 1024) fail("nstart..nend spans more than 1024 frequencies");
   if (p.nstart > p.nend) fail("nstart (", p.nstart, ") must not exceed nend (", p.nend, ")");
   if (p.nvband < 0 || p.nvband > p.nbands)
     fail("nvband must be between 0 and nbands (", p.nbands, "), got ", p.nvband);
   if (p.ngpown > p.ncouls) fail("ngpown (", p.ngpown, ") must not exceed ncouls (", p.ncouls, ")");
-  if (!(p.gamma > 0) || !std::isfinite(p.gamma)) fail("gamma must be positive and finite (got ", p.gamma, ")");
-  if (!(p.sexcut >= 0) || !std::isfinite(p.sexcut)) fail("sexcut must be non-negative and finite (got ", p.sexcut, ")");
-  if (!std::isfinite(p.e_lk) || !std::isfinite(p.dw) || !std::isfinite(p.efermi))
-    fail("e_lk, dw and efermi must be finite");
-  if (!(p.tol >= 0) || !std::isfinite(p.tol)) fail("tol must be non-negative and finite (got ", p.tol, ")");
+  check_physics_parameters({p.gamma, p.sexcut, p.tol, p.e_lk, p.dw, p.efermi, "gamma", "dw"});
   if (p.skipped_gp < 0 || p.skipped_gp >= p.ngpown)
     fail("skipped_gp must be between 0 and ngpown-1 (got ", p.skipped_gp, ")");
   // Keep every matrix addressable with a 32-bit column index and a 64-bit size.
@@ -119,7 +131,15 @@ InputDeck skeleton(const DeckParams& p, int gvec_ng) {
 
 }  // namespace
 
+void check_deck_name(const std::string& name) {
+  if (name.empty() || name.size() > 128) fail("deck name must be 1 to 128 characters (got ", name.size(), ")");
+  for (const char c : name)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F)
+      fail("deck name must not contain control characters (a newline, tab, ...): it is written into every output");
+}
+
 void validate(const DeckParams& p) {
+  check_deck_name(p.name);
   if (p.generator != "random" && p.generator != "uniform")
     fail("unknown generator '", p.generator, "' (expected random or uniform)");
   common_checks(p);
@@ -279,6 +299,7 @@ void check_extent(const HostComplexMatrix& m, const char* name, std::int64_t row
 void validate(const InputDeck& in) {
   auto positive = [](int v, const char* name) {
     if (v <= 0) fail("input size ", name, " must be positive (got ", v, ")");
+    if (v > kMaxSize) fail("input size ", name, " = ", v, " exceeds the largest size gpp handles (", kMaxSize, ")");
   };
   positive(in.sig_ntband, "sig_ntband");
   positive(in.gvec_ng, "gvec_ng");
@@ -325,7 +346,10 @@ void validate(const InputDeck& in) {
                                                     {"limittwo", in.limittwo}, {"limitone", in.limitone}};
   for (const auto& [name, v] : scalars)
     if (!std::isfinite(v)) fail("input scalar ", name, " is not finite (", v, ")");
-  if (in.sexcut < 0) fail("sexcut must be non-negative (got ", in.sexcut, ")");
+  // The same checks as a TOML deck's (one function for every input path).
+  check_physics_parameters({in.sig_gamma, in.sexcut, in.tol, in.e_lk, in.sig_dw, in.efermi, "sig_gamma", "sig_dw"});
+  if (in.nvband < 0 || in.nvband > in.sig_ntband)
+    fail("nvband must be between 0 and sig_ntband (", in.sig_ntband, "), got ", in.nvband);
   // Frequency-indexed values are named by iw, as in the Fortran arrays.
   auto check_finite_iw = [&](const std::vector<std::complex<double>>& v, const char* name) {
     for (std::size_t i = 0; i < v.size(); ++i)

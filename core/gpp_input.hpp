@@ -50,6 +50,10 @@ struct InputDeck {
   bool has_reference() const { return !asxtempref.empty(); }
 };
 
+/// Largest size (bands, G', G) accepted from any input: block and index arithmetic in
+/// int (n + block, with blocks up to 2^20) then never overflows.
+inline constexpr int kMaxSize = 1 << 30;
+
 /// Parameters of a synthetic deck (the keys of a TOML deck).
 struct DeckParams {
   std::string name = "deck";
@@ -66,8 +70,24 @@ struct DeckParams {
   int skipped_gp = 1;    // G' whose index falls outside 1..ncouls (random generator)
 };
 
+/// The physical parameters every input path shares (a TOML deck's gamma, dw; a file's
+/// sig_gamma, sig_dw), with the names to report them under.
+struct PhysicsParameters {
+  double gamma, sexcut, tol, e_lk, dw, efermi;
+  const char* gamma_name;
+  const char* dw_name;
+};
+
+/// gamma > 0, sexcut >= 0, tol >= 0, everything finite: the one check used by synthetic
+/// decks, .dat and HDF5 files alike. Throws gpp::Error naming the first bad parameter.
+void check_physics_parameters(const PhysicsParameters& p);
+
 /// Throws gpp::Error naming the first bad parameter.
 void validate(const DeckParams& p);
+
+/// Throws gpp::Error unless `name` can label every output: 1 to 128 characters, none a
+/// control character (so no output line or record can be forged through it).
+void check_deck_name(const std::string& name);
 
 /// Seeded, non-uniform data in which every branch of the kernel is taken.
 InputDeck generate_random(const DeckParams& p);

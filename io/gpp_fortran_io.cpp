@@ -215,6 +215,12 @@ InputDeck read_dat(const std::string& path, ReadStats* stats) {
   for (int i : {0, 3, 4})
     if (h[i] <= 0) f.fail(str(names2[i], " = ", h[i], ", must be positive"));
   layout = Layout(in);
+  // All the arrays the header announces, before any of them is allocated. (A header
+  // announcing more than the file holds is refused by the record markers instead.)
+  long double total = 0;
+  for (int r = 3; r <= kRecords; ++r) total += (long double)layout.need[r];
+  if (total <= (long double)f.size())
+    if (const std::string why = io::too_large(total); !why.empty()) f.fail(str("the arrays of this header ", why));
 
   read_vector(f, 3, layout.need[3], in.peinf_indext_dist);
   read_vector(f, 4, layout.need[4], in.wfnkq_ekq);

@@ -8,7 +8,10 @@
 #include <hdf5.h>
 
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cerrno>
+#include <csignal>
 #include <chrono>
 #include <climits>
 #include <cstring>
@@ -84,18 +87,21 @@ class Hid {
   herr_t (*close_)(hid_t) = nullptr;
 };
 
-/// HDF5 prints its error stack by default; gpp reports one line instead.
+/// HDF5 prints its error stack by default; gpp reports one line instead. The stack stays
+/// silenced for the rest of the process.
 class QuietHdf5 {
  public:
   QuietHdf5() {
-    H5Eget_auto2(H5E_DEFAULT, &func_, &data_);
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    static const bool once = [] {
+      // No library shutdown at exit: after a failed write (a full disk) the file cannot
+      // be closed, and H5_term_library then segfaults closing it (HDF5 1.10). Every file
+      // gpp writes is flushed and closed explicitly before it is renamed into place.
+      H5dont_atexit();
+      H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+      return true;
+    }();
+    (void)once;
   }
-  ~QuietHdf5() { H5Eset_auto2(H5E_DEFAULT, func_, data_); }
-
- private:
-  H5E_auto2_t func_ = nullptr;
-  void* data_ = nullptr;
 };
 
 /// The compound {r, i} that h5py reads and writes as complex.
@@ -198,7 +204,7 @@ class Writer {
   }
 
   void commit() {
-    if (H5Fflush(file_, H5F_SCOPE_GLOBAL) < 0 || file_.close() < 0) fail("HDF5 cannot close the file");
+    if (H5Fflush(file_, H5F_SCOPE_GLOBAL) < 0 || file_.close() < 0) fail("HDF5 cannot finish the file (disk full, or a file-size limit?)");
     out_.commit();
   }
 
@@ -248,8 +254,40 @@ bool is_complex(hid_t t) {
   return r && i;
 }
 
+/// "" when the compound {r, i} `t` is laid out so that HDF5 can convert it: each
+/// member a 4- or 8-byte float (or the native double), inside the compound, the two not
+/// overlapping. A damaged member offset or size otherwise makes the conversion read
+/// out of bounds (a segfault inside the library).
+std::string complex_layout_problem(hid_t t) {
+  const std::size_t size = H5Tget_size(t);
+  if (size == 0 || size > 64) return str("a compound of ", size, " bytes");
+  std::size_t begin[2], end[2];
+  for (unsigned k = 0; k < 2; ++k) {
+    Hid m(H5Tget_member_type(t, k), H5Tclose);
+    if (!m.valid()) return "an unreadable member type";
+    const std::size_t msize = H5Tget_size(m);
+    if (msize != 4 && msize != 8) return str("a member of ", msize, " bytes (expected 4 or 8)");
+    // The library's own float checks: precision, exponent and mantissa inside the member.
+    std::size_t spos = 0, epos = 0, esize = 0, mpos = 0, mantsize = 0;
+    if (H5Tget_fields(m, &spos, &epos, &esize, &mpos, &mantsize) < 0 || H5Tget_precision(m) == 0 ||
+        H5Tget_precision(m) + std::size_t(H5Tget_offset(m) < 0 ? 0 : H5Tget_offset(m)) > 8 * msize ||
+        spos >= 8 * msize || epos + esize > 8 * msize || mpos + mantsize > 8 * msize || esize == 0 || mantsize == 0)
+      return "a member with damaged float fields";
+    const std::size_t off = H5Tget_member_offset(t, k);
+    if (off > size || msize > size - off) return str("a member at offset ", off, " outside the ", size, "-byte compound");
+    begin[k] = off;
+    end[k] = off + msize;
+  }
+  if (begin[0] < end[1] && begin[1] < end[0]) return "overlapping members";
+  return "";
+}
+
 class Reader {
  public:
+  /// Check the file's structure (attributes, dataset types, shapes, layouts) without
+  /// reading the large matrices (the forked pre-flight of read_h5_deck).
+  bool structure_only = false;
+
   explicit Reader(const std::string& path) : path_(path) {
     io::require_regular_file(path);
     if (FILE* f = std::fopen(path.c_str(), "rb")) {
@@ -274,6 +312,8 @@ class Reader {
     if (integer ? c != H5T_INTEGER : c != H5T_FLOAT && c != H5T_INTEGER)
       fail(
           str("attribute ", name, " has type ", type_text(t), ", expected ", integer ? "an integer" : "a real number"));
+    if (const std::size_t size = H5Tget_size(t); size == 0 || size > 8)
+      fail(str("attribute ", name, " has ", size, "-byte values, expected at most 8"));
     if (H5Sget_simple_extent_npoints(s) != 1)
       fail(str("attribute ", name, " holds ", H5Sget_simple_extent_npoints(s), " values, expected one"));
     return a;
@@ -294,10 +334,21 @@ class Reader {
 
   bool has(const char* name) const { return H5Lexists(file_, name, H5P_DEFAULT) > 0; }
 
+  // Only hard links are followed: a soft or external link could point anywhere (another
+  // file, a FIFO, back into this one).
+  void require_hard_link(const char* name) const {
+    H5L_info_t info;
+    if (H5Lget_info(file_, name, &info, H5P_DEFAULT) < 0) fail(str(name, " cannot be opened (damaged file?)"));
+    if (info.type != H5L_TYPE_HARD)
+      fail(str(name, " is a ", info.type == H5L_TYPE_SOFT ? "soft" : info.type == H5L_TYPE_EXTERNAL ? "external" : "user-defined",
+               " link, not a dataset stored in the file"));
+  }
+
   // The dataset `name`, its presence, type, rank, shape and stored size checked.
   // `dims_text` names the expected dims, e.g. "[ngpown][ncouls]".
   Hid dataset(const char* name, Kind kind, const std::vector<hsize_t>& dims, const std::string& dims_text) {
     if (!has(name)) fail(str("dataset ", name, " is missing"));
+    require_hard_link(name);
     {
       Hid o(H5Oopen(file_, name, H5P_DEFAULT), H5Oclose);
       if (!o.valid() || H5Iget_type(o) != H5I_DATASET) fail(str(name, " is not a dataset"));
@@ -313,6 +364,12 @@ class Reader {
                kind == Kind::Integer ? "integer"
                : kind == Kind::Real  ? "float"
                                      : "complex (compound {r, i} of floats)"));
+    if (kind == Kind::Complex) {
+      if (const std::string why = complex_layout_problem(t); !why.empty())
+        fail(str("dataset ", name, " has a damaged complex type: ", why));
+    } else if (const std::size_t size = H5Tget_size(t); size == 0 || size > 8) {
+      fail(str("dataset ", name, " has ", size, "-byte elements, expected at most 8"));
+    }
     const int rank = H5Sget_simple_extent_ndims(s);
     std::vector<hsize_t> have(rank > 0 ? rank : 0);
     if (rank > 0) H5Sget_simple_extent_dims(s, have.data(), nullptr);
@@ -323,8 +380,34 @@ class Reader {
     for (hsize_t n : dims) elements *= (long double)n;
     const long double need = elements * (long double)H5Tget_size(t);
     Hid plist(H5Dget_create_plist(d), H5Pclose);
-    if (plist.valid() && H5Pget_layout(plist) == H5D_CONTIGUOUS && (long double)H5Dget_storage_size(d) < need)
+    if (!plist.valid()) fail(str("dataset ", name, " cannot be opened (damaged file?)"));
+    const H5D_layout_t layout = H5Pget_layout(plist);
+    if (layout != H5D_CONTIGUOUS && layout != H5D_CHUNKED && layout != H5D_COMPACT)
+      fail(str("dataset ", name, " has a storage layout gpp does not read (virtual or unknown)"));
+    if (H5Pget_external_count(plist) != 0) fail(str("dataset ", name, " keeps its data in external files"));
+    if (layout == H5D_CONTIGUOUS && (long double)H5Dget_storage_size(d) < need)
       fail(str("dataset ", name, " holds ", H5Dget_storage_size(d), " bytes of data, its shape needs ", (double)need));
+    // A chunked dataset created but never (or only partly) written reads as its fill
+    // value: zeros that look like data.
+    H5D_space_status_t status = H5D_SPACE_STATUS_ERROR;
+    if (elements > 0 && (H5Dget_space_status(d, &status) < 0 || status == H5D_SPACE_STATUS_NOT_ALLOCATED))
+      fail(str("dataset ", name, " was created but never written (no data stored)"));
+    if (elements > 0 && layout == H5D_CHUNKED) {
+      // Every chunk stored (H5Dget_space_status miscounts partial edge chunks in 1.10).
+      std::vector<hsize_t> chunk(dims.size());
+      if (H5Pget_chunk(plist, int(chunk.size()), chunk.data()) != int(chunk.size()))
+        fail(str("dataset ", name, " has a damaged chunk layout"));
+      long double want = 1;
+      for (std::size_t k = 0; k < dims.size(); ++k) {
+        if (chunk[k] == 0) fail(str("dataset ", name, " has a damaged chunk layout"));
+        want *= (long double)((dims[k] + chunk[k] - 1) / chunk[k]);
+      }
+      hsize_t stored = 0;
+      if (H5Dget_num_chunks(d, s, &stored) < 0) fail(str("dataset ", name, " cannot be read (damaged chunk index?)"));
+      if ((long double)stored < want)
+        fail(str("dataset ", name, " was created but only partly written (", stored, " of ", (double)want,
+                 " chunks stored)"));
+    }
     if (const std::string why = io::too_large(elements * 16); !why.empty()) fail(str("dataset ", name, " ", why));
     return d;
   }
@@ -364,6 +447,7 @@ class Reader {
   // A Fortran (rows, cols) array, stored as [cols][rows], read straight into the View.
   HostComplexMatrix matrix(const char* name, int rows, int cols, const char* dims_text) {
     Hid d = dataset(name, Kind::Complex, {hsize_t(cols), hsize_t(rows)}, dims_text);
+    if (structure_only) return HostComplexMatrix();
     HostComplexMatrix m;
     try {
       m = HostComplexMatrix(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("gpp::input::") + name), rows,
@@ -382,10 +466,76 @@ class Reader {
 
 }  // namespace
 
+namespace {
+
+InputDeck read_deck(const std::string& path, ReadStats* stats, bool structure_only);
+
+// HDF5 1.10 can crash (SIGSEGV) or loop on a damaged object header, inside the library
+// and before any check of ours can see the damage (issue 10's attack found such bytes in
+// the attribute messages). The structure is therefore first read in a forked child,
+// which reports an error in one line or dies alone; only a file whose structure reads
+// cleanly is then read here (the same bytes, so the same code paths succeed).
+void preflight(const std::string& path) {
+  int fds[2];
+  if (::pipe(fds) != 0) return;  // no pre-flight possible: read directly
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return;
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    ::alarm(120);  // a damaged header that makes the library loop
+    std::string msg;
+    try {
+      read_deck(path, nullptr, true);
+    } catch (const std::exception& e) {
+      msg = e.what();
+    } catch (...) {
+      msg = path + ": cannot be read";
+    }
+    for (std::size_t done = 0; done < msg.size();) {
+      const ssize_t n = ::write(fds[1], msg.data() + done, msg.size() - done);
+      if (n <= 0) break;
+      done += std::size_t(n);
+    }
+    ::_exit(msg.empty() ? 0 : 3);
+  }
+  ::close(fds[1]);
+  std::string msg;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    msg.append(buf, std::size_t(n));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status))
+    throw Error(path + ": damaged HDF5 structure (the HDF5 library " +
+                (WTERMSIG(status) == SIGALRM ? std::string("did not finish reading it") : std::string("crashed reading it")) +
+                ")");
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 3) throw Error(msg);
+}
+
+}  // namespace
+
 InputDeck read_h5_deck(const std::string& path, ReadStats* stats) {
+  io::require_regular_file(path);
+  preflight(path);
+  return read_deck(path, stats, false);
+}
+
+namespace {
+
+InputDeck read_deck(const std::string& path, ReadStats* stats, bool structure_only) {
   const auto t0 = std::chrono::steady_clock::now();
   QuietHdf5 quiet;
   Reader f(path);
+  f.structure_only = structure_only;
   InputDeck in;
   struct IntAttr {
     const char* name;
@@ -423,6 +573,16 @@ InputDeck read_h5_deck(const std::string& path, ReadStats* stats) {
   in.inv_igp_index = f.ints("inv_igp_index", in.epsmpi_ngpown_max, "[epsmpi_ngpown_max]");
   in.indinv = f.ints("indinv", in.gvec_ng, "[gvec_ng]");
   in.vcoul = f.reals("vcoul", in.ncoul, "[ncoul]");
+  {
+    // The four matrices' presence, types and shapes first, then all of them against
+    // the memory available, before any of them is allocated.
+    f.dataset("aqsmtemp", Kind::Complex, {hsize_t(in.peinf_ntband_max), hsize_t(in.ncouls)}, "[peinf_ntband_max][ncouls]");
+    f.dataset("wtilde_array", Kind::Complex, {hsize_t(in.ngpown), hsize_t(in.ncouls)}, "[ngpown][ncouls]");
+    f.dataset("I_eps_array", Kind::Complex, {hsize_t(in.ngpown), hsize_t(in.ncouls)}, "[ngpown][ncouls]");
+    f.dataset("aqsntemp", Kind::Complex, {hsize_t(in.peinf_ntband_max), hsize_t(in.ncouls)}, "[peinf_ntband_max][ncouls]");
+    const long double matrices = 16.0L * in.ncouls * (2.0L * in.peinf_ntband_max + 2.0L * in.ngpown);
+    if (const std::string why = io::too_large(matrices); !why.empty()) f.fail(str("its four matrices ", why));
+  }
   in.aqsmtemp = f.matrix("aqsmtemp", in.ncouls, in.peinf_ntband_max, "[peinf_ntband_max][ncouls]");
   in.wtilde_array = f.matrix("wtilde_array", in.ncouls, in.ngpown, "[ngpown][ncouls]");
   in.I_eps_array = f.matrix("I_eps_array", in.ncouls, in.ngpown, "[ngpown][ncouls]");
@@ -443,6 +603,7 @@ InputDeck read_h5_deck(const std::string& path, ReadStats* stats) {
         in.records_15_18[k][iw - 1] = iw >= in.nstart && iw <= in.nend ? std::complex<double>() : r[3 * k + iw - 1];
   }
   const auto t1 = std::chrono::steady_clock::now();
+  if (structure_only) return in;
   try {
     validate(in);
   } catch (const Error& e) {
@@ -456,6 +617,8 @@ InputDeck read_h5_deck(const std::string& path, ReadStats* stats) {
   }
   return in;
 }
+
+}  // namespace
 
 void write_h5_deck(const InputDeck& in, const std::string& path) {
   validate_before_writing(in, path);

@@ -10,6 +10,23 @@ namespace {
 
 constexpr int kMaxIgBlock = 256;  // the per-thread buffer of pair invariants
 
+// The per-thread buffer of a G block's pair invariants (up to 256 x 96 bytes), on the
+// heap, one row per thread (UniqueToken): on the stack it overflowed small stacks
+// (ulimit -s 32, issue 10). The policy is built for host spaces only.
+template <class ExecSpace>
+struct PairBuffer {
+  Kokkos::Experimental::UniqueToken<ExecSpace> token;
+  Kokkos::View<physics::PairTerms**, Kokkos::LayoutRight, typename ExecSpace::memory_space> rows;
+  PairBuffer(const ExecSpace& space, int ig_block)
+      : token(space), rows(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::host::pair_terms"), token.size(), ig_block) {}
+  template <class F>
+  KOKKOS_INLINE_FUNCTION void with(const F& f) const {
+    const int id = token.acquire();
+    f(&rows(id, 0));
+    token.release(id);
+  }
+};
+
 template <int NW, class ExecSpace>
 SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t, const RunMode mode) {
   using Order = kernels::FortranOrder;
@@ -23,10 +40,10 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunab
   t.ig_block = ig_block;
   SigmaAccum<NW> result;
   if (mode == RunMode::Check) return kernels::to_sums(result);
+  const PairBuffer<ExecSpace> buffer(space, ig_block);
   Kokkos::parallel_reduce(
       "gpp::host", Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, d.ngpown),
-      KOKKOS_LAMBDA(const int igp, SigmaAccum<NW>& acc) {
-        physics::PairTerms pair[kMaxIgBlock];
+      KOKKOS_LAMBDA(const int igp, SigmaAccum<NW>& acc) { buffer.with([&](physics::PairTerms* pair) {
         SigmaAccum<NW> g;  // sch*mat and occ*ssx*mat for this G'
         for (int nb0 = 0; nb0 < in.nbands; nb0 += band_block) {
           const int nb1 = band_block < in.nbands - nb0 ? nb0 + band_block : in.nbands;
@@ -46,7 +63,7 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunab
           }
         }
         physics::add_gp_weighted(acc, g, in.vcoul_loc(igp));
-      },
+      }); },
       SigmaReducer<NW>(result));
   return kernels::to_sums(result);
 }

@@ -11,6 +11,7 @@
 #include <limits>
 #include <map>
 #include <sstream>
+#include <tuple>
 
 namespace gpp::test {
 namespace {
@@ -265,6 +266,20 @@ class DamagedDat : public ::testing::Test {
   Bytes good_;
   std::vector<RecordSpan> rec_;
 };
+
+// sig_gamma <= 0 and tol < 0 are refused as in a TOML deck (one check for every input).
+TEST_F(DamagedDat, ParametersATomlDeckWouldRefuse) {
+  for (const auto& [gamma, tol, words] : {std::make_tuple(0.0, 1e-3, "sig_gamma must be positive and finite (got 0)"),
+                                          std::make_tuple(-0.5, 1e-3, "sig_gamma must be positive"),
+                                          std::make_tuple(0.5, -1e-3, "tol must be non-negative and finite")}) {
+    Bytes b = good_;
+    // Record 5: nstart, nend, sig_fdf (int), sig_dw, sig_gamma, e_lk; record 9: nvband, tol, efermi.
+    std::memcpy(b.data() + rec_[4].payload + 20, &gamma, 8);
+    std::memcpy(b.data() + rec_[8].payload + 4, &tol, 8);
+    write_bytes(path_, b);
+    EXPECT_TRUE(fails_naming(path_, {words})) << words;
+  }
+}
 
 TEST_F(DamagedDat, TruncatedAtEveryByte) {
   ASSERT_TRUE(read_error(good_path_).empty());

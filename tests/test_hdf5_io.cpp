@@ -255,6 +255,101 @@ TEST_F(DamagedH5, ZeroAndHugeSizes) {
   EXPECT_TRUE(h5_fails_naming(path_, "expected [24][2000000000]"));
 }
 
+// A chunked dataset created but never written reads as its fill value (zeros) unless
+// refused: issue 10 saw it run with exit 0 and wrong numbers.
+TEST_F(DamagedH5, ChunkedDatasetNeverWritten) {
+  edit([&](hid_t f) {
+    H5Ldelete(f, "wtilde_array", H5P_DEFAULT);
+    const hsize_t dims[2] = {ngpown(), ncouls()}, chunk[2] = {4, 30};
+    const hid_t s = H5Screate_simple(2, dims, nullptr);
+    const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 2, chunk);
+    const hid_t t = complex_type();
+    H5Dclose(H5Dcreate2(f, "wtilde_array", t, s, H5P_DEFAULT, dcpl, H5P_DEFAULT));
+    H5Tclose(t);
+    H5Pclose(dcpl);
+    H5Sclose(s);
+  });
+  EXPECT_TRUE(h5_fails_naming(path_, "dataset wtilde_array was created but never written"));
+}
+
+TEST_F(DamagedH5, ChunkedDatasetPartlyWritten) {
+  edit([&](hid_t f) {
+    H5Ldelete(f, "I_eps_array", H5P_DEFAULT);
+    const hsize_t dims[2] = {ngpown(), ncouls()}, chunk[2] = {4, 30};
+    const hid_t s = H5Screate_simple(2, dims, nullptr);
+    const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 2, chunk);
+    const hid_t t = complex_type();
+    const hid_t d = H5Dcreate2(f, "I_eps_array", t, s, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    const hsize_t start[2] = {0, 0}, count[2] = {4, 30};
+    H5Sselect_hyperslab(s, H5S_SELECT_SET, start, nullptr, count, nullptr);
+    const hid_t mem = H5Screate_simple(2, count, nullptr);
+    std::vector<double> v(4 * 30 * 2, 0.25);
+    H5Dwrite(d, t, mem, s, H5P_DEFAULT, v.data());
+    H5Sclose(mem);
+    H5Dclose(d);
+    H5Tclose(t);
+    H5Pclose(dcpl);
+    H5Sclose(s);
+  });
+  EXPECT_TRUE(h5_fails_naming(path_, "dataset I_eps_array was created but only partly written (1 of 25 chunks stored)"));
+}
+
+// A fully written chunked, compressed dataset is read like a contiguous one.
+TEST_F(DamagedH5, ChunkedDatasetFullyWrittenReads) {
+  edit([&](hid_t f) {
+    const hid_t old = H5Dopen2(f, "aqsntemp", H5P_DEFAULT);
+    const hid_t t = complex_type();
+    std::vector<double> v(std::size_t(24) * ncouls() * 2);
+    H5Dread(old, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
+    const hid_t s = H5Dget_space(old);
+    H5Dclose(old);
+    H5Ldelete(f, "aqsntemp", H5P_DEFAULT);
+    const hsize_t chunk[2] = {5, 37};
+    const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 2, chunk);
+    H5Pset_deflate(dcpl, 4);
+    const hid_t d = H5Dcreate2(f, "aqsntemp", t, s, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data());
+    H5Dclose(d);
+    H5Pclose(dcpl);
+    H5Sclose(s);
+    H5Tclose(t);
+  });
+  EXPECT_EQ(h5_error(path_), "");
+}
+
+TEST_F(DamagedH5, SoftAndExternalLinksAreNotFollowed) {
+  edit([](hid_t f) {
+    H5Lmove(f, "vcoul", f, "vcoul_elsewhere", H5P_DEFAULT, H5P_DEFAULT);
+    H5Lcreate_soft("/vcoul_elsewhere", f, "vcoul", H5P_DEFAULT, H5P_DEFAULT);
+  });
+  EXPECT_TRUE(h5_fails_naming(path_, "vcoul is a soft link, not a dataset stored in the file"));
+  edit([](hid_t f) {
+    H5Ldelete(f, "indinv", H5P_DEFAULT);
+    H5Lcreate_external("/dev/zero", "/indinv", f, "indinv", H5P_DEFAULT, H5P_DEFAULT);
+  });
+  EXPECT_TRUE(h5_fails_naming(path_, "indinv is a external link"));
+}
+
+// The physical parameters are checked by the same function as a TOML deck's.
+TEST_F(DamagedH5, ParametersATomlDeckWouldRefuse) {
+  auto set_real = [&](const char* name, double v) {
+    edit([&](hid_t f) {
+      const hid_t a = H5Aopen(f, name, H5P_DEFAULT);
+      H5Awrite(a, H5T_NATIVE_DOUBLE, &v);
+      H5Aclose(a);
+    });
+  };
+  set_real("sig_gamma", 0.0);
+  EXPECT_TRUE(h5_fails_naming(path_, "sig_gamma must be positive and finite (got 0)"));
+  set_real("sig_gamma", -0.5);
+  EXPECT_TRUE(h5_fails_naming(path_, "sig_gamma must be positive and finite (got -0.5)"));
+  set_real("tol", -1e-3);
+  EXPECT_TRUE(h5_fails_naming(path_, "tol must be non-negative and finite (got -0.001)"));
+}
+
 TEST_F(DamagedH5, NonFiniteValueNamedWithItsIndex) {
   edit([&](hid_t f) {
     // I_eps_array(ig = 3, igp = 5) is HDF5 element [4][2].

@@ -144,6 +144,19 @@ void json_space(Json& j, const std::string& key, const SpaceInfo& s) {
 
 }  // namespace
 
+void json_tunables(Json& j, const std::string& key, const Tunables& t) {
+  j.begin_object(key);
+  for (const auto& [name, v] : {std::pair<const char*, int>{"band_block", t.band_block}, {"ig_block", t.ig_block},
+                                {"team_size", t.team_size}, {"vector_length", t.vector_length}})
+    if (v > 0) j.value(name, v);
+  if (!t.tile.empty()) {
+    j.begin_array("tile");
+    for (int v : t.tile) j.value("", v);
+    j.end_array();
+  }
+  j.end_object();
+}
+
 std::string result_line(const RunRecord& r, const PolicyRun& run) {
   std::ostringstream o;
   o << "RESULT deck=" << token(r.deck.name) << " policy=" << token(run.policy) << " space=" << to_string(run.space.kind)
@@ -230,17 +243,7 @@ std::string to_json(const RunRecord& r) {
   for (const auto& run : r.runs) {
     j.begin_object().value("policy", run.policy);
     json_space(j, "space", run.space);
-    j.begin_object("tunables");
-    const Tunables& t = run.tunables;
-    for (const auto& [name, v] : {std::pair<const char*, int>{"band_block", t.band_block}, {"ig_block", t.ig_block},
-                                  {"team_size", t.team_size}, {"vector_length", t.vector_length}})
-      if (v > 0) j.value(name, v);
-    if (!t.tile.empty()) {
-      j.begin_array("tile");
-      for (int v : t.tile) j.value("", v);
-      j.end_array();
-    }
-    j.end_object();
+    json_tunables(j, "tunables", run.tunables);
     j.value("tunables_source", run.tunables_source);
     j.value("status", run.status).value("reason", run.reason).value("repeats", int(run.times.size()));
     j.number_array("times_s", run.times)

@@ -100,6 +100,10 @@ std::string describe_tunables(const Tunables& t);
 /// validated names or numbers: no spaces, '=' or newlines can appear in them).
 std::string result_line(const RunRecord& r, const PolicyRun& run);
 
+class Json;
+/// The tunables as a JSON object under `key` (band_block, ..., tile), those that are set.
+void json_tunables(Json& j, const std::string& key, const Tunables& t);
+
 /// The record as JSON (one schema for run, bench and sweep; docs/formats.md).
 std::string to_json(const RunRecord& r);
 

@@ -1,6 +1,7 @@
 #include "gpp_tuning.hpp"
 
 #include "gpp_json.hpp"
+#include "gpp_record.hpp"
 
 #include <sys/stat.h>
 
@@ -293,18 +294,9 @@ std::string to_json(const TuningFile& f) {
         .value("device", e.device)
         .value("backend", e.backend)
         .value("policy", e.policy)
-        .value("size_class", e.size_class)
-        .begin_object("tunables");
-    const Tunables& t = e.tunables;
-    for (const auto& [name, v] : {std::pair<const char*, int>{"band_block", t.band_block}, {"ig_block", t.ig_block},
-                                  {"team_size", t.team_size}, {"vector_length", t.vector_length}})
-      if (v > 0) j.value(name, v);
-    if (!t.tile.empty()) {
-      j.begin_array("tile");
-      for (int v : t.tile) j.value("", v);
-      j.end_array();
-    }
-    j.end_object().value("time_median_s", e.time_median_s).value("deck", e.deck).value("date", e.date).end_object();
+        .value("size_class", e.size_class);
+    json_tunables(j, "tunables", e.tunables);
+    j.value("time_median_s", e.time_median_s).value("deck", e.deck).value("date", e.date).end_object();
   }
   j.end_array().end_object();
   return j.str();

@@ -1,4 +1,5 @@
 #pragma once
+#include "gpp_compat.hpp"
 // The work each policy does, counted from its own form of the physics (docs/roofline.md):
 // FP64 FLOPs (every real add, subtract and multiply counts 1, so an FMA counts 2: the
 // paper's dadd + dmul + 2 dfma), real reciprocals and divides apart, square roots apart,
@@ -16,6 +17,10 @@
 #include <string>
 
 namespace gpp::counts {
+
+// Kokkos 3.4's OpenMP joins through volatile references: the forwarding operator of
+// gpp_compat.hpp, visible to argument-dependent lookup for this namespace's types.
+using gpp::operator+=;
 
 /// Real operations: adds (and subtracts), multiplies, reciprocals and divides, square
 /// roots. FLOPs = adds + muls (an FMA is one of each: 2).

@@ -175,7 +175,9 @@ TEST(CeilingsCli, QuickHostJson) {
   const auto o = gpp::test::gpp_exe("ceilings --space host --quick --json " + json);
   ASSERT_EQ(o.code, 0) << o.out;
   const double peak = read_fp64_peak(json);
-  EXPECT_GT(peak, 0.05);  // any CPU core of the last 20 years does > 50 MFLOP/s
+  // Positive and finite: a loaded machine (OpenMP threads of other processes spinning on
+  // the same cores) measured 0.001 GFLOP/s once, so no lower bound beyond zero.
+  EXPECT_GT(peak, 0.0);
   EXPECT_LT(peak, 1e5);
   const std::string text = read(json);
   for (const char* key : {"\"schema_version\":1", "\"kind\":\"gpp-ceilings\"", "\"device\"", "\"backend\"",

@@ -49,9 +49,7 @@ int cmd_bench(const std::vector<std::string>& args) {
               << std::setw(11) << r.rel_error << "  " << (!s.target.performed() ? "n/a" : r.verified ? "yes" : "NO")
               << std::endl;
   }
-  const RunRecord after = make_record("bench", command_line, s);
-  rec.transfer_s = after.transfer_s;
-  rec.device_mem_peak_bytes = after.device_mem_peak_bytes;
+  update_after_runs(rec, s);
   std::cout << "\n";
   for (const auto& r : rec.runs)
     std::cout << "tunables (" << r.policy << "): " << describe_tunables(r.tunables) << " (from: " << r.tunables_source

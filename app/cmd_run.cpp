@@ -47,10 +47,7 @@ int cmd_run(const std::vector<std::string>& args) {
     rec.runs.push_back(run_policy(s, *planned.entry, planned.space, planned.tunables, o.repeat, o.warmup));
     rec.runs.back().tunables_source = planned.tunables_source;
   }
-  // What the runs changed: the device copy's transfer, the memory peak.
-  const RunRecord setup = make_record("run", command_line, s);
-  rec.transfer_s = setup.transfer_s;
-  rec.device_mem_peak_bytes = setup.device_mem_peak_bytes;
+  update_after_runs(rec, s);
 
   // The output files first: an output that fails (a full disk) is the one line printed.
   write_outputs(o, rec);

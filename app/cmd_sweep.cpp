@@ -254,9 +254,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
     }
   }
   if (progress) std::cerr << "\r\033[K" << std::flush;
-  const RunRecord after = make_record("sweep", rec.command_line, s);
-  rec.transfer_s = after.transfer_s;
-  rec.device_mem_peak_bytes = after.device_mem_peak_bytes;
+  update_after_runs(rec, s);
 
   std::cout << "\n" << k - skipped << " points measured or refused, " << skipped << " skipped (already done), in "
             << seconds(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()) << "\n";
@@ -389,9 +387,7 @@ int cmd_tune(const std::vector<std::string>& args) {
     }
     if (!best) break;
   }
-  const RunRecord after = make_record("tune", rec.command_line, s);
-  rec.transfer_s = after.transfer_s;
-  rec.device_mem_peak_bytes = after.device_mem_peak_bytes;
+  update_after_runs(rec, s);
   std::cout << "\nstopped: " << stop << " after " << rec.runs.size() << " points, " << seconds(elapsed()) << "\n"
             << describe_provenance(rec);
   const PolicyRun* best_run = tried(current);

@@ -157,13 +157,17 @@ RunRecord make_record(const std::string& command, const std::vector<std::string>
   r.read_s = s.read_s;
   r.check_s = s.check_s;
   r.read_bytes = s.read_bytes;
-  r.transfer_s = s.transfer_s;
   r.data_bytes = (long long)s.host.bytes();
-  r.device_mem_peak_bytes = device_info::memory_peak();
+  update_after_runs(r, s);
   r.target = s.target;
   r.reference = s.reference;
   r.reference_s = s.reference_s;
   return r;
+}
+
+void update_after_runs(RunRecord& r, const Session& s) {
+  r.transfer_s = s.transfer_s;
+  r.device_mem_peak_bytes = device_info::memory_peak();
 }
 
 std::string describe_deck(const Session& s) {

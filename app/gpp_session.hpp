@@ -77,6 +77,10 @@ PolicyRun run_policy(Session& s, const PolicyEntry& entry, SpaceKind k, const Tu
 /// (runs, branches and the static remainder are added by the command).
 RunRecord make_record(const std::string& command, const std::vector<std::string>& argv, const Session& s);
 
+/// What the runs changed in the setup: the device copy's transfer time (made on first
+/// use), the sampled device memory peak.
+void update_after_runs(RunRecord& r, const Session& s);
+
 /// Deck, sizes and derived counts as human-readable lines.
 std::string describe_deck(const Session& s);
 

@@ -43,8 +43,13 @@ int cmd_ceilings(const std::vector<std::string>& args) {
     std::string method;
     // From 8 KiB on the host (inside one core's L1), 32 KiB on a GPU (inside the L1s).
     c.sweep = ceilings::bandwidth_sweep(space, host ? 8192.0 : 32768.0, max_bytes, per_trial, quick ? 2 : 3, method);
-    c.bandwidth = pick_levels(c.sweep, caches, host);
-    for (auto& l : c.bandwidth) l.method = method + "; level: " + l.method + " (cache sizes: " + caches.source + ")";
+    std::string rotated_method;
+    if (!host)
+      c.sweep_rotated = ceilings::bandwidth_sweep(space, 32768.0, max_bytes, per_trial, quick ? 2 : 3, rotated_method, true);
+    c.bandwidth = pick_levels(c.sweep, caches, host, c.sweep_rotated);
+    for (auto& l : c.bandwidth)
+      l.method = (l.method.find("rotated") != std::string::npos ? rotated_method : method) + "; level: " + l.method +
+                 " (cache sizes: " + caches.source + ")";
   });
 
   std::cout << "device: " << c.device << " (" << c.backend << ", " << c.space << " space)\n"
@@ -55,6 +60,11 @@ int cmd_ceilings(const std::vector<std::string>& args) {
   std::cout << "sweep (working set bytes: GB/s):";
   for (const auto& p : c.sweep) std::cout << " " << (long long)p.working_set_bytes << ": " << p.gbs;
   std::cout << "\n";
+  if (!c.sweep_rotated.empty()) {
+    std::cout << "rotated sweep (no L1 reuse):";
+    for (const auto& p : c.sweep_rotated) std::cout << " " << (long long)p.working_set_bytes << ": " << p.gbs;
+    std::cout << "\n";
+  }
   if (!json_path.empty()) write_file_atomically(json_path, to_json(c));
   return 0;
 }

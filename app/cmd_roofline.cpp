@@ -275,8 +275,10 @@ int cmd_roofline(const std::vector<std::string>& args) {
         std::cerr << "warning: " << run.policy << ": no profile (" << why << "); analytic row only\n";
       }
     }
-    const std::string csv = roofline_csv_row(row);
-    rows += csv;
+    rows += roofline_csv_row(row);
+    // The whole file again after each policy (atomically): an interrupted run (a job's
+    // time limit, a profiler that hangs) keeps every finished row in a complete CSV.
+    write_file_atomically(o.csv_path, roofline_csv_header() + "\n" + rows);
     const double g = row.flops_counted / row.time_s / 1e9;
     std::cout << std::left << std::setw(15) << run.policy << std::right << std::setprecision(4) << std::setw(12)
               << row.time_s << std::setw(12) << row.flops_counted / row.updates << std::setw(12) << g << std::setw(12)
@@ -295,7 +297,6 @@ int cmd_roofline(const std::vector<std::string>& args) {
   }
   std::cout << "FLOPs: counted from each policy's form of the physics (FMA = 2, reciprocals apart); nominal "
             << counts::kNominalFlopsPerUpdate << " FLOPs/update is the paper's count (see docs/roofline.md)\n";
-  write_file_atomically(o.csv_path, roofline_csv_header() + "\n" + rows);
   RunOptions other = o;
   other.csv_path.clear();
   write_outputs(other, rec);

@@ -4,6 +4,7 @@
 // `gpp tune DECK --policy NAME [--budget SECONDS]`: coordinate descent over the policy's
 // tunables from its defaults, writing the tuning file.
 #include "gpp_command.hpp"
+#include "gpp_counts.hpp"
 #include "gpp_io_cli.hpp"
 #include "gpp_sweep.hpp"
 #include "gpp_tuning.hpp"
@@ -63,6 +64,25 @@ PolicyRun measure(Session& s, const PolicyEntry& entry, SpaceKind k, const Tunab
   run.tunables_source = source;
   return run;
 }
+
+/// The arm of every term of the session's deck, counted once (on the first run's space):
+/// what the FLOP count of every point needs (docs/roofline.md, "Counting").
+struct WorkCounter {
+  counts::Shape shape;
+  counts::ArmCounts arms;
+  WorkCounter(Session& s, SpaceKind k)
+      : shape(counts::shape_of(s.host)),
+        arms(with_space(k, [&](auto space) { return counts::arm_statistics(space, s.data(space)); })) {}
+  /// The counted FP64 FLOPs of one evaluation of `run`'s point, 0 for a point that did not run.
+  double flops(const PolicyRun& run) const {
+    if (run.times.empty()) return 0;
+    try {
+      return counts::count_policy(run.policy, shape, arms, run.tunables).ops.flops();
+    } catch (const Error&) {
+      return 0;  // a policy without a count: the gflops column stays empty
+    }
+  }
+};
 
 /// `requested` resolved on `k`, or `requested` itself (with the reason in `why`) when
 /// it cannot run.
@@ -216,6 +236,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   if (!resume.empty()) std::cout << "; " << old.rows.size() << " rows already in " << resume;
   std::cout << "\n\n";
 
+  const WorkCounter counter(s, p.runs.front().space);
   const bool progress = ::isatty(STDERR_FILENO);
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<sweep::Row> done = old.rows;
@@ -243,6 +264,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
       }
       const auto p0 = std::chrono::steady_clock::now();
       PolicyRun run = why.empty() ? measure(s, *planned.entry, planned.space, point, o, "sweep") : probe;
+      run.flops = counter.flops(run);
       if (why.empty()) {
         ++ran;
         ran_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - p0).count();
@@ -327,6 +349,7 @@ int cmd_tune(const std::vector<std::string>& args) {
   std::cout << "tune: " << entry.name << " on the " << to_string(k) << ", coordinate descent (x2, /2) from "
             << describe_tunables(current) << ", budget " << seconds(budget) << "\n\n";
 
+  const WorkCounter counter(s, k);
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   // Every point tried, by its resolved tunables (invalid ones by the requested values).
@@ -341,6 +364,7 @@ int cmd_tune(const std::vector<std::string>& args) {
     const Tunables key = resolved_or_requested(s, entry, k, requested, why);
     if (const PolicyRun* r = tried(key)) return *r;
     rec.runs.push_back(why.empty() ? measure(s, entry, k, requested, o, "tune") : invalid_run(entry, k, key, why, "tune"));
+    rec.runs.back().flops = counter.flops(rec.runs.back());
     point_line(std::cout, rec, rec.runs.back());
     wrong = wrong || rec.runs.back().status == "wrong";
     return rec.runs.back();

@@ -250,8 +250,10 @@ std::string to_json(const RunRecord& r) {
         .value("time_median_s", run.median())
         .value("time_min_s", run.min())
         .value("time_max_s", run.max())
-        .value("updates_per_s", d.updates / run.median())
-        .value("rel_error", run.rel_error)
+        .value("updates_per_s", d.updates / run.median());
+    if (run.flops > 0 && !run.times.empty())
+      j.value("flops_counted", run.flops).value("gflops", run.flops / run.median() / 1e9);
+    j.value("rel_error", run.rel_error)
         .value("verified", run.verified)
         .complex_array("achtemp", run.result.achtemp)
         .complex_array("asxtemp", run.result.asxtemp)
@@ -284,10 +286,12 @@ std::string csv_rows(const RunRecord& r) {
       << "," << d.ngpown << "," << d.ncouls << "," << d.nw << "," << d.updates << "," << csv_field(run.policy) << ","
       << opt(run.tunables.band_block) << "," << opt(run.tunables.ig_block) << "," << opt(run.tunables.team_size) << ","
       << opt(run.tunables.vector_length) << "," << tile_text(run.tunables.tile) << "," << run.times.size() << ",";
-    if (ran)
+    if (ran) {
       o << run.min() << "," << run.median() << "," << run.max() << "," << d.updates / run.median() << ",";
-    else
+      if (run.flops > 0) o << run.flops / run.median() / 1e9;
+    } else {
       o << ",,,,";
+    }
     o << "," << (ran && r.target.performed() ? format_double(run.rel_error) : "") << "," << run.status << ","
       << csv_field(run.reason) << "\n";
   }

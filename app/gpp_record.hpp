@@ -55,6 +55,7 @@ struct PolicyRun {
   bool verified = false;
   std::string status = "ok";  // ok | wrong (failed verification) | invalid (could not run)
   std::string reason;         // invalid: why
+  double flops = 0;           // FP64 FLOPs of one evaluation counted for this policy (0: not counted)
   double min() const;
   double median() const;
   double max() const;

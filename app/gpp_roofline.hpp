@@ -23,9 +23,13 @@ struct BandwidthLevel {
 ///   L1: ws <= L1_total/2; L2: L1_total < ws <= L2_total/2; L3 (host): L2_total < ws <= L3/2;
 ///   HBM/DRAM: ws >= 4 x the largest cache (else the largest ws, said in its method),
 /// with L1_total = L1 x units, L2_total = L2 (GPU) or L2 x units (host). A level whose
-/// window holds no point is left out.
+/// window holds no point is left out. On a GPU with a `rotated` sweep (no L1 reuse,
+/// bandwidth_sweep with rotate): L2 is the best rotated point at ws <= L2_total/2 and
+/// HBM the best rotated point at ws >= 4 x L2_total (the L1s of a GPU together may hold
+/// more than its L2, so the unrotated sweep cannot separate L2 from L1).
 std::vector<BandwidthLevel> pick_levels(const std::vector<ceilings::SweepPoint>& sweep,
-                                        const device_info::Caches& c, bool host);
+                                        const device_info::Caches& c, bool host,
+                                        const std::vector<ceilings::SweepPoint>& rotated = {});
 
 struct CeilingsFile {
   std::string date, version, git;
@@ -34,7 +38,7 @@ struct CeilingsFile {
   int multiprocessors = 0, concurrency = 0;
   ceilings::Measured fp64;
   std::vector<BandwidthLevel> bandwidth;
-  std::vector<ceilings::SweepPoint> sweep;
+  std::vector<ceilings::SweepPoint> sweep, sweep_rotated;  // rotated: GPUs only
 };
 std::string to_json(const CeilingsFile& c);
 

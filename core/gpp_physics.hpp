@@ -178,12 +178,31 @@ KOKKOS_FORCEINLINE_FUNCTION PairTerms pair_terms(const complex_t& wtilde, const 
   return p;
 }
 
-/// One frequency of one band for a pair, in the fused form. P = I_eps*mat and
-/// Q = occ*Omega2*mat are per band; the results are sch*mat and occ*ssx*mat.
-/// Occupied = false skips ssx (it is multiplied by occ = 0).
+/// 1/x for the fused form. On NVIDIA GPUs: the hardware's approximate reciprocal
+/// (rcp.approx.ftz.f64, about 20 correct bits) refined by one cubic Newton step,
+/// r (1 + e + e^2) with e = 1 - x r: within one ulp of 1.0/x (test
+/// FusedReciprocal.WithinOneUlpOfDivision) in three FMAs and without the slow-path branch of
+/// the IEEE division (a branch in every term). For x
+/// whose reciprocal is subnormal, it flushes to zero; x = 0 or inf gives NaN where the
+/// division gives inf or 0 (the physics has no such terms: |wdiff|^2 and |cden|^2 > 0).
+/// Elsewhere: the division.
+KOKKOS_FORCEINLINE_FUNCTION double reciprocal(const double x) {
+#if defined(__CUDA_ARCH__)
+  double r;
+  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(x));
+  const double e = fma(-x, r, 1.0);
+  return fma(r, fma(e, e, e), r);
+#else
+  return 1.0 / x;
+#endif
+}
+
+/// One frequency of one band for a pair, in the fused form, added to sch_acc and
+/// ssx_acc. P = I_eps*mat and Q = occ*Omega2*mat are per band; what is added is sch*mat
+/// and occ*ssx*mat. Occupied = false skips ssx (it is multiplied by occ = 0).
 template <bool Occupied>
 KOKKOS_FORCEINLINE_FUNCTION void fused_term(const PairTerms& p, const double wx, const complex_t& P, const complex_t& Q,
-                                            const double limittwo, complex_t& sch_mat, complex_t& ssx_mat) {
+                                            const double limittwo, complex_t& sch_acc, complex_t& ssx_acc) {
   const double wr = p.wtilde.real(), wi = p.wtilde.imag();
   const double dr = wx - wr;                       // wdiff = dr - i wi
   const double wdiffr = dr * dr + p.wi2;           // |wdiff|^2
@@ -191,30 +210,33 @@ KOKKOS_FORCEINLINE_FUNCTION void fused_term(const PairTerms& p, const double wx,
   if constexpr (Occupied) {
     cr = wx * wx - p.wtilde2.real();               // cden = cr - i Im(wtilde2)
     const double cden2 = cr * cr + p.t2i2;         // |cden|^2
-    R = 1.0 / (wdiffr * cden2);
+    R = reciprocal(wdiffr * cden2);
     inv_wdiffr = R * cden2;
   } else {
-    inv_wdiffr = 1.0 / wdiffr;                     // no ssx: cden is not needed
+    inv_wdiffr = reciprocal(wdiffr);               // no ssx: cden is not needed
   }
-  const double delwr = p.wtilde_abs2 * inv_wdiffr;
-  // wtilde * conj(wdiff) = (wr dr - wi^2) + i wi (wr + dr), and wr + dr = wx
-  const complex_t delw = complex_t(wr * dr - p.wi2, wi * wx) * inv_wdiffr;
-  sch_mat = complex_t(0.0, 0.0);
-  ssx_mat = complex_t(0.0, 0.0);
+  const double delwr = p.wtilde_abs2 * inv_wdiffr;  // |delw|^2 = |wtilde|^2 / |wdiff|^2
+  // wtilde * conj(wdiff) = (wr dr - wi^2) + i wi (wr + dr) with wr + dr = wx, so
+  // delw = (a + i b) / |wdiff|^2
   if (wdiffr > limittwo && delwr < limitone) {
-    sch_mat = delw * P;
+    const double a = wr * dr - p.wi2, b = wi * wx;
+    // sch * mat = delw * P = inv_wdiffr * ((a + i b) * P): the last step two FMAs
+    const double cre = a * P.real() - b * P.imag(), cim = a * P.imag() + b * P.real();
+    sch_acc = complex_t(inv_wdiffr * cre + sch_acc.real(), inv_wdiffr * cim + sch_acc.imag());
     if constexpr (Occupied) {
       const double inv_cden2 = R * wdiffr;
       // |ssx|^2 = |Omega2|^2 / |cden|^2
-      if (!(wx < 0.0 && p.omega2_abs2() * inv_cden2 > p.cut2())) ssx_mat = Q * complex_t(cr, p.wtilde2.imag()) * inv_cden2;
+      if (!(wx < 0.0 && p.omega2_abs2() * inv_cden2 > p.cut2())) ssx_acc += Q * complex_t(cr, p.wtilde2.imag()) * inv_cden2;
     }
-  } else if (delwr > TOL_Zero) {
-    if constexpr (Occupied) {
+  } else if constexpr (Occupied) {  // near-pole arm: ssx only (sch = 0 there)
+    if (delwr > TOL_Zero) {
+      const double a = wr * dr - p.wi2, b = wi * wx;
+      const complex_t delw = complex_t(a, b) * inv_wdiffr;
       const complex_t cden = 4.0 * p.wtilde2 * (delw + 0.5);
-      const double inv_cden2 = 1.0 / norm2(cden);
+      const double inv_cden2 = reciprocal(norm2(cden));
       // |ssx|^2 = |Omega2|^2 |delw|^2 / |cden|^2
       if (!(wx < 0.0 && p.omega2_abs2() * delwr * inv_cden2 > p.cut2()))
-        ssx_mat = -(Q * delw) * Kokkos::conj(cden) * inv_cden2;
+        ssx_acc += -(Q * delw) * Kokkos::conj(cden) * inv_cden2;
     }
   }
 }
@@ -267,18 +289,9 @@ KOKKOS_FORCEINLINE_FUNCTION void fused_band(const PairTerms& p, const complex_t&
   const complex_t P = p.I_eps * mat;  // sch * mat = delw * P
   if (occ != 0.0) {
     const complex_t Q = occ * p.Omega2 * mat;  // occ * ssx * mat from Q and the denominators
-    for (int w = 0; w < NW; ++w) {
-      complex_t sch_mat, ssx_mat;
-      fused_term<true>(p, wx(w), P, Q, limittwo, sch_mat, ssx_mat);
-      g.sch[w] += sch_mat;
-      g.ssx[w] += ssx_mat;
-    }
+    for (int w = 0; w < NW; ++w) fused_term<true>(p, wx(w), P, Q, limittwo, g.sch[w], g.ssx[w]);
   } else {
-    for (int w = 0; w < NW; ++w) {
-      complex_t sch_mat, ssx_mat;
-      fused_term<false>(p, wx(w), P, P, limittwo, sch_mat, ssx_mat);
-      g.sch[w] += sch_mat;
-    }
+    for (int w = 0; w < NW; ++w) fused_term<false>(p, wx(w), P, P, limittwo, g.sch[w], g.ssx[w]);
   }
 }
 

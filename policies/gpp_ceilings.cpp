@@ -73,7 +73,7 @@ Measured fma_peak(const ExecSpace& space, int trials, double min_seconds) {
 
 template <class ExecSpace>
 std::vector<SweepPoint> bandwidth_sweep(const ExecSpace& space, double min_bytes, double max_bytes,
-                                        double bytes_per_trial, int trials, std::string& method) {
+                                        double bytes_per_trial, int trials, std::string& method, bool rotate) {
   const bool host = kind_of<ExecSpace>() == SpaceKind::Host;  // captured by the kernel
   const long long max_n = (long long)(max_bytes / sizeof(double));
   Kokkos::View<double*, typename ExecSpace::memory_space> x(
@@ -88,7 +88,11 @@ std::vector<SweepPoint> bandwidth_sweep(const ExecSpace& space, double min_bytes
     // Host: one contiguous chunk per thread. Device: grid stride (thread t reads t, t+T,
     // ...), so each thread re-reads the same elements on the same multiprocessor.
     const long long lanes = host ? space.concurrency() : 4LL * space.concurrency();
-    const long long threads = std::min<long long>(lanes, n / kStreamAccumulators);
+    long long threads = std::min<long long>(lanes, n / kStreamAccumulators);
+    if (!host && threads >= 64) threads = threads / 32 * 32;  // whole warps: rotated columns stay coalesced
+    // Rotation: pass p reads the columns of thread t + p*shift (a multiple of 32, about
+    // 0.38 of the threads: far from the previous pass's block).
+    const long long shift = !host && rotate ? std::max<long long>(32, (long long)(0.382 * threads) / 32 * 32) : 0;
     // elements per thread, a multiple of the accumulators
     const long long per_thread = n / threads / kStreamAccumulators * kStreamAccumulators;
     const long long used = per_thread * threads;
@@ -103,12 +107,14 @@ std::vector<SweepPoint> bandwidth_sweep(const ExecSpace& space, double min_bytes
           "gpp::ceilings::stream", Kokkos::RangePolicy<ExecSpace>(space, 0, threads),
           KOKKOS_LAMBDA(const long long t, double& s) {
             double acc[kStreamAccumulators] = {};
-            for (int p = 0; p < passes; ++p)
+            for (int p = 0; p < passes; ++p) {
+              const long long col = shift == 0 ? t : (t + p * shift) % threads;
               for (long long k0 = 0; k0 < per_thread; k0 += kStreamAccumulators)
                 for (int j = 0; j < kStreamAccumulators; ++j) {
                   const long long k = k0 + j;
-                  acc[j] += x(host ? t * per_thread + k : t + k * threads);
+                  acc[j] += x(host ? t * per_thread + k : col + k * threads);
                 }
+            }
             double local = 0;
             for (int j = 0; j < kStreamAccumulators; ++j) local += acc[j];
             s += local;
@@ -125,7 +131,10 @@ std::vector<SweepPoint> bandwidth_sweep(const ExecSpace& space, double min_bytes
     points.push_back({double(used) * sizeof(double), double(used) * sizeof(double) * passes / median / 1e9});
   }
   method = std::string("read-only stream (sum of doubles, ") + std::to_string(kStreamAccumulators) + " accumulators per thread, " +
-           (host ? "one contiguous chunk per thread" : "grid-stride over the working set") + ", up to " +
+           (host ? "one contiguous chunk per thread"
+                 : rotate ? "grid-stride over the working set, each pass on another thread's columns (no L1 reuse)"
+                          : "grid-stride over the working set, each pass on the thread's own columns") +
+           ", up to " +
            std::to_string(threads_used) + " threads), the set re-read inside one launch until " +
            std::to_string((long long)bytes_per_trial) + " bytes are read; median of " + std::to_string(trials) +
            " launches after a warm-up";
@@ -133,10 +142,10 @@ std::vector<SweepPoint> bandwidth_sweep(const ExecSpace& space, double min_bytes
 }
 
 template Measured fma_peak(const HostExec&, int, double);
-template std::vector<SweepPoint> bandwidth_sweep(const HostExec&, double, double, double, int, std::string&);
+template std::vector<SweepPoint> bandwidth_sweep(const HostExec&, double, double, double, int, std::string&, bool);
 #if GPP_HAS_DEVICE_SPACE
 template Measured fma_peak(const DeviceExec&, int, double);
-template std::vector<SweepPoint> bandwidth_sweep(const DeviceExec&, double, double, double, int, std::string&);
+template std::vector<SweepPoint> bandwidth_sweep(const DeviceExec&, double, double, double, int, std::string&, bool);
 #endif
 
 }  // namespace gpp::ceilings

@@ -25,10 +25,15 @@ struct SweepPoint {
 
 /// Read-only stream over working sets from `min_bytes` to `max_bytes` (doubling); each
 /// point re-reads its set inside one launch until at least `bytes_per_trial` are read,
-/// median of `trials` launches.
+/// median of `trials` launches. On a GPU, `rotate` = false: every pass of a thread reads
+/// the same elements (so a set within the L1s of the multiprocessors is read from L1);
+/// `rotate` = true: each pass a thread reads the elements another thread (another block,
+/// so mostly another multiprocessor) read in the previous pass, so nothing is found in
+/// L1: the set comes from L2 when it fits there, from HBM otherwise. On the host,
+/// `rotate` is ignored (each thread streams its own chunk).
 template <class ExecSpace>
 std::vector<SweepPoint> bandwidth_sweep(const ExecSpace& space, double min_bytes, double max_bytes,
-                                        double bytes_per_trial, int trials, std::string& method);
+                                        double bytes_per_trial, int trials, std::string& method, bool rotate = false);
 
 inline constexpr int kChains = 16;
 inline constexpr int kStreamAccumulators = 8;  // independent accumulators per stream thread

@@ -45,26 +45,26 @@ FusedCost fused_cost() {
   // Q = occ*Omega2*mat (2M, 4M 2A)
   f.band_occupied = ops(2, 2 + 4);
   // dr (1A); wdiffr = dr*dr + wi2 (1M 1A); cr = wx*wx - t2r (1M 1A); cden2 (1M 1A);
-  // R = 1/(wdiffr*cden2) (1M, 1 reciprocal); inv_wdiffr = R*cden2 (1M); delwr (1M);
-  // delw = (wr*dr - wi2, wi*wx)*inv_wdiffr (1M 1A, 1M, 2M)
-  f.occ_common = ops(1 + 1 + 1 + 1 + 1, 1 + 1 + 1 + 1 + 1 + 1 + 1 + 1 + 2, 1);
-  // sch_mat = delw*P (4M 2A); inv_cden2 = R*wdiffr (1M)
-  f.occ_regular = ops(2, 4 + 1);
+  // R = 1/(wdiffr*cden2) (1M, 1 reciprocal); inv_wdiffr = R*cden2 (1M); delwr (1M)
+  f.occ_common = ops(1 + 1 + 1 + 1, 1 + 1 + 1 + 1 + 1 + 1, 1);
+  // a = wr*dr - wi2, b = wi*wx (2M 1A); c = (a + ib)*P (4M 2A); sch += inv_wdiffr*c
+  // (2M 2A); inv_cden2 = R*wdiffr (1M)
+  f.occ_regular = ops(1 + 2 + 2, 2 + 4 + 2 + 1);
   // |Omega2|^2 (2M 1A) * inv_cden2 (1M) > sexcut2*|I_eps|^2 (2M 1A, 1M)
   f.occ_regular_cut = ops(1 + 1, 2 + 1 + 2 + 1);
-  // Q*(cr, t2i) (4M 2A) * inv_cden2 (2M)
-  f.occ_regular_ssx = ops(2, 4 + 2);
-  // cden = 4*wtilde2*(delw + 0.5) (1A, 2M, 4M 2A); 1/|cden|^2 (2M 1A, 1 reciprocal)
-  f.occ_near = ops(1 + 2 + 1, 2 + 4 + 2, 1);
+  // Q*(cr, t2i) (4M 2A) * inv_cden2 (2M); ssx += (2A)
+  f.occ_regular_ssx = ops(2 + 2, 4 + 2);
+  // a, b (2M 1A); delw = (a, b)*inv_wdiffr (2M); cden = 4*wtilde2*(delw + 0.5) (1A, 2M,
+  // 4M 2A); 1/|cden|^2 (2M 1A, 1 reciprocal)
+  f.occ_near = ops(1 + 1 + 2 + 1, 2 + 2 + 2 + 4 + 2, 1);
   // |Omega2|^2 (2M 1A) * delwr (1M) * inv_cden2 (1M) > sexcut2*|I_eps|^2 (2M 1A, 1M)
   f.occ_near_cut = ops(1 + 1, 2 + 1 + 1 + 2 + 1);
-  // (Q*delw) (4M 2A) * conj(cden) (4M 2A) * inv_cden2 (2M)
-  f.occ_near_ssx = ops(2 + 2, 4 + 4 + 2);
-  f.occ_accumulate = ops(2 + 2, 0);  // g.sch += sch_mat, g.ssx += ssx_mat
-  // dr (1A); wdiffr (1M 1A); 1/wdiffr (1 reciprocal); delwr (1M); delw (1M 1A, 1M, 2M)
-  f.empty_common = ops(1 + 1 + 1, 1 + 1 + 1 + 1 + 2, 1);
-  f.empty_regular = ops(2, 4);       // sch_mat = delw*P
-  f.empty_accumulate = ops(2, 0);    // g.sch += sch_mat
+  // (Q*delw) (4M 2A) * conj(cden) (4M 2A) * inv_cden2 (2M); ssx += (2A)
+  f.occ_near_ssx = ops(2 + 2 + 2, 4 + 4 + 2);
+  // dr (1A); wdiffr (1M 1A); 1/wdiffr (1 reciprocal); delwr (1M)
+  f.empty_common = ops(1 + 1, 1 + 1, 1);
+  // a, b (2M 1A); c = (a + ib)*P (4M 2A); sch += inv_wdiffr*c (2M 2A)
+  f.empty_regular = ops(1 + 2 + 2, 2 + 4 + 2);
   return f;
 }
 
@@ -191,7 +191,6 @@ Work count_policy(const std::string& policy, const Shape& s, const ArmCounts& ar
     add(f.band_occupied, s.occupied_bands * s.ngpown * s.ncouls);
     const double occ = double(arms.count(1)), empty = double(arms.count(0));
     add(f.occ_common, occ);
-    add(f.occ_accumulate, occ);
     add(f.occ_regular, double(arms.count(1, -1, physics::kRegular)));
     add(f.occ_regular_cut, double(arms.count(1, 1, physics::kRegular)));
     add(f.occ_regular_ssx, double(arms.count(1, -1, physics::kRegular, 0)));
@@ -200,7 +199,6 @@ Work count_policy(const std::string& policy, const Shape& s, const ArmCounts& ar
     add(f.occ_near_ssx, double(arms.count(1, -1, physics::kNearPole, 0)));
     add(f.empty_common, empty);
     add(f.empty_regular, double(arms.count(0, -1, physics::kRegular)));
-    add(f.empty_accumulate, empty);
   } else {
     throw Error("no work count for policy '" + policy + "'");
   }

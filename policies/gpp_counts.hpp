@@ -50,16 +50,14 @@ struct FusedCost {
   Ops band;                // matngmatmgp and P = I_eps*mat: per (band, G', G)
   Ops band_occupied;       // Q = occ*Omega2*mat: per (occupied band, G', G)
   Ops occ_common;          // fused_term<true> before the arms, per term
-  Ops occ_regular;         // sch_mat and inv_cden2
+  Ops occ_regular;         // sch*mat added, and inv_cden2
   Ops occ_regular_cut;     // the sexcut test (wx < 0 only)
   Ops occ_regular_ssx;     // ssx_mat, when not cut
-  Ops occ_near;            // cden and its reciprocal
+  Ops occ_near;            // delw, cden and its reciprocal
   Ops occ_near_cut;        // the sexcut test (wx < 0 only)
   Ops occ_near_ssx;        // ssx_mat, when not cut
-  Ops occ_accumulate;      // g.sch += , g.ssx +=
   Ops empty_common;        // fused_term<false> before the arms
-  Ops empty_regular;       // sch_mat
-  Ops empty_accumulate;    // g.sch +=
+  Ops empty_regular;       // sch*mat added (sch = 0 in the other arms)
 };
 FusedCost fused_cost();
 

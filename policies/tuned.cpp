@@ -8,6 +8,9 @@
 namespace gpp {
 namespace {
 
+// Bands of aqsntemp loaded ahead of the one computed (software pipelining of the L2 loads).
+constexpr int kAhead = 1;
+
 template <int NW, class ExecSpace>
 SigmaSums tuned(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t, const RunMode mode) {
   // At most 128 registers per thread for 256-thread teams (two teams per SM): the
@@ -34,9 +37,19 @@ SigmaSums tuned(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t
         Kokkos::TeamThreadRange(member, in.ncouls),
         [&](const int ig, SigmaAccum<NW>& mine) {
           const physics::PairTerms p = physics::pair_terms(in.wtilde_array(ig, igp), in.I_eps_array(ig, igp), in.sexcut);
-          for (int n1 = n_begin; n1 < n_end; ++n1)
-            physics::fused_band(p, Order::aqsm(in, igp, n1), in.aqsntemp(ig, n1), in.occ_array(n1),
+          // aqsntemp(G, band) comes from L2 (each element is read once per G' team): the
+          // elements of the next kAhead bands are loaded before this band is computed, so
+          // that their latency overlaps the arithmetic (past the block's last band the
+          // last one is loaded again: no branch).
+          complex_t ahead[kAhead];
+          for (int j = 0; j < kAhead; ++j) ahead[j] = in.aqsntemp(ig, n_begin + j < n_end ? n_begin + j : n_end - 1);
+          for (int n1 = n_begin; n1 < n_end; ++n1) {
+            const complex_t aqsn = ahead[0];
+            for (int j = 0; j + 1 < kAhead; ++j) ahead[j] = ahead[j + 1];
+            ahead[kAhead - 1] = in.aqsntemp(ig, n1 + kAhead < n_end ? n1 + kAhead : n_end - 1);
+            physics::fused_band(p, Order::aqsm(in, igp, n1), aqsn, in.occ_array(n1),
                                 [&](const int w) { return Order::wx(in, w, n1); }, in.limittwo, mine);
+          }
         },
         PlusReducer<SigmaAccum<NW>, Scratch>(team_total));
     const double vcoul = in.vcoul_loc(igp);

@@ -4,6 +4,11 @@
 #include "gpp_physics.hpp"
 #include "gpp_test_util.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
 #include <random>
 #include <type_traits>
 
@@ -154,17 +159,66 @@ void fused_case(const complex_t& wtilde, const complex_t& I_eps, double wx, cons
   bool cut;
   physics::sigma_term<physics::LiteralForm>(wtilde, I_eps, wx, 0.25, 4.0, sch, ssx, branch, cut);
   const auto p = physics::pair_terms(wtilde, I_eps, 4.0);
-  complex_t sch_mat, ssx_mat;
+  // fused_term adds to its accumulators: start them away from zero and take the start off
+  const complex_t start_sch(0.375, -1.25), start_ssx(-0.625, 2.5);
+  complex_t sch_mat = start_sch, ssx_mat = start_ssx;
   physics::fused_term<Occupied>(p, wx, I_eps * mat, occ * p.Omega2 * mat, 0.25, sch_mat, ssx_mat);
+  sch_mat -= start_sch;
+  ssx_mat -= start_ssx;
   ++taken[branch];
   const complex_t want_sch = sch * mat, want_ssx = occ * ssx * mat;
   // Scale for the absolute part: the size of the unsimplified products, so that a
   // term that cancels to ~0 is still compared meaningfully.
-  const double scale = (compat::abs(sch) + compat::abs(ssx) + 1e-300) * compat::abs(mat);
+  // The start values (size ~2.5) add an absolute rounding of about 4e-16 (ulp(2.5)).
+  const double scale = (compat::abs(sch) + compat::abs(ssx) + 1e-300) * compat::abs(mat) + 0.25;
   EXPECT_TRUE(close({sch_mat.real(), sch_mat.imag()}, {want_sch.real(), want_sch.imag()}, 1e-12, 1e-14 * scale))
       << "branch " << branch;
   EXPECT_TRUE(close({ssx_mat.real(), ssx_mat.imag()}, {want_ssx.real(), want_ssx.imag()}, 1e-12, 1e-14 * scale))
       << "branch " << branch << " cut " << cut;
+}
+
+// physics::reciprocal on `space` for n values x = m 2^e, m in [1, 2) and e in [-500, 500]
+// (1/x normal), from a fixed seed, with powers of two and 1 +- ulp among them; the
+// largest distance in ulps from the IEEE division 1.0/x on the host (the oracle).
+template <class ExecSpace>
+std::int64_t reciprocal_max_ulps(const ExecSpace& space, int n) {
+  Kokkos::View<double*, Kokkos::HostSpace> x("x", n);
+  std::mt19937_64 rng(20261123);
+  std::uniform_real_distribution<double> mantissa(1.0, 2.0);
+  std::uniform_int_distribution<int> exponent(-500, 500);
+  for (int i = 0; i < n; ++i) x(i) = std::ldexp(mantissa(rng), exponent(rng)) * (i % 3 == 0 ? -1.0 : 1.0);
+  const double special[] = {1.0, 2.0, 0.5, std::nextafter(1.0, 2.0), std::nextafter(1.0, 0.0), std::nextafter(2.0, 1.0),
+                            3.0, 1e-300, 1e300, 1.0 / 3.0};
+  for (int i = 0; i < 10 && i < n; ++i) x(i) = special[i];
+  auto xd = Kokkos::create_mirror_view_and_copy(typename ExecSpace::memory_space(), x);
+  Kokkos::View<double*, typename ExecSpace::memory_space> r("r", n);
+  Kokkos::parallel_for(
+      "test::reciprocal", Kokkos::RangePolicy<ExecSpace>(space, 0, n),
+      KOKKOS_LAMBDA(const int i) { r(i) = physics::reciprocal(xd(i)); });
+  space.fence();
+  auto rh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), r);
+  std::int64_t worst = 0;
+  for (int i = 0; i < n; ++i) {
+    const double want = 1.0 / x(i);
+    std::int64_t a, b;
+    std::memcpy(&a, &rh(i), sizeof a);
+    std::memcpy(&b, &want, sizeof b);
+    const std::int64_t d = (a > b ? a - b : b - a);  // same sign: the ulp distance
+    if ((rh(i) < 0) != (want < 0)) return std::numeric_limits<std::int64_t>::max();
+    worst = std::max(worst, d);
+  }
+  return worst;
+}
+
+// The fused form's reciprocal: on a GPU the hardware approximation refined by one
+// cubic Newton step, which must stay within one ulp of the division (the bound its
+// comment claims); on the host the division itself (0 ulps).
+TEST(FusedReciprocal, WithinOneUlpOfDivision) {
+  for (const SpaceKind k : build_spaces())
+    with_space(k, [&](auto space) {
+      SCOPED_TRACE(to_string(k));
+      EXPECT_LE(reciprocal_max_ulps(space, 1 << 20), 1);
+    });
 }
 
 TEST(Physics, FusedFormMatchesLiteralForm) {
@@ -311,7 +365,7 @@ struct Fused {
     const complex_t mat(0.75, -0.5);
     const auto p = physics::pair_terms(c.wtilde, c.I_eps, c.sexcut);
     TermValue v;
-    complex_t sch_mat(-99, -99), ssx_mat(-99, -99);  // poisoned
+    complex_t sch_mat(0, 0), ssx_mat(0, 0);  // fused_term adds to them
     physics::fused_term<Occupied>(p, c.wxt, c.I_eps * mat, occ * p.Omega2 * mat, c.limittwo, sch_mat, ssx_mat);
     v.sch = sch_mat;
     v.ssx = ssx_mat;

@@ -170,6 +170,29 @@ TEST(Ceilings, LevelRule) {
   EXPECT_NE(short_sweep[0].method.find("possibly a cache rate"), std::string::npos);
 }
 
+TEST(Ceilings, LevelRuleGpuWithRotatedSweep) {
+  gpp::device_info::Caches c;
+  c.l1_bytes = 262144;    // x 4 multiprocessors = 1 MiB of L1: more than half the L2
+  c.l2_bytes = 1048576;   // L2 window of the rotated sweep: <= 512 KiB; HBM >= 4 MiB
+  c.units = 4;
+  std::vector<gpp::ceilings::SweepPoint> own, rot;
+  const double own_gbs[] = {500, 900, 1000, 950, 800, 700, 300, 200};   // 64 KiB .. 8 MiB
+  const double rot_gbs[] = {300, 350, 340, 330, 250, 110, 100, 105};
+  double ws = 65536;
+  for (int i = 0; i < 8; ++i, ws *= 2) own.push_back({ws, own_gbs[i]}), rot.push_back({ws, rot_gbs[i]});
+  const auto l = pick_levels(own, c, false, rot);
+  ASSERT_EQ(l.size(), 3u);
+  EXPECT_EQ(l[0].level, "HBM");
+  EXPECT_EQ(l[0].gbs, 105);  // rotated at >= 4 MiB: 100 (4 MiB), 105 (8 MiB)
+  EXPECT_EQ(l[1].level, "L2");
+  EXPECT_EQ(l[1].gbs, 350);  // rotated at <= 512 KiB: 300, 350, 340, 330 (not 950 of the L1s)
+  EXPECT_EQ(l[2].level, "L1");
+  EXPECT_EQ(l[2].gbs, 1000);  // own columns at <= 512 KiB
+  // Without the rotated sweep the GPU's L2 window (L1 total, L2/2] is empty: no L2 level.
+  const auto without = pick_levels(own, c, false);
+  for (const auto& level : without) EXPECT_NE(level.level, "L2");
+}
+
 TEST(CeilingsCli, QuickHostJson) {
   const std::string json = temp("ceilings.json");
   const auto o = gpp::test::gpp_exe("ceilings --space host --quick --json " + json);

@@ -274,7 +274,8 @@ std::size_t column(const std::string& name) {
 
 TEST(SweepCli, InvalidPointsAreRowsWithReasons) {
   const std::string csv = temp_path("invalid.csv"), json = temp_path("invalid.json");
-  const Outcome o = gpp_cmd("sweep " + deck() + " --policy tuned,host --band-block 4,8 --team-size 1,100000 --repeat 1 "
+  // --space host: the BEST lines below name the host space in every build (CUDA's default is the device)
+  const Outcome o = gpp_cmd("sweep " + deck() + " --space host --policy tuned,host --band-block 4,8 --team-size 1,100000 --repeat 1 "
                             "--csv " + csv + " --json " + json);
   SCOPED_TRACE(o.out);
   ASSERT_EQ(o.code, 0);
@@ -290,6 +291,7 @@ TEST(SweepCli, InvalidPointsAreRowsWithReasons) {
       EXPECT_NE(r[column("reason")].find("--team-size 100000"), std::string::npos) << r[column("reason")];
       EXPECT_EQ(r[column("time_median_s")], "");
       EXPECT_EQ(r[column("repeats")], "0");
+      EXPECT_EQ(r[column("gflops")], "");
     } else {
       ++ok;
       EXPECT_EQ(r[column("status")], "ok");
@@ -297,7 +299,11 @@ TEST(SweepCli, InvalidPointsAreRowsWithReasons) {
       EXPECT_GT(std::stod(r[column("time_median_s")]), 0);
       EXPECT_EQ(r[column("repeats")], "1");
       EXPECT_EQ(r[column("team_size")] == "", r[column("policy")] == "host");
-      EXPECT_EQ(r[column("gflops")], "");
+      // counted FLOPs per update of the fused form: between the sch-only body (~17) and
+      // the paper's nominal 108.4 (docs/roofline.md, "Counting")
+      const double per_update = std::stod(r[column("gflops")]) * 1e9 / std::stod(r[column("updates_per_s")]);
+      EXPECT_GT(per_update, 15.0);
+      EXPECT_LT(per_update, 108.4);
     }
   }
   EXPECT_EQ(invalid, 2);

@@ -642,7 +642,7 @@ def draw_roofline(row, ceilings, csv_path):
     if row["registers"].strip():
         facts.append(f"registers {row['registers']}")
     if row["occupancy_pct"].strip():
-        facts.append(f"occupancy {row['occupancy_pct']}%")
+        facts.append(f"occupancy {float(row['occupancy_pct']):.1f}% (achieved)")
     if row["tunables"].strip():
         facts.append(f"tunables: {row['tunables']}")
     fig.text(0.675, 0.62, "\n".join(facts), fontsize=8.5, va="top", ha="left", linespacing=1.45)

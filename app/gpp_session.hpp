@@ -51,6 +51,8 @@ struct Session {
   // whole share at once (the device copy is made once and kept, as without chunks).
   std::vector<std::pair<int, int>> chunks_device, chunks_host;
   double chunk_transfer_s = 0;  // host -> device copies of chunks, all passes
+  GppData<DeviceExec::memory_space> device_bands;  // with chunks: the bands' arrays, kept
+  bool bands_on_device = false;
   const std::vector<std::pair<int, int>>& chunks(SpaceKind k) const {
     return k == SpaceKind::Host ? chunks_host : chunks_device;
   }
@@ -108,9 +110,23 @@ void Session::for_each_chunk(const ExecSpace& space, F&& f, bool first_only) {
     if constexpr (std::is_same_v<ExecSpace, HostExec>) {
       f(h);
     } else {
+      using Mem = typename ExecSpace::memory_space;
+      static_assert(std::is_same_v<DataFor<ExecSpace>, decltype(device_bands)>, "one device space per build");
       space.fence();
       const auto t0 = std::chrono::steady_clock::now();
-      const DataFor<ExecSpace> d = to_memory_space<typename ExecSpace::memory_space>(h);
+      // The bands' arrays go to the device once; each chunk's G' columns then come and go.
+      if (!bands_on_device) {
+        device_bands = to_memory_space<Mem>(gp_columns(host, 0, 0));
+        bands_on_device = true;
+      }
+      DataFor<ExecSpace> d = device_bands;
+      d.ngpown = h.ngpown;
+      auto copy = [](const auto& v) { return Kokkos::create_mirror_view_and_copy(Mem(), v); };
+      d.I_eps_array = copy(h.I_eps_array);
+      d.wtilde_array = copy(h.wtilde_array);
+      d.aqsmtemp_local = copy(h.aqsmtemp_local);
+      d.aqsmtemp_local_bt = copy(h.aqsmtemp_local_bt);
+      d.vcoul_loc = copy(h.vcoul_loc);
       space.fence();
       chunk_transfer_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       device_info::sample_memory();

@@ -11,9 +11,10 @@
 #   all     the three in turn (default)
 #
 # Environment: MPIRUN (default mpirun), MPIRUN_ARGS (default "--bind-to none"), REPEAT
-# (default 5), BIG_ARGS (default: 72000 G' and G, 96 bands: wtilde_array + I_eps_array
-# 32 x 72000^2 bytes = 166 GB = 154 GiB, more than an H200's 140 GiB; needs ~170 GB of
-# host memory). Everything is logged under OUTDIR (text, JSON records).
+# (default 5), DECK (default inputs/si510.toml), CHUNK_MEM (default 1G), BIG_ARGS
+# (default: 72000 G' and G, 96 bands: wtilde_array + I_eps_array 32 x 72000^2 bytes =
+# 166 GB = 154 GiB, more than an H200's 140 GiB; needs ~170 GB of host memory).
+# Everything is logged under OUTDIR (text, JSON records).
 set -uo pipefail
 build=${1:?usage: tools/mpi_scaling.sh BUILD_DIR OUTDIR [strong|chunks|big|all]}
 out=${2:?usage: tools/mpi_scaling.sh BUILD_DIR OUTDIR [strong|chunks|big|all]}
@@ -23,6 +24,9 @@ gpp=$build/app/gpp
 mpirun=${MPIRUN:-mpirun}
 read -r -a mpirun_args <<<"${MPIRUN_ARGS:---bind-to none}"
 repeat=${REPEAT:-5}
+deck=${DECK:-$src/inputs/si510.toml}
+chunk_mem=${CHUNK_MEM:-1G}
+name=$(basename "$deck" .toml)
 read -r -a big_args <<<"${BIG_ARGS:---ngpown 72000 --ncouls 72000 --nbands 96 --nvband 40}"
 # Open MPI refuses root unless told (the GPU machines run commands as root).
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -55,23 +59,24 @@ max_rel_diff() {
 }
 
 if [ "$what" = strong ] || [ "$what" = all ]; then
-  run si510-1rank 1 "$src/inputs/si510.toml" --policy tuned --repeat "$repeat"
-  run si510-2ranks 2 "$src/inputs/si510.toml" --policy tuned --repeat "$repeat"
-  t1=$(field "$out/si510-1rank.txt" time_median_s)
-  t2=$(field "$out/si510-2ranks.txt" time_median_s)
+  run $name-1rank 1 "$deck" --policy tuned --repeat "$repeat"
+  run $name-2ranks 2 "$deck" --policy tuned --repeat "$repeat"
+  t1=$(field "$out/$name-1rank.txt" time_median_s)
+  t2=$(field "$out/$name-2ranks.txt" time_median_s)
   if [ -n "$t1" ] && [ -n "$t2" ]; then
-    awk -v a="$t1" -v b="$t2" 'BEGIN { printf "si510 tuned: 1 GPU %.4f s, 2 GPUs %.4f s: speed-up %.3f, strong-scaling efficiency T1/(2 T2) = %.3f (goal >= 0.95)\n", a, b, a / b, a / (2 * b) }' |
-      tee "$out/si510-scaling.txt"
-    echo "si510 1 rank vs 2 ranks, largest relative difference of the sums: $(max_rel_diff "$out/si510-2ranks.txt" "$out/si510-1rank.txt") (bound: docs/mpi.md)" |
-      tee -a "$out/si510-scaling.txt"
+    awk -v n="$name" -v a="$t1" -v b="$t2" 'BEGIN { printf "%s tuned: 1 GPU %.4f s, 2 GPUs %.4f s: speed-up %.3f, strong-scaling efficiency T1/(2 T2) = %.3f (goal >= 0.95)\n", n, a, b, a / b, a / (2 * b) }' |
+      tee "$out/$name-scaling.txt"
+    echo "$name 1 rank vs 2 ranks, largest relative difference of the sums: $(max_rel_diff "$out/$name-2ranks.txt" "$out/$name-1rank.txt") (bound: docs/mpi.md)" |
+      tee -a "$out/$name-scaling.txt"
   fi
 fi
 
 if [ "$what" = chunks ] || [ "$what" = all ]; then
-  [ -f "$out/si510-1rank.txt" ] || run si510-1rank 1 "$src/inputs/si510.toml" --policy tuned --repeat "$repeat"
-  run si510-chunked 1 "$src/inputs/si510.toml" --policy tuned --repeat "$repeat" --max-device-mem 1G
-  echo "si510 chunked (1 GiB) vs whole, largest relative difference of the sums: $(max_rel_diff "$out/si510-chunked.txt" "$out/si510-1rank.txt")" |
-    tee "$out/si510-chunked-diff.txt"
+  [ -f "$out/$name-1rank.txt" ] || run $name-1rank 1 "$deck" --policy tuned --repeat "$repeat"
+  if run $name-chunked 1 "$deck" --policy tuned --repeat "$repeat" --max-device-mem "$chunk_mem"; then
+    echo "$name chunked ($chunk_mem) vs whole, largest relative difference of the sums: $(max_rel_diff "$out/$name-chunked.txt" "$out/$name-1rank.txt")" |
+      tee "$out/$name-chunked-diff.txt"
+  fi
 fi
 
 if [ "$what" = big ] || [ "$what" = all ]; then

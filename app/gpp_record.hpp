@@ -55,15 +55,15 @@ struct PolicyRun {
   bool verified = false;
   std::string status = "ok";  // ok | wrong (failed verification) | invalid (could not run)
   std::string reason;         // invalid: why
+  double min() const;
+  double median() const;
+  double max() const;
   // MPI over G' and chunks (docs/mpi.md): times above are the slowest rank's kernel time
   // plus the reduction; here each rank's median kernel time, the reduction's median.
   int ranks = 1;
   std::vector<double> rank_kernel_s;  // per rank, in rank order
   double comm_s = 0;                  // MPI_Allreduce of the 4*nw sums
   int chunks = 1;                     // G' chunks per pass on this space (--max-device-mem)
-  double min() const;
-  double median() const;
-  double max() const;
 };
 
 struct RunRecord {

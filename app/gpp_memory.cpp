@@ -62,7 +62,7 @@ void check_memory_fits(const std::string& what, long long nbands, long long ngpo
   // chunk repeats and one G' column must fit.
   if (const long long free_bytes = device_memory_free(); free_bytes >= 0) {
     const std::vector<Array> device = {{"aqsntemp", band_g},
-                                       {"one G' column of I_eps_array, wtilde_array and aqsmtemp_local", 3 * c * ncouls},
+                                       {"one G' column (I_eps_array, wtilde_array, aqsmtemp_local)", 2 * c * ncouls + 3 * c * nbands},
                                        {"wx_array_t and wx_array_bt", 2 * r * nw * nbands}};
     refuse_unless_fits(what, device, (long double)free_bytes, "device");
   }

@@ -82,17 +82,22 @@ void check_placement(bool allow_shared_device) {
   const std::vector<std::string> keys = mpi::gather(key.empty() ? std::string() : mpi::host_name() + " " + key);
   if (mpi::size() > 1 && mpi::rank() == 0)
     for (const std::string& line : mpi::placement()) std::cout << line << "\n";
+  // Every rank computes the same error from the same gathered keys.
+  if (const std::string error = shared_device_error(keys, allow_shared_device); !error.empty())
+    throw mpi::CollectiveError(error);
+}
+
+std::string shared_device_error(const std::vector<std::string>& keys, bool allow_shared_device) {
+  if (allow_shared_device) return "";
   std::map<std::string, int> first_rank;
-  std::string error;
   for (int r = 0; r < int(keys.size()); ++r) {
     if (keys[r].empty()) continue;
     const auto [it, fresh] = first_rank.emplace(keys[r], r);
-    if (!fresh && !allow_shared_device && error.empty())
-      error = "ranks " + std::to_string(it->second) + " and " + std::to_string(r) + " would share one GPU (" + keys[r] +
-              "): start at most one rank per GPU, or pass --allow-shared-device";
+    if (!fresh)
+      return "ranks " + std::to_string(it->second) + " and " + std::to_string(r) + " would share one GPU (" + keys[r] +
+             "): start at most one rank per GPU, or pass --allow-shared-device";
   }
-  // Every rank computed the same error from the same gathered keys.
-  if (!error.empty()) throw mpi::CollectiveError(error);
+  return "";
 }
 
 int fail_this_rank(const std::string& command, const std::string& message, int code) {

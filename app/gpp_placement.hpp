@@ -17,6 +17,11 @@ std::vector<std::string> startup_arguments(int argc, char* argv[], bool& allow_s
 /// rank when two ranks drive one GPU and `allow_shared_device` is false.
 void check_placement(bool allow_shared_device);
 
+/// "" when no two non-empty keys (one per rank, "HOST PCI-ADDRESS" of its GPU; empty for
+/// ranks without a device) are equal or `allow_shared_device`; else the refusal naming the
+/// first two ranks that share a GPU.
+std::string shared_device_error(const std::vector<std::string>& keys, bool allow_shared_device);
+
 /// An error one rank met outside a collective step: printed with the rank, then every
 /// rank ends (MPI_Abort); on one rank, the usual line and `code`.
 int fail_this_rank(const std::string& command, const std::string& message, int code = 1);

@@ -2,9 +2,12 @@
 //  [--json FILE] [--csv FILE] [--output FILE.h5]`
 #include "gpp_command.hpp"
 #include "gpp_io_cli.hpp"
+#include "gpp_mpi.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <iomanip>
+#include <sstream>
 #include <iostream>
 
 namespace gpp::app {
@@ -19,6 +22,22 @@ std::string gib(double bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
   return buf;
+}
+// Per-rank kernel times, their maximum and imbalance, and the reduction (docs/mpi.md).
+std::string describe_ranks(const PolicyRun& r) {
+  std::ostringstream o;
+  o << std::setprecision(4);
+  double sum = 0, most = 0;
+  for (double t : r.rank_kernel_s) {
+    sum += t;
+    most = std::max(most, t);
+  }
+  const double mean = sum / double(r.rank_kernel_s.size());
+  o << "ranks: " << r.ranks << "; kernel median per rank [s]:";
+  for (double t : r.rank_kernel_s) o << " " << t;
+  o << "; max " << most << " s, imbalance (max/mean) " << (mean > 0 ? most / mean : 0.0) << "; MPI_Allreduce of "
+    << 4 * r.result.achtemp.size() << " doubles: " << r.comm_s * 1e6 << " us (median)\n";
+  return o.str();
 }
 }  // namespace
 
@@ -40,8 +59,18 @@ int cmd_run(const std::vector<std::string>& args) {
   prepare_reference(s, parse_verify_mode(o.verify), o.rtol);
   RunRecord rec = make_record("run", command_line, s);
   const SpaceKind first = p.runs.front().space;
-  if (!no_branch_stats)
-    rec.branches = with_space(first, [&](auto space) { return branch_statistics(space, s.data(space)); });
+  rec.rank_placement = mpi::placement();
+  if (!no_branch_stats) {
+    BranchCounts b;
+    with_space(first, [&](auto space) { s.for_each_chunk(space, [&](const auto& data) { b += branch_statistics(space, data); }); });
+    long long counts[4] = {b.regular, b.near_pole, b.zero, b.cut};  // every rank's G'
+    mpi::sum(counts, 4);
+    b.regular = counts[0];
+    b.near_pole = counts[1];
+    b.zero = counts[2];
+    b.cut = counts[3];
+    rec.branches = b;
+  }
   add_static_remainder(s, rec, first);
   for (const auto& planned : p.runs) {
     rec.runs.push_back(run_policy(s, *planned.entry, planned.space, planned.tunables, o.repeat, o.warmup));
@@ -52,8 +81,13 @@ int cmd_run(const std::vector<std::string>& args) {
   // The output files first: an output that fails (a full disk) is the one line printed.
   write_outputs(o, rec);
   std::cout << describe_provenance(rec) << describe_deck(s);
-  std::cout << "setup: " << s.setup_s << " s (generate/read, check, derive); transfer to device: " << s.transfer_s
-            << " s; data: " << gib(double(rec.data_bytes)) << "\n";
+  std::cout << "setup: " << s.setup_s << " s (generate/read, check, derive); transfer to device: " << rec.transfer_s
+            << " s; data: " << gib(double(rec.data_bytes)) << (rec.ranks > 1 ? " on rank 0" : "") << "\n";
+  for (SpaceKind k : {SpaceKind::Device, SpaceKind::Host})
+    if (s.chunks(k).size() > 1 && std::any_of(rec.runs.begin(), rec.runs.end(), [&](const PolicyRun& r) { return r.space.kind == k; }))
+      std::cout << "G' chunks on the " << to_string(k) << ": " << s.chunks(k).size() << " per pass of at most "
+                << s.chunks(k).front().second - s.chunks(k).front().first
+                << " columns (--max-device-mem), each copied, run and freed; partial sums added\n";
   if (!s.synthetic) std::cout << describe_read(s);
   if (rec.branches) std::cout << describe_branches(*rec.branches);
   if (s.target.performed())
@@ -73,7 +107,10 @@ int cmd_run(const std::vector<std::string>& args) {
     std::cout << std::setprecision(6) << "time: median " << r.median() << " s, min " << r.min() << " s, max "
               << r.max() << " s over " << r.times.size() << " repeats (warm-up excluded, transfers excluded)\n";
     std::cout << "updates/s: " << updates / r.median() << "\n";
+    if (r.ranks > 1) std::cout << describe_ranks(r);
   } else {
+    for (const auto& r : rec.runs)
+      if (r.ranks > 1) std::cout << r.policy << ": " << describe_ranks(r);
     std::cout << "\n" << std::left << std::setw(16) << "policy" << std::setw(8) << "space" << std::right
               << std::setw(13) << "median [s]" << std::setw(14) << "updates/s" << std::setw(12) << "rel error"
               << "  verified\n";

@@ -2,6 +2,7 @@
 
 #include "gpp_io_cli.hpp"
 #include "gpp_memory.hpp"
+#include "gpp_mpi.hpp"
 #include "gpp_static.hpp"
 #include "gpp_sweep.hpp"
 #include "gpp_tuning.hpp"
@@ -36,6 +37,10 @@ void add_run_options(CLI::App& app, RunOptions& o, const std::string& command) {
   app.add_option("--json", o.json_path, "Write the run record as JSON (docs/formats.md)");
   app.add_option("--csv", o.csv_path, "Write one CSV row per policy run (fixed header, docs/formats.md)");
   app.add_option("--output", o.output_path, "Write the results and the record to an HDF5 file (.h5)");
+  if (command == "run")
+    app.add_option("--max-device-mem", o.max_device_mem,
+                   "Most bytes of data on the device at once (e.g. 16G); G' beyond it run in chunks, the partial sums "
+                   "added (default: 90% of the free device memory; on the host: no chunks unless given)");
 }
 
 std::vector<OutputRequest> output_requests(const RunOptions& o) {
@@ -76,7 +81,8 @@ std::string apply_tuning(const PolicyEntry& entry, Tunables& t, const Tunables* 
   return out;
 }
 
-Prepared prepare(CLI::App& app, const RunOptions& o) {
+namespace {
+Prepared prepare_this_rank(CLI::App& app, const RunOptions& o) {
   if (app.count("--policy") > 0 && o.policy.empty()) throw Error("--policy is empty (give a policy name, a list, or all)");
   if (app.count("--name") > 0) check_deck_name(o.deck.name);
   const std::optional<SpaceKind> requested = o.space.empty() ? std::nullopt : std::optional(parse_space(o.space));
@@ -90,6 +96,7 @@ Prepared prepare(CLI::App& app, const RunOptions& o) {
     runs.push_back({e, placement(*e, requested), t});
   }
   check_results_path(o.output_path);
+  const long long max_device_bytes = o.max_device_mem.empty() ? 0 : parse_bytes(o.max_device_mem, "--max-device-mem");
   const CLI::Option* deck_file = app.get_config_ptr();
   check_outputs(output_requests(o),
                 {o.input_path, deck_file && deck_file->count() > 0 ? deck_file->as<std::string>() : std::string()});
@@ -104,9 +111,12 @@ Prepared prepare(CLI::App& app, const RunOptions& o) {
       !o.use_tuning || o.tuning == "none" ? std::string() : o.tuning.empty() ? default_tuning_path() : o.tuning;
   std::optional<TuningFile> tuning;
   if (!tuning_path.empty()) tuning = read_tuning_file(tuning_path);
-  Prepared p{o.input_path.empty() ? make_session(o.deck)
-                                  : make_session_from_file(o.input_path, app.count("--name") ? o.deck.name : ""),
+  const GpShare share{mpi::rank(), mpi::size()};
+  Prepared p{o.input_path.empty() ? make_session(o.deck, share)
+                                  : make_session_from_file(o.input_path, app.count("--name") ? o.deck.name : "", share),
              std::move(runs), tuning_path};
+  for (const auto& r : p.runs) plan_chunks(p.session, r.space, max_device_bytes);
+  // A rank's work decides its tunables' size class (one rank: the whole deck).
   const std::string size_class = sweep::size_class(p.session.host.updates());
   for (auto& r : p.runs) {
     const TuningEntry* e = nullptr;
@@ -125,8 +135,17 @@ Prepared prepare(CLI::App& app, const RunOptions& o) {
   }
   return p;
 }
+}  // namespace
+
+Prepared prepare(CLI::App& app, const RunOptions& o) {
+  std::optional<Prepared> p;
+  mpi::collectively([&] { p.emplace(prepare_this_rank(app, o)); });
+  complete_share(p->session);
+  return std::move(*p);
+}
 
 void write_outputs(const RunOptions& o, const RunRecord& r) {
+  if (mpi::rank() != 0) return;
   if (!o.json_path.empty()) write_file_atomically(o.json_path, to_json(r));
   if (!o.csv_path.empty()) write_file_atomically(o.csv_path, csv_header() + "\n" + csv_rows(r));
   if (!o.output_path.empty()) write_results_h5(o.output_path, r);
@@ -141,14 +160,21 @@ std::string describe_branches(const BranchCounts& b) {
 }
 
 void add_static_remainder(Session& s, RunRecord& r, SpaceKind k) {
+  // Each G' chunk's part, then every rank's (the sum is over n1 and G').
+  std::vector<std::complex<double>> achstemp{{0.0, 0.0}};
+  double seconds = 0;
   with_space(k, [&](auto space) {
-    const auto& data = s.data(space);
-    space.fence();
-    const auto t0 = std::chrono::steady_clock::now();
-    r.achstemp = static_remainder(space, data);
-    space.fence();
-    r.static_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    s.for_each_chunk(space, [&](const auto& data) {
+      space.fence();
+      const auto t0 = std::chrono::steady_clock::now();
+      achstemp[0] += static_remainder(space, data);
+      space.fence();
+      seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    });
   });
+  mpi::sum(achstemp);
+  r.achstemp = achstemp[0];
+  r.static_s = mpi::max(seconds);
   r.achstemp_space = space_info(k);
   if (s.reference_achstemp) r.achstemp_rel_error = relative_error(*r.achstemp, *s.reference_achstemp);
 }

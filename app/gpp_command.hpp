@@ -25,6 +25,9 @@ struct RunOptions {
   std::string tuning;
   bool use_tuning = true;
   bool resolve_planned = true;  // resolve every planned run's tunables in prepare()
+  // --max-device-mem (gpp run): most bytes of data a space holds at once; G' beyond it
+  // run in chunks (docs/mpi.md). "": the default (what the device has free).
+  std::string max_device_mem;
 };
 
 /// The options of `command` (run, bench or sweep): deck, --input, --policy, --space,
@@ -51,14 +54,16 @@ struct Prepared {
 /// ("band_block: command line; team_size: tuning file PATH") when they differ.
 std::string apply_tuning(const PolicyEntry& entry, Tunables& t, const Tunables* from, const std::string& file);
 
-/// Opens the session and checks every planned run (its tunables resolved on its space)
-/// and every output path. Nothing has been printed when this returns or throws.
+/// Opens the session (this rank's share of G', docs/mpi.md) and checks every planned run
+/// (its tunables resolved on its space) and every output path. Nothing has been printed
+/// when this returns or throws. Collective: an error on any rank is thrown on every rank
+/// (mpi::CollectiveError).
 Prepared prepare(CLI::App& app, const RunOptions& o);
 
 /// The outputs `o` asks for, with their options.
 std::vector<OutputRequest> output_requests(const RunOptions& o);
 
-/// Writes the record to every output `o` asks for (JSON, CSV, HDF5 results).
+/// Writes the record to every output `o` asks for (JSON, CSV, HDF5 results); rank 0 only.
 void write_outputs(const RunOptions& o, const RunRecord& r);
 
 /// The branch fractions line of the text output.

@@ -57,11 +57,13 @@ void check_memory_fits(const std::string& what, long long nbands, long long ngpo
   host.push_back({"aqsmtemp_local_bt", gp_band});
   host.push_back({"wx_array_t and wx_array_bt", 2 * r * nw * nbands});
   refuse_unless_fits(what, host, (long double)io::available_host_memory_bytes(), "host");
-  // The device copy of the derived data (to_memory_space) on a GPU backend.
+  // The device copy of the derived data (to_memory_space) on a GPU backend: G' columns
+  // that do not fit are processed in chunks (docs/mpi.md), so only the arrays every
+  // chunk repeats and one G' column must fit.
   if (const long long free_bytes = device_memory_free(); free_bytes >= 0) {
-    const std::vector<Array> device = {{"aqsntemp", band_g},        {"I_eps_array", gp_g},
-                                       {"wtilde_array", gp_g},      {"aqsmtemp_local", gp_band},
-                                       {"aqsmtemp_local_bt", gp_band}, {"wx_array_t and wx_array_bt", 2 * r * nw * nbands}};
+    const std::vector<Array> device = {{"aqsntemp", band_g},
+                                       {"one G' column (I_eps_array, wtilde_array, aqsmtemp_local)", 2 * c * ncouls + 3 * c * nbands},
+                                       {"wx_array_t and wx_array_bt", 2 * r * nw * nbands}};
     refuse_unless_fits(what, device, (long double)free_bytes, "device");
   }
 }

@@ -162,7 +162,7 @@ std::string result_line(const RunRecord& r, const PolicyRun& run) {
   o << "RESULT deck=" << token(r.deck.name) << " policy=" << token(run.policy) << " space=" << to_string(run.space.kind)
     << " backend=" << token(run.space.backend) << " nw=" << r.deck.nw << " time_median_s=" << num(run.median())
     << " updates_per_s=" << num(r.deck.updates / run.median()) << " rel_error=" << num(run.rel_error, 3)
-    << " verified=" << verified_word(r, run);
+    << " verified=" << verified_word(r, run) << " ranks=" << r.ranks;
   return o.str();
 }
 
@@ -257,9 +257,14 @@ std::string to_json(const RunRecord& r) {
         .value("verified", run.verified)
         .complex_array("achtemp", run.result.achtemp)
         .complex_array("asxtemp", run.result.asxtemp)
+        .value("ranks", run.ranks)
+        .number_array("rank_kernel_median_s", run.rank_kernel_s)
+        .value("comm_median_s", run.comm_s)
+        .value("chunks", run.chunks)
         .end_object();
   }
   j.end_array();
+  j.value("ranks", r.ranks).string_array("rank_placement", r.rank_placement);
   j.value("passed", r.passed());
   j.end_object();
   return j.str();

@@ -59,6 +59,12 @@ struct PolicyRun {
   double min() const;
   double median() const;
   double max() const;
+  // MPI over G' and chunks (docs/mpi.md): times above are the slowest rank's kernel time
+  // plus the reduction; here each rank's median kernel time, the reduction's median.
+  int ranks = 1;
+  std::vector<double> rank_kernel_s;  // per rank, in rank order
+  double comm_s = 0;                  // MPI_Allreduce of the 4*nw sums
+  int chunks = 1;                     // G' chunks per pass on this space (--max-device-mem)
 };
 
 struct RunRecord {
@@ -84,6 +90,9 @@ struct RunRecord {
   double reference_s = 0;
 
   std::vector<PolicyRun> runs;
+
+  int ranks = 1;                            // MPI ranks (docs/mpi.md)
+  std::vector<std::string> rank_placement;  // per rank: "host HOST, DEVICE" (MPI builds)
 
   /// Every run verified (or verification off) and achstemp within tolerance.
   bool passed() const;

@@ -3,11 +3,13 @@
 #include "gpp_compat.hpp"
 #include "gpp_device_info.hpp"
 #include "gpp_device_reference.hpp"
+#include "gpp_mpi.hpp"
 #include "gpp_profiling.hpp"
 #include "gpp_reference.hpp"
 
 #include <algorithm>
 #include <chrono>
+#include <cctype>
 #include <cmath>
 #include <sstream>
 
@@ -16,7 +18,128 @@ namespace {
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
+
+// The sums of every rank (one MPI_Allreduce of 4*nw doubles; nothing on one rank).
+void sum_over_ranks(SigmaSums& sums) {
+  std::vector<std::complex<double>> all(sums.sch_sum);
+  all.insert(all.end(), sums.ssx_sum.begin(), sums.ssx_sum.end());
+  mpi::sum(all);
+  const std::size_t nw = sums.sch_sum.size();
+  std::copy(all.begin(), all.begin() + nw, sums.sch_sum.begin());
+  std::copy(all.begin() + nw, all.end(), sums.ssx_sum.begin());
+}
+
+void add_to(SigmaSums& total, const SigmaSums& part) {
+  if (total.sch_sum.empty()) {
+    total = part;
+    return;
+  }
+  for (std::size_t w = 0; w < part.sch_sum.size(); ++w) {
+    total.sch_sum[w] += part.sch_sum[w];
+    total.ssx_sum[w] += part.ssx_sum[w];
+  }
+}
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Counts G' whose vcoul_loc is 0 (skipped: mapped outside 1..ncouls) on this rank.
+int skipped_gp(const GppData<Kokkos::HostSpace>& d) {
+  int skipped = 0;
+  for (int i = 0; i < d.ngpown; ++i) skipped += d.vcoul_loc(i) == 0.0;
+  return skipped;
+}
 }  // namespace
+
+void complete_share(Session& s) {
+  long long skipped = skipped_gp(s.host);
+  mpi::sum(&skipped, 1);
+  s.skipped_gp_total = skipped;
+}
+
+GppData<Kokkos::HostSpace> gp_columns(const GppData<Kokkos::HostSpace>& h, int first, int last) {
+  using Types = ViewTypes<Kokkos::HostSpace>;
+  GppData<Kokkos::HostSpace> d = h;
+  const auto cols = std::make_pair(first, last);
+  d.ngpown = last - first;
+  d.I_eps_array = Kokkos::subview(h.I_eps_array, Kokkos::ALL, cols);
+  d.wtilde_array = Kokkos::subview(h.wtilde_array, Kokkos::ALL, cols);
+  d.aqsmtemp_local_bt = Kokkos::subview(h.aqsmtemp_local_bt, Kokkos::ALL, cols);
+  d.vcoul_loc = Kokkos::subview(h.vcoul_loc, cols);
+  d.aqsmtemp_local = Types::ComplexMatrix(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::chunk::aqsmtemp_local"),
+                                          d.ngpown, d.nbands);
+  for (int n1 = 0; n1 < d.nbands; ++n1)
+    for (int c = 0; c < d.ngpown; ++c) d.aqsmtemp_local(c, n1) = h.aqsmtemp_local(first + c, n1);
+  return d;
+}
+
+ChunkBytes chunk_bytes(const GppData<Kokkos::HostSpace>& h) {
+  const double c = sizeof(complex_t), r = sizeof(double);
+  ChunkBytes b;
+  // to_memory_space: aqsntemp, wx_array_t and wx_array_bt, occ_array in every chunk.
+  b.replicated = c * double(h.ncouls) * h.nbands + 2 * r * double(h.nw) * h.nbands + r * h.nbands;
+  // wtilde_array and I_eps_array, aqsmtemp_local and its band-contiguous copy, vcoul_loc,
+  // and the static remainder's S (nbands x G') while achstemp is computed.
+  b.per_column = 2 * c * double(h.ncouls) + 3 * c * double(h.nbands) + r;
+  return b;
+}
+
+void plan_chunks(Session& s, SpaceKind k, long long max_bytes) {
+  auto& plan = k == SpaceKind::Host ? s.chunks_host : s.chunks_device;
+  plan.clear();
+  double budget = double(max_bytes);
+  if (max_bytes <= 0) {
+    if (k == SpaceKind::Host || !kHasDeviceSpace) return;  // the host reads its arrays in place
+    const long long free_bytes = device_info::memory_free();
+    if (free_bytes < 0) return;
+    budget = 0.9 * double(free_bytes);
+  }
+  const ChunkBytes b = chunk_bytes(s.host);
+  const int ngpown = s.host.ngpown;
+  if (b.replicated + b.per_column * ngpown <= budget) return;  // the whole share fits
+  const double columns = std::floor((budget - b.replicated) / b.per_column);
+  if (columns < 1) {
+    std::ostringstream o;
+    o.precision(4);
+    o << (max_bytes > 0 ? "--max-device-mem " : "the free device memory ") << budget / 1073741824.0
+      << " GiB is too small for one G' column: the bands' arrays take " << b.replicated / 1073741824.0
+      << " GiB and each G' column " << b.per_column / 1048576.0 << " MiB";
+    throw Error(o.str());
+  }
+  const int width = int(std::min<double>(columns, ngpown));
+  for (int first = 0; first < ngpown; first += width) plan.emplace_back(first, std::min(ngpown, first + width));
+}
+
+long long parse_bytes(const std::string& text, const std::string& option) {
+  const auto bad = [&] {
+    return Error(option + " must be a positive size in bytes, optionally with K, M, G or T (powers of 1024), got '" +
+                 text + "'");
+  };
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    throw bad();
+  }
+  std::string unit = text.substr(used);
+  for (char& ch : unit) ch = char(std::toupper(static_cast<unsigned char>(ch)));
+  double scale = 1;
+  if (!unit.empty()) {
+    const std::string prefixes = "KMGT";
+    const auto p = prefixes.find(unit[0]);
+    const std::string rest = unit.substr(1);
+    if (p == std::string::npos || !(rest.empty() || rest == "B" || rest == "IB")) throw bad();
+    scale = std::pow(1024.0, double(p + 1));
+  }
+  const double bytes = v * scale;
+  if (!std::isfinite(bytes) || !(bytes >= 1) || bytes > 9.0e18) throw bad();
+  return (long long)bytes;
+}
 
 template <class ExecSpace>
 const DataFor<ExecSpace>& Session::data(const ExecSpace& space) {
@@ -42,15 +165,18 @@ template const DataFor<HostExec>& Session::data(const HostExec&);
 template const DataFor<DeviceExec>& Session::data(const DeviceExec&);
 #endif
 
-Session make_session(const DeckParams& p) {
+Session make_session(const DeckParams& p, const GpShare& share) {
   Session s;
   s.params = p;
   compat::ScopedRegion region("gpp::setup");
   const auto t0 = std::chrono::steady_clock::now();
-  s.input = generate(p);
+  s.input = generate(p, share);  // this rank's G' columns only
   s.source = p.generator + " generator";
   s.synthetic = true;
   s.host = derive(s.input);
+  s.share = share;
+  s.ngpown_total = p.ngpown;
+  s.updates_total = double(s.host.nbands) * p.ngpown * double(s.host.ncouls) * s.host.nw;
   s.setup_s = seconds_since(t0);
   return s;
 }
@@ -65,20 +191,30 @@ void prepare_reference(Session& s, VerifyMode mode, double rtol) {
   } else if (mode == VerifyMode::Auto && s.params.generator == "uniform" && s.synthetic) {
     s.target.against = "closed form";
     // Each sum has nbands*ngpown*ncouls equal terms (spec section 4).
-    s.target.tolerance = std::max(rtol, closed_form_tolerance(double(s.host.nbands) * s.host.ngpown * double(s.host.ncouls)));
+    s.target.tolerance = std::max(rtol, closed_form_tolerance(double(s.host.nbands) * s.ngpown_total * double(s.host.ncouls)));
     s.reference = apply_start_values(closed_form_uniform(s.params), s.input.asxtemp0, s.input.achtemp0);
   } else if (mode == VerifyMode::Auto && s.input.has_reference()) {
     s.target.against = "stored reference";
     s.reference.achtemp = s.input.achtempref;
     s.reference.asxtemp = s.input.asxtempref;
-  } else if (mode == VerifyMode::Host || (mode == VerifyMode::Auto && s.host.updates() <= kHostReferenceMaxUpdates)) {
+  } else if (mode == VerifyMode::Host || (mode == VerifyMode::Auto && s.updates_total <= kHostReferenceMaxUpdates)) {
+    // Each rank's share, then the sum over ranks (the deck's size decides, the same on
+    // every rank).
     s.target.against = "host reference";
-    s.reference = apply_start_values(reference_sums(s.host), s.input.asxtemp0, s.input.achtemp0);
-    s.reference_achstemp = reference_achstemp(s.host);
+    SigmaSums sums = reference_sums(s.host);
+    sum_over_ranks(sums);
+    s.reference = apply_start_values(sums, s.input.asxtemp0, s.input.achtemp0);
+    std::vector<std::complex<double>> achstemp{reference_achstemp(s.host)};
+    mpi::sum(achstemp);
+    s.reference_achstemp = achstemp[0];
   } else {
     // The literal physics with compensated sums on the fastest space there is.
     s.target.against = "device reference";
-    const SigmaSums sums = with_space(default_space(), [&](auto space) { return device_reference_sums(space, s.data(space)); });
+    SigmaSums sums;
+    with_space(default_space(), [&](auto space) {
+      s.for_each_chunk(space, [&](const auto& data) { add_to(sums, device_reference_sums(space, data)); });
+    });
+    sum_over_ranks(sums);
     s.reference = apply_start_values(sums, s.input.asxtemp0, s.input.achtemp0);
   }
   s.reference_s = seconds_since(t0);
@@ -95,7 +231,11 @@ SpaceKind placement(const PolicyEntry& entry, std::optional<SpaceKind> requested
 }
 
 Tunables resolve(Session& s, const PolicyEntry& entry, SpaceKind k, const Tunables& t) {
-  return with_space(k, [&](auto space) { return entry.resolve(space, s.data(space), t); });
+  return with_space(k, [&](auto space) {
+    Tunables resolved;
+    s.for_each_chunk(space, [&](const auto& data) { resolved = entry.resolve(space, data, t); }, true);
+    return resolved;
+  });
 }
 
 PolicyRun run_policy(Session& s, const PolicyEntry& entry, SpaceKind k, const Tunables& t, int repeat, int warmup) {
@@ -103,31 +243,55 @@ PolicyRun run_policy(Session& s, const PolicyEntry& entry, SpaceKind k, const Tu
   r.policy = entry.name;
   r.space = space_info(k);
   profiling::Range range("gpp::policy::" + entry.name);  // ncu --nvtx-include "gpp::policy::NAME/"
+  std::vector<double> kernel_s, comm_s;  // this rank's, per timed repeat
   with_space(k, [&](auto space) {
-    const auto& data = s.data(space);
-    r.tunables = entry.resolve(space, data, t);
+    r.tunables = resolve(s, entry, k, t);
+    // One pass: the policy on each G' chunk (kernel time: fenced, transfers excluded),
+    // then the sums of every rank (communication time).
     auto once = [&] {
-      space.fence();
-      const auto t0 = std::chrono::steady_clock::now();
-      const SigmaSums sums = entry.run(space, data, r.tunables);
-      space.fence();
-      const double dt = seconds_since(t0);
-      return std::make_pair(apply_start_values(sums, s.input.asxtemp0, s.input.achtemp0), dt);
+      SigmaSums sums;
+      double kernel = 0;
+      mpi::barrier();  // every rank starts together: the slowest rank's time is the job's
+      s.for_each_chunk(space, [&](const auto& data) {
+        space.fence();
+        const auto t0 = std::chrono::steady_clock::now();
+        const SigmaSums part = entry.run(space, data, r.tunables);
+        space.fence();
+        kernel += seconds_since(t0);
+        add_to(sums, part);
+      });
+      const auto t1 = std::chrono::steady_clock::now();
+      sum_over_ranks(sums);
+      const double comm = seconds_since(t1);
+      return std::make_tuple(apply_start_values(sums, s.input.asxtemp0, s.input.achtemp0), kernel, comm);
     };
     auto check = [&](const SigmaResult& res) {
       if (!s.target.performed()) return;
       const double e = relative_error(res, s.reference);
       r.rel_error = std::isnan(e) ? INFINITY : std::max(r.rel_error, e);
     };
-    for (int i = 0; i < warmup; ++i) check(once().first);  // module load, first touch, allocations
+    for (int i = 0; i < warmup; ++i) check(std::get<0>(once()));  // module load, first touch, allocations
     for (int i = 0; i < repeat; ++i) {
-      auto [res, dt] = once();
-      r.times.push_back(dt);
+      auto [res, kernel, comm] = once();
+      kernel_s.push_back(kernel);
+      comm_s.push_back(comm);
       device_info::sample_memory();
       check(res);
       r.result = std::move(res);
     }
   });
+  // A repeat takes the slowest rank's kernel time plus the reduction as the rank that
+  // waited least saw it (the others' wait is the imbalance, not communication).
+  std::vector<double> slowest(kernel_s), reduction(comm_s);
+  mpi::max(slowest);
+  mpi::min(reduction);
+  for (std::size_t i = 0; i < slowest.size(); ++i) r.times.push_back(slowest[i] + reduction[i]);
+  r.ranks = mpi::size();
+  r.rank_kernel_s = mpi::gather(median_of(kernel_s));
+  r.comm_s = median_of(reduction);
+  r.chunks = std::max<int>(1, int(s.chunks(k).size()));
+  // Every rank verified the same sums; the worst error any rank saw is the run's.
+  r.rel_error = mpi::max(r.rel_error);
   r.verified = s.target.performed() && r.rel_error <= s.target.tolerance;
   if (s.target.performed() && !r.verified) r.status = "wrong";
   return r;
@@ -146,18 +310,19 @@ RunRecord make_record(const std::string& command, const std::vector<std::string>
   d.input_path = s.input_path;
   if (s.synthetic && s.params.generator == "random") d.seed = (long long)s.params.seed;
   d.nbands = s.host.nbands;
-  d.ngpown = s.host.ngpown;
+  d.ngpown = s.ngpown_total;
   d.ncouls = s.host.ncouls;
   d.nw = s.host.nw;
   d.nstart = s.host.nstart;
   d.nend = s.host.nend;
   d.nvband = s.input.nvband;
-  d.updates = s.host.updates();
+  d.updates = s.updates_total;
   r.setup_s = s.setup_s;
   r.read_s = s.read_s;
   r.check_s = s.check_s;
   r.read_bytes = s.read_bytes;
-  r.data_bytes = (long long)s.host.bytes();
+  r.data_bytes = (long long)s.host.bytes();  // this rank's
+  r.ranks = mpi::size();
   update_after_runs(r, s);
   r.target = s.target;
   r.reference = s.reference;
@@ -166,7 +331,7 @@ RunRecord make_record(const std::string& command, const std::vector<std::string>
 }
 
 void update_after_runs(RunRecord& r, const Session& s) {
-  r.transfer_s = s.transfer_s;
+  r.transfer_s = s.transfer_s + s.chunk_transfer_s;
   r.device_mem_peak_bytes = device_info::memory_peak();
 }
 
@@ -176,10 +341,9 @@ std::string describe_deck(const Session& s) {
   o << "deck: " << s.params.name << " (" << s.source;
   if (s.params.generator == "random" && s.synthetic) o << ", seed " << s.params.seed;
   o << ")\n";
-  o << "sizes: nbands=" << d.nbands << " ngpown=" << d.ngpown << " ncouls=" << d.ncouls << " nw=" << d.nw << " (iw "
+  o << "sizes: nbands=" << d.nbands << " ngpown=" << s.ngpown_total << " ncouls=" << d.ncouls << " nw=" << d.nw << " (iw "
     << d.nstart << ".." << d.nend << ") nvband=" << s.input.nvband << "\n";
-  int skipped = 0;
-  for (int i = 0; i < d.ngpown; ++i) skipped += d.vcoul_loc(i) == 0.0;
+  const long long skipped = s.skipped_gp_total;
   double occupied = 0;
   int half = 0;
   for (int i = 0; i < d.nbands; ++i) {
@@ -188,7 +352,10 @@ std::string describe_deck(const Session& s) {
   }
   o << "derived: occupied bands " << occupied << " (" << half << " at the Fermi level), skipped G' " << skipped
     << ", limittwo " << d.limittwo << ", sexcut " << d.sexcut << "\n";
-  o << "updates: " << d.updates() << " (band x G' x G x frequency)\n";
+  o << "updates: " << s.updates_total << " (band x G' x G x frequency)\n";
+  if (s.share.nranks > 1)
+    o << "ranks: " << s.share.nranks << ", G' dealt cyclically: " << s.ngpown_total / s.share.nranks << " to "
+      << (s.ngpown_total + s.share.nranks - 1) / s.share.nranks << " columns per rank\n";
   return o.str();
 }
 

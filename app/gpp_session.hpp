@@ -2,13 +2,16 @@
 // One problem set up for the runs of a command (deck -> input -> derived arrays, in host
 // memory; copied to the device the first time a run there needs it), its reference
 // result, and timed runs of policies on it. Shared by `gpp run`, `bench` and `sweep`.
+#include "gpp_device_info.hpp"
 #include "gpp_input.hpp"
 #include "gpp_policy.hpp"
 #include "gpp_record.hpp"
 #include "gpp_result.hpp"
 
+#include <chrono>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpp::app {
@@ -36,6 +39,24 @@ struct Session {
   std::int64_t read_bytes = 0;
   double transfer_s = 0;  // host -> device copy (0 when nothing ran on a device)
 
+  // MPI over G' (docs/mpi.md): this rank's cyclic share of the G' columns. `input` and
+  // `host` hold only those columns (their ngpown is the local count).
+  GpShare share;
+  int ngpown_total = 0;     // G' of the whole deck
+  double updates_total = 0; // terms of the whole deck
+  long long skipped_gp_total = 0;  // G' mapped outside 1..ncouls, whole deck (complete_share)
+
+  // G' chunks (--max-device-mem, docs/mpi.md): local column ranges [first, last) a space
+  // processes one after the other, each copied to the device, run, and freed. Empty: the
+  // whole share at once (the device copy is made once and kept, as without chunks).
+  std::vector<std::pair<int, int>> chunks_device, chunks_host;
+  double chunk_transfer_s = 0;  // host -> device copies of chunks, all passes
+  GppData<DeviceExec::memory_space> device_bands;  // with chunks: the bands' arrays, kept
+  bool bands_on_device = false;
+  const std::vector<std::pair<int, int>>& chunks(SpaceKind k) const {
+    return k == SpaceKind::Host ? chunks_host : chunks_device;
+  }
+
   // Verification target, filled by prepare_reference.
   Verification target;  // against, tolerance
   SigmaResult reference;
@@ -46,14 +67,81 @@ struct Session {
   /// device copy on a device (copied, fenced and timed into transfer_s, on first use).
   template <class ExecSpace>
   const DataFor<ExecSpace>& data(const ExecSpace& space);
+
+  /// Calls f(data) with the data of each G' chunk on `space` in turn (the whole share,
+  /// through data(space), when there are no chunks); `first_only` stops after the first.
+  template <class ExecSpace, class F>
+  void for_each_chunk(const ExecSpace& space, F&& f, bool first_only = false);
 };
 
+/// Collective: what the session needs to know about the other ranks' shares (the
+/// skipped G' of the whole deck). Called on every rank once the session is made.
+void complete_share(Session& s);
+
+/// The host data of local G' columns [first, last): the large matrices as column views
+/// (no copy), aqsmtemp_local copied (its G' index is the first).
+GppData<Kokkos::HostSpace> gp_columns(const GppData<Kokkos::HostSpace>& h, int first, int last);
+
+/// Bytes a space's copy of the data needs: the arrays every chunk repeats (bands, G) and
+/// those of one G' column (with the static remainder's temporary).
+struct ChunkBytes {
+  double replicated = 0, per_column = 0;
+};
+ChunkBytes chunk_bytes(const GppData<Kokkos::HostSpace>& h);
+
+/// Plans the G' chunks of space `k`: at most `max_bytes` of data at once (<= 0: the
+/// default, 90% of the device memory free now on a device, no chunks on the host).
+/// Throws gpp::Error when not even one G' column fits beside the replicated arrays.
+void plan_chunks(Session& s, SpaceKind k, long long max_bytes);
+
+/// "--max-device-mem" values: bytes, or a number with K, M, G, T (powers of 1024, with
+/// or without "iB"/"B"). Throws gpp::Error for anything else.
+long long parse_bytes(const std::string& text, const std::string& option);
+
+template <class ExecSpace, class F>
+void Session::for_each_chunk(const ExecSpace& space, F&& f, bool first_only) {
+  const auto& plan = chunks(kind_of<ExecSpace>());
+  if (plan.empty()) {
+    f(data(space));
+    return;
+  }
+  for (const auto& [first, last] : plan) {
+    GppData<Kokkos::HostSpace> h = gp_columns(host, first, last);
+    if constexpr (std::is_same_v<ExecSpace, HostExec>) {
+      f(h);
+    } else {
+      using Mem = typename ExecSpace::memory_space;
+      static_assert(std::is_same_v<DataFor<ExecSpace>, decltype(device_bands)>, "one device space per build");
+      space.fence();
+      const auto t0 = std::chrono::steady_clock::now();
+      // The bands' arrays go to the device once; each chunk's G' columns then come and go.
+      if (!bands_on_device) {
+        device_bands = to_memory_space<Mem>(gp_columns(host, 0, 0));
+        bands_on_device = true;
+      }
+      DataFor<ExecSpace> d = device_bands;
+      d.ngpown = h.ngpown;
+      auto copy = [](const auto& v) { return Kokkos::create_mirror_view_and_copy(Mem(), v); };
+      d.I_eps_array = copy(h.I_eps_array);
+      d.wtilde_array = copy(h.wtilde_array);
+      d.aqsmtemp_local = copy(h.aqsmtemp_local);
+      d.aqsmtemp_local_bt = copy(h.aqsmtemp_local_bt);
+      d.vcoul_loc = copy(h.vcoul_loc);
+      space.fence();
+      chunk_transfer_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      device_info::sample_memory();
+      f(d);
+    }
+    if (first_only) return;
+  }
+}
+
 /// Build the session from deck parameters (synthetic decks).
-Session make_session(const DeckParams& p);
+Session make_session(const DeckParams& p, const GpShare& share = {});
 
 /// Build the session from an input file (.dat or HDF5 deck, app/gpp_session_file.cpp);
 /// the deck is called `name`, or after the file when `name` is empty.
-Session make_session_from_file(const std::string& path, const std::string& name = "");
+Session make_session_from_file(const std::string& path, const std::string& name = "", const GpShare& share = {});
 
 /// "read: ..." line of a session read from a file.
 std::string describe_read(const Session& s);

@@ -24,7 +24,7 @@ std::string stem(const std::string& path) {
 }
 }  // namespace
 
-Session make_session_from_file(const std::string& path, const std::string& name) {
+Session make_session_from_file(const std::string& path, const std::string& name, const GpShare& share) {
   Session s;
   s.params.name = name.empty() ? stem(path) : name;
   s.params.generator = "file";
@@ -47,6 +47,13 @@ Session make_session_from_file(const std::string& path, const std::string& name)
                   std::to_string(GPP_MAX_NW) + " (rebuild with a larger GPP_MAX_NW)");
     s.params.nbands = s.input.peinf_ntband_dist;
     s.params.ngpown = s.input.ngpown;
+    s.ngpown_total = s.input.ngpown;
+    s.updates_total = double(s.input.peinf_ntband_dist) * s.input.ngpown * double(s.input.ncouls) * s.input.nw();
+    // Every rank reads the whole file and keeps its G' columns (docs/mpi.md: no scatter
+    // of 2^31+ byte messages, the same checks and the same error on every rank); the
+    // whole file is released before the derived arrays are made.
+    s.share = share;
+    if (!share.whole()) s.input = keep_share(s.input, share);
     s.params.ncouls = s.input.ncouls;
     s.params.nvband = s.input.nvband;
     s.params.nstart = s.input.nstart;

@@ -1,6 +1,8 @@
 // gpp: the General Plasmon Pole self-energy kernel of BerkeleyGW.
 #include "gpp_cli.hpp"
 #include "gpp_io_cli.hpp"
+#include "gpp_mpi.hpp"
+#include "gpp_placement.hpp"
 #include "gpp_roofline.hpp"
 #include "gpp_startup.hpp"
 
@@ -28,24 +30,53 @@ void usage(std::ostream& o) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  // MPI first, Kokkos after it (docs/mpi.md); without MPI this is one rank. Errors up to
+  // the command are agreed on by every rank and printed once, by rank 0.
+  gpp::mpi::Environment mpi_environment(argc, argv);
+  const bool root = gpp::mpi::rank() == 0;
+  bool allow_shared_device = false;
+  std::vector<std::string> arg_strings = gpp::app::startup_arguments(argc, argv, allow_shared_device);
+  std::vector<char*> arg_pointers;
+  for (auto& a : arg_strings) arg_pointers.push_back(a.data());
+  arg_pointers.push_back(nullptr);
+  argc = int(arg_strings.size());
+  argv = arg_pointers.data();
+  auto agreed = [&](const std::string& error) {
+    try {
+      gpp::mpi::agree(error);
+      return true;
+    } catch (const gpp::mpi::CollectiveError& e) {
+      if (root) std::cerr << "gpp: error: " << e.what() << "\n";
+      return false;
+    }
+  };
   // Kokkos's settings are checked first and its initialisation is inside the error
   // handling: a bad KOKKOS_* variable or --kokkos-* option is one line and exit 1.
-  if (const std::string why = gpp::app::check_startup(argc, argv); !why.empty()) {
-    std::cerr << "gpp: error: " << why << "\n";
-    return 1;
-  }
+  if (!agreed(gpp::app::check_startup(argc, argv))) return 1;
   // Kokkos 3.4 prints its own help for --help (before gpp's usage or error): hide it.
   static char help_placeholder[] = "--gpp-help";
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "--help") argv[i] = help_placeholder;
   std::optional<Kokkos::ScopeGuard> guard;
+  std::string kokkos_error;
   try {
     guard.emplace(argc, argv);
     for (int i = 1; i < argc; ++i)
       if (argv[i] == help_placeholder) argv[i] = const_cast<char*>("--help");
   } catch (const std::exception& e) {
-    std::cerr << "gpp: error: Kokkos cannot start: " << gpp::app::one_line(e.what()) << "\n";
+    kokkos_error = "Kokkos cannot start: " + gpp::app::one_line(e.what());
+  }
+  if (!agreed(kokkos_error)) return 1;
+  try {
+    gpp::app::check_placement(allow_shared_device);
+  } catch (const gpp::mpi::CollectiveError& e) {
+    if (root) std::cerr << "gpp: error: " << e.what() << "\n";
     return 1;
+  }
+  // Output from rank 0 only (the placement lines above were gathered to it).
+  if (!root) {
+    std::cout.rdbuf(nullptr);
+    std::cerr.rdbuf(nullptr);
   }
   if (argc < 2) {
     usage(std::cerr);
@@ -59,6 +90,8 @@ int main(int argc, char* argv[]) {
       return 0;
     }
     if (command == "--version") return gpp::app::cmd_version(std::cout);
+    if (gpp::mpi::size() > 1 && command != "run" && command != "policies")
+      throw gpp::mpi::CollectiveError("runs on one rank; under mpirun, use gpp run (docs/mpi.md)");
     if (command == "run") return gpp::app::cmd_run(args);
     if (command == "convert") return gpp::app::cmd_convert(args);
     if (command == "policies") return gpp::app::cmd_policies(args);
@@ -69,11 +102,12 @@ int main(int argc, char* argv[]) {
     if (command == "roofline") return gpp::app::cmd_roofline(args);
     std::cerr << "gpp: error: unknown command '" << gpp::app::one_line(command) << "' (expected run, bench, sweep, tune, ceilings, roofline, convert or policies)\n";
     return 1;
-  } catch (const std::bad_alloc&) {
-    std::cerr << "gpp " << command << ": error: out of host memory\n";
-    return 1;
-  } catch (const std::exception& e) {
+  } catch (const gpp::mpi::CollectiveError& e) {  // every rank has it: rank 0 prints it
     std::cerr << "gpp " << command << ": error: " << gpp::app::one_line(e.what()) << "\n";
     return 1;
+  } catch (const std::bad_alloc&) {
+    return gpp::app::fail_this_rank(command, "out of host memory");
+  } catch (const std::exception& e) {
+    return gpp::app::fail_this_rank(command, gpp::app::one_line(e.what()));
   }
 }

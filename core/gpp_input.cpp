@@ -95,17 +95,18 @@ void common_checks(const DeckParams& p) {
     fail("sizes too large: one matrix would take ", biggest, " bytes");
 }
 
-InputDeck skeleton(const DeckParams& p, int gvec_ng) {
+InputDeck skeleton(const DeckParams& p, int gvec_ng, const GpShare& share) {
+  const int nloc = share.count(p.ngpown);
   InputDeck in;
   in.sig_ntband = p.nbands;
   in.gvec_ng = gvec_ng;
   in.ncoul = p.ncouls;
-  in.epsmpi_ngpown_max = p.ngpown;
+  in.epsmpi_ngpown_max = nloc;
   in.peinf_ntband_max = p.nbands;
   in.peinf_ntband_dist = p.nbands;
   in.ipe = 0;
   in.ispin = 1;
-  in.ngpown = p.ngpown;
+  in.ngpown = nloc;
   in.ncouls = p.ncouls;
   in.nstart = p.nstart;
   in.nend = p.nend;
@@ -124,8 +125,8 @@ InputDeck skeleton(const DeckParams& p, int gvec_ng) {
   in.achtemp0.assign(nw, {0.0, 0.0});
   in.aqsmtemp = HostComplexMatrix(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::input::aqsmtemp"), p.ncouls, p.nbands);
   in.aqsntemp = HostComplexMatrix(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::input::aqsntemp"), p.ncouls, p.nbands);
-  in.I_eps_array = HostComplexMatrix(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::input::I_eps_array"), p.ncouls, p.ngpown);
-  in.wtilde_array = HostComplexMatrix(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::input::wtilde_array"), p.ncouls, p.ngpown);
+  in.I_eps_array = HostComplexMatrix(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::input::I_eps_array"), p.ncouls, nloc);
+  in.wtilde_array = HostComplexMatrix(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::input::wtilde_array"), p.ncouls, nloc);
   return in;
 }
 
@@ -145,12 +146,12 @@ void validate(const DeckParams& p) {
   common_checks(p);
 }
 
-InputDeck generate_random(const DeckParams& p) {
+InputDeck generate_random(const DeckParams& p, const GpShare& share) {
   validate(p);
   const Rng rng{p.seed};
   // A few G-vectors beyond ncouls, so that the skipped G' have somewhere to point.
   const int extra_g = std::max(3, p.skipped_gp);
-  InputDeck in = skeleton(p, p.ncouls + extra_g);
+  InputDeck in = skeleton(p, p.ncouls + extra_g, share);
   const int nb = p.nbands;
 
   // Band energies by true band index: valence bands spread below the Fermi level, the
@@ -185,22 +186,26 @@ InputDeck generate_random(const DeckParams& p) {
   std::vector<int> position(in.gvec_ng + 1);
   for (int k = 1; k <= in.gvec_ng; ++k) position[in.indinv[k - 1]] = k;
   const std::vector<int> picks = permutation(p.ncouls, rng, kPickG);
-  in.inv_igp_index.resize(p.ngpown);
-  std::vector<int> gp_of(p.ngpown);  // the G index each local G' points at (for I_eps's shape)
+  // Built for every G' of the deck, kept for this share's (the numbers of a column do
+  // not depend on how many ranks share the deck).
+  std::vector<int> inv_igp_index(p.ngpown);
+  std::vector<int> gp_of(p.ngpown);  // the G index each G' points at (for I_eps's shape)
   for (int my = 0; my < p.ngpown; ++my) {
     const bool skipped = my >= p.ngpown - p.skipped_gp;
     const int g = skipped ? p.ncouls + 1 + (my - (p.ngpown - p.skipped_gp)) % extra_g : picks[my];
-    in.inv_igp_index[my] = position[g];
+    inv_igp_index[my] = position[g];
     gp_of[my] = g;
   }
+  in.inv_igp_index.resize(in.ngpown);
+  for (int c = 0; c < in.ngpown; ++c) in.inv_igp_index[c] = inv_igp_index[share.global(c)];
 
   in.vcoul.resize(in.ncoul);
   for (int g = 1; g <= in.ncoul; ++g) in.vcoul[g - 1] = 8.0 * M_PI / (0.5 + std::cbrt(double(g) * g));
 
   // wtilde: plasmon-pole frequencies from 0.2 to ~30 with small damping; about 1 in
   // 200 is ~1e-9 (delw ~ 0, the zero branch when |wx| < gamma).
-  fill_matrix(in.wtilde_array, [&](int ig, int igp) {
-    const std::uint64_t i = std::uint64_t(igp) * p.ncouls + ig;
+  fill_matrix(in.wtilde_array, [&](int ig, int c) {
+    const std::uint64_t i = std::uint64_t(share.global(c)) * p.ncouls + ig;
     if (rng(kTinyPick, i) < 0.005) {
       return complex_t(1e-9 * (1 + rng(kWtildeTiny, i)), 0.0);
     }
@@ -209,8 +214,9 @@ InputDeck generate_random(const DeckParams& p) {
     return complex_t(re, -0.05 * re * rng(kWtildeIm, i));
   });
   // I_eps: strongest where G = G', decaying away from it, random phase.
-  fill_matrix(in.I_eps_array, [&](int ig, int igp) {
-    const std::uint64_t i = std::uint64_t(igp) * p.ncouls + ig;
+  fill_matrix(in.I_eps_array, [&](int ig, int c) {
+    const std::uint64_t igp = std::uint64_t(share.global(c));
+    const std::uint64_t i = igp * p.ncouls + ig;
     const double dist = std::abs(double(ig + 1 - gp_of[igp]));
     const double amp = 0.9 / (1.0 + 0.05 * dist);
     return complex_t(amp * (rng(kIepsRe, i) - 0.3), amp * (rng(kIepsIm, i) - 0.5));
@@ -228,9 +234,9 @@ InputDeck generate_random(const DeckParams& p) {
   return in;
 }
 
-InputDeck generate_uniform(const DeckParams& p) {
+InputDeck generate_uniform(const DeckParams& p, const GpShare& share) {
   validate(p);
-  InputDeck in = skeleton(p, p.ncouls);
+  InputDeck in = skeleton(p, p.ncouls, share);
   const complex_t half(0.5, 0.5);
   in.wfnkq_ekq.assign(p.nbands, 6.0);
   in.peinf_indext_dist.resize(p.nbands);
@@ -238,10 +244,11 @@ InputDeck generate_uniform(const DeckParams& p) {
   in.indinv.resize(p.ncouls);
   std::iota(in.indinv.begin(), in.indinv.end(), 1);
   // The mini-apps' map: igp = (my_igp+1)*ncouls/ngpown (0-based), clamped to ncouls-1.
-  in.inv_igp_index.resize(p.ngpown);
-  for (int my = 0; my < p.ngpown; ++my) {
-    const long g0 = std::min<long>(long(my + 1) * p.ncouls / p.ngpown, p.ncouls - 1);
-    in.inv_igp_index[my] = int(g0) + 1;
+  in.inv_igp_index.resize(in.ngpown);
+  for (int c = 0; c < in.ngpown; ++c) {
+    const long long my = share.global(c);
+    const long long g0 = std::min<long long>((my + 1) * p.ncouls / p.ngpown, p.ncouls - 1);
+    in.inv_igp_index[c] = int(g0) + 1;
   }
   in.vcoul.assign(p.ncouls, 1.0);
   fill_matrix(in.wtilde_array, [&](int, int) { return half; });
@@ -251,9 +258,32 @@ InputDeck generate_uniform(const DeckParams& p) {
   return in;
 }
 
-InputDeck generate(const DeckParams& p) {
+InputDeck generate(const DeckParams& p, const GpShare& share) {
   validate(p);
-  return p.generator == "uniform" ? generate_uniform(p) : generate_random(p);
+  if (share.nranks < 1 || share.rank < 0 || share.rank >= share.nranks) fail("invalid G' share: rank ", share.rank, " of ", share.nranks);
+  if (share.nranks > p.ngpown)
+    fail(share.nranks, " ranks but only ngpown = ", p.ngpown, " G' columns to share: use at most ", p.ngpown, " ranks");
+  return p.generator == "uniform" ? generate_uniform(p, share) : generate_random(p, share);
+}
+
+InputDeck keep_share(const InputDeck& in, const GpShare& share) {
+  if (share.nranks > in.ngpown)
+    fail(share.nranks, " ranks but only ngpown = ", in.ngpown, " G' columns to share: use at most ", in.ngpown, " ranks");
+  if (share.whole()) return in;
+  InputDeck out = in;
+  const int nloc = share.count(in.ngpown);
+  out.ngpown = nloc;
+  out.epsmpi_ngpown_max = nloc;
+  out.inv_igp_index.resize(nloc);
+  for (int c = 0; c < nloc; ++c) out.inv_igp_index[c] = in.inv_igp_index[share.global(c)];
+  auto slice = [&](const HostComplexMatrix& m, const char* label) {
+    HostComplexMatrix s(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), m.extent(0), nloc);
+    fill_matrix(s, [&](int ig, int c) { return m(ig, share.global(c)); });
+    return s;
+  };
+  out.wtilde_array = slice(in.wtilde_array, "gpp::input::wtilde_array");
+  out.I_eps_array = slice(in.I_eps_array, "gpp::input::I_eps_array");
+  return out;
 }
 
 namespace {

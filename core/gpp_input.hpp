@@ -54,6 +54,19 @@ struct InputDeck {
 /// int (n + block, with blocks up to 2^20) then never overflows.
 inline constexpr int kMaxSize = 1 << 30;
 
+/// The G' columns one MPI rank holds (docs/mpi.md): global column j (0-based) belongs to
+/// rank j % nranks, where it is local column j / nranks; cyclic, as BerkeleyGW deals out
+/// G', so that every rank gets a share of the skipped and the expensive columns. The
+/// default is the whole deck (one rank).
+struct GpShare {
+  int rank = 0, nranks = 1;
+  /// Local columns of a deck with `ngpown` columns in all.
+  int count(int ngpown) const { return ngpown / nranks + (rank < ngpown % nranks ? 1 : 0); }
+  /// Global (0-based) index of local column `local`.
+  long long global(int local) const { return rank + (long long)local * nranks; }
+  bool whole() const { return nranks == 1; }
+};
+
 /// Parameters of a synthetic deck (the keys of a TOML deck).
 struct DeckParams {
   std::string name = "deck";
@@ -89,14 +102,21 @@ void validate(const DeckParams& p);
 /// control character (so no output line or record can be forged through it).
 void check_deck_name(const std::string& name);
 
-/// Seeded, non-uniform data in which every branch of the kernel is taken.
-InputDeck generate_random(const DeckParams& p);
+/// Seeded, non-uniform data in which every branch of the kernel is taken. With a share
+/// of G', only its columns of wtilde_array, I_eps_array and inv_igp_index are made (and
+/// ngpown is the local count): the same numbers the whole deck has in those columns.
+InputDeck generate_random(const DeckParams& p, const GpShare& share = {});
 
 /// The public C++ mini-apps' constant data (spec section 4).
-InputDeck generate_uniform(const DeckParams& p);
+InputDeck generate_uniform(const DeckParams& p, const GpShare& share = {});
 
 /// Dispatch on p.generator.
-InputDeck generate(const DeckParams& p);
+InputDeck generate(const DeckParams& p, const GpShare& share = {});
+
+/// The deck as one rank of `share` holds it: its columns of wtilde_array and
+/// I_eps_array (copied), its entries of inv_igp_index, ngpown and epsmpi_ngpown_max the
+/// local count; everything else (bands, G, references) as in `in`.
+InputDeck keep_share(const InputDeck& in, const GpShare& share);
 
 /// Sizes consistent, indices in range, every real and complex value finite. Throws
 /// gpp::Error naming the array and the (1-based) index.

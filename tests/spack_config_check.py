@@ -13,7 +13,7 @@ When PyYAML is importable (Debian: python3-yaml) it reads the file too, as an in
 oracle, and both must find the same specs.
 
 The package: package.py must compile, derive from CudaPackage (the cuda and cuda_arch
-variants), declare the openmp, hdf5 and kokkos-kernels variants, and every GPP_* CMake
+variants), declare the openmp, hdf5, kokkos-kernels and mpi variants, and every GPP_* CMake
 option it sets must be one the project's CMake declares. The repository must be laid out
 as spack 1.x expects (<...>/spack_repo/<namespace>/repo.yaml, packages/gpp/package.py).
 Prints one line per problem and exits 1 when there is any.
@@ -27,9 +27,9 @@ import tempfile
 
 SPEC_LIST_KEYS = ("specs",)
 SPEC_VALUE_KEYS = ("spec",)
-REQUIRED_VARIANTS = ("openmp", "hdf5", "kokkos-kernels")
-# CMake options the package passes before the project reads them (the MPI variant).
-PENDING_OPTIONS = {"GPP_ENABLE_MPI"}
+REQUIRED_VARIANTS = ("openmp", "hdf5", "kokkos-kernels", "mpi")
+# CMake options the package passes before the project reads them (none now).
+PENDING_OPTIONS = set()
 
 # YAML 1.1 (PyYAML) and 1.2 core plain scalars that are not strings.
 _NOT_STRING = re.compile(

@@ -28,6 +28,54 @@ TEST(Generator, SameSeedSameData) {
   EXPECT_EQ(a.peinf_indext_dist, b.peinf_indext_dist);
 }
 
+// MPI over G' (docs/mpi.md): a rank's share is the whole deck's columns j = rank,
+// rank + nranks, ... with exactly the whole deck's numbers, whatever the rank count; the
+// shares of all ranks together are every column once. Element-wise equality: the
+// generator is counter-based, so nothing may differ by even one bit.
+TEST(Generator, ShareIsTheWholeDecksColumns) {
+  DeckParams p = small_deck();
+  p.ngpown = 29;  // prime: no rank count below divides it
+  p.skipped_gp = 3;
+  for (const char* generator : {"random", "uniform"}) {
+    p.generator = generator;
+    const InputDeck whole = generate(p);
+    for (int nranks : {1, 2, 3, 4, 29}) {
+      std::vector<int> seen(p.ngpown, 0);
+      for (int rank = 0; rank < nranks; ++rank) {
+        const GpShare share{rank, nranks};
+        const InputDeck part = generate(p, share);
+        const InputDeck kept = keep_share(whole, share);
+        validate(part);
+        ASSERT_EQ(part.ngpown, share.count(p.ngpown));
+        ASSERT_EQ(part.wtilde_array.extent(1), std::size_t(part.ngpown));
+        EXPECT_TRUE(same_matrix(part.wtilde_array, kept.wtilde_array)) << generator << " " << rank << "/" << nranks;
+        EXPECT_TRUE(same_matrix(part.I_eps_array, kept.I_eps_array));
+        EXPECT_EQ(part.inv_igp_index, kept.inv_igp_index);
+        EXPECT_TRUE(same_matrix(part.aqsmtemp, whole.aqsmtemp));  // bands and G: replicated
+        EXPECT_TRUE(same_matrix(part.aqsntemp, whole.aqsntemp));
+        EXPECT_EQ(part.indinv, whole.indinv);
+        for (int c = 0; c < part.ngpown; ++c) {
+          const long long j = share.global(c);
+          ASSERT_LT(j, p.ngpown);
+          ++seen[j];
+          EXPECT_EQ(part.inv_igp_index[c], whole.inv_igp_index[j]);
+          for (int ig = 0; ig < p.ncouls; ++ig) {
+            ASSERT_TRUE(part.wtilde_array(ig, c) == whole.wtilde_array(ig, j));
+            ASSERT_TRUE(part.I_eps_array(ig, c) == whole.I_eps_array(ig, j));
+          }
+        }
+      }
+      for (int j = 0; j < p.ngpown; ++j) EXPECT_EQ(seen[j], 1) << "column " << j << " of " << nranks << " ranks";
+    }
+  }
+  // A neighbour's share is not this share (the comparison above can fail).
+  p.generator = "random";
+  EXPECT_FALSE(same_matrix(generate(p, {0, 2}).wtilde_array,
+                           keep_share(generate(p), {1, 2}).wtilde_array));
+  EXPECT_THROW(generate(p, {0, 30}), Error);  // more ranks than G'
+  EXPECT_THROW(keep_share(generate(p), {0, 30}), Error);
+}
+
 TEST(Generator, DifferentSeedDifferentData) {
   DeckParams p = small_deck();
   const InputDeck a = generate_random(p);

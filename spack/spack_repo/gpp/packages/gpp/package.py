@@ -34,7 +34,11 @@ class Gpp(CMakePackage, CudaPackage):
         default=True,
         description="achstemp with KokkosBlas::gemm (cuBLAS with +cuda); off: a Kokkos product",
     )
-    variant("mpi", default=False, description="MPI distribution of the bands (GPP_ENABLE_MPI)")
+    variant(
+        "mpi",
+        default=False,
+        description="MPI over G' (GPP_ENABLE_MPI, docs/mpi.md): gpp run under mpirun shares the G' columns",
+    )
     variant(
         "cxxstd", default="17", values=("17", "20"), multi=False, description="C++ standard"
     )
@@ -77,6 +81,7 @@ class Gpp(CMakePackage, CudaPackage):
         depends_on("kokkos-kernels scalars=complex_double layouts=left")
         depends_on("kokkos-kernels+execspace_openmp", when="+openmp")
 
+    # Every rank reads a deck file with the serial HDF5 C API (docs/mpi.md), also with +mpi.
     depends_on("hdf5~mpi", when="+hdf5")
     depends_on("mpi", when="+mpi")
     depends_on("cli11@2:")
@@ -105,7 +110,6 @@ class Gpp(CMakePackage, CudaPackage):
             self.define("CMAKE_CXX_STANDARD", self.spec.variants["cxxstd"].value),
             self.define("GPP_ENABLE_HDF5", "ON" if self.spec.satisfies("+hdf5") else "OFF"),
             self.define_from_variant("GPP_ENABLE_KOKKOSKERNELS", "kokkos-kernels"),
-            # The option is read once MPI support lands; until then it is unused.
             self.define_from_variant("GPP_ENABLE_MPI", "mpi"),
             self.define("GPP_ENABLE_TESTS", self.run_tests),
             self.define("GPP_EXPECT_DEVICES", ";".join(self._kokkos_devices())),

@@ -1,0 +1,189 @@
+#include "gpp_mpi.hpp"
+
+#if defined(GPP_HAVE_MPI)
+#include <mpi.h>
+#endif
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+
+namespace gpp::mpi {
+
+#if defined(GPP_HAVE_MPI)
+namespace {
+MPI_Comm& node_comm() {
+  static MPI_Comm c = MPI_COMM_NULL;
+  return c;
+}
+bool& initialised_here() {
+  static bool b = false;
+  return b;
+}
+int int_count(std::size_t n) {
+  if (n > std::size_t(INT_MAX)) throw Error("MPI message of " + std::to_string(n) + " elements is too long");
+  return int(n);
+}
+}  // namespace
+
+bool enabled() { return true; }
+
+Environment::Environment(int& argc, char**& argv) {
+  int already = 0;
+  MPI_Initialized(&already);
+  if (!already) {
+    MPI_Init(&argc, &argv);
+    initialised_here() = true;
+  }
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_comm());
+}
+
+Environment::~Environment() {
+  if (node_comm() != MPI_COMM_NULL) MPI_Comm_free(&node_comm());
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (initialised_here() && !finalized) MPI_Finalize();
+}
+
+namespace {
+bool running() {
+  int init = 0, fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  return init && !fin;
+}
+}  // namespace
+
+int rank() {
+  if (!running()) return 0;
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int size() {
+  if (!running()) return 1;
+  int n = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
+}
+int local_rank() {
+  if (!running() || node_comm() == MPI_COMM_NULL) return 0;
+  int r = 0;
+  MPI_Comm_rank(node_comm(), &r);
+  return r;
+}
+int local_size() {
+  if (!running() || node_comm() == MPI_COMM_NULL) return 1;
+  int n = 1;
+  MPI_Comm_size(node_comm(), &n);
+  return n;
+}
+void barrier() {
+  if (size() > 1) MPI_Barrier(MPI_COMM_WORLD);
+}
+void sum(double* values, int n) {
+  if (size() > 1) MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+}
+void sum(long long* values, int n) {
+  if (size() > 1) MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+}
+void sum(std::vector<std::complex<double>>& values) {
+  // std::complex<double> is two doubles (re, im) by the standard's array-compatibility rule.
+  sum(reinterpret_cast<double*>(values.data()), int_count(2 * values.size()));
+}
+void max(std::vector<double>& values) {
+  if (size() > 1)
+    MPI_Allreduce(MPI_IN_PLACE, values.data(), int_count(values.size()), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+}
+void min(std::vector<double>& values) {
+  if (size() > 1)
+    MPI_Allreduce(MPI_IN_PLACE, values.data(), int_count(values.size()), MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+}
+std::vector<double> gather(double v) {
+  std::vector<double> all(size(), v);
+  if (size() > 1) MPI_Allgather(&v, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, MPI_COMM_WORLD);
+  return all;
+}
+std::vector<std::string> gather(const std::string& s) {
+  const int n = size();
+  if (n == 1) return {s};
+  const int len = int_count(s.size());
+  std::vector<int> lens(n), offsets(n, 0);
+  MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  long long total = 0;
+  for (int r = 0; r < n; ++r) {
+    offsets[r] = int(total);
+    total += lens[r];
+  }
+  std::string all(std::size_t(int_count(std::size_t(total))), '\0');
+  MPI_Allgatherv(s.data(), len, MPI_CHAR, all.data(), lens.data(), offsets.data(), MPI_CHAR, MPI_COMM_WORLD);
+  std::vector<std::string> out(n);
+  for (int r = 0; r < n; ++r) out[r] = all.substr(offsets[r], lens[r]);
+  return out;
+}
+
+void agree(const std::string& error) {
+  const int n = size();
+  if (n == 1) {
+    if (!error.empty()) throw CollectiveError(error);
+    return;
+  }
+  int mine = error.empty() ? n : rank(), first = n;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first == n) return;
+  int len = rank() == first ? int(std::min<std::size_t>(error.size(), 4096)) : 0;
+  MPI_Bcast(&len, 1, MPI_INT, first, MPI_COMM_WORLD);
+  std::string message(std::size_t(len), '\0');
+  if (rank() == first) message = error.substr(0, std::size_t(len));
+  MPI_Bcast(message.data(), len, MPI_CHAR, first, MPI_COMM_WORLD);
+  throw CollectiveError(first == 0 ? message : "rank " + std::to_string(first) + ": " + message);
+}
+
+int abort_all(int code) {
+  if (size() > 1) MPI_Abort(MPI_COMM_WORLD, code);
+  return code;
+}
+
+#else  // one rank
+
+bool enabled() { return false; }
+Environment::Environment(int&, char**&) {}
+Environment::~Environment() = default;
+int rank() { return 0; }
+int size() { return 1; }
+int local_rank() { return 0; }
+int local_size() { return 1; }
+void barrier() {}
+void sum(double*, int) {}
+void sum(long long*, int) {}
+void sum(std::vector<std::complex<double>>&) {}
+void max(std::vector<double>&) {}
+void min(std::vector<double>&) {}
+std::vector<double> gather(double v) { return {v}; }
+std::vector<std::string> gather(const std::string& s) { return {s}; }
+void agree(const std::string& error) {
+  if (!error.empty()) throw CollectiveError(error);
+}
+int abort_all(int code) { return code; }
+
+#endif
+
+double max(double v) {
+  std::vector<double> one{v};
+  max(one);
+  return one[0];
+}
+
+std::vector<std::string>& placement() {
+  static std::vector<std::string> p;
+  return p;
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown host";
+  return buf;
+}
+
+}  // namespace gpp::mpi

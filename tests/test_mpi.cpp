@@ -1,0 +1,78 @@
+// MPI over G' and chunks (docs/mpi.md): the pieces that need no second rank. The ranks
+// themselves are tested through the binary (tests/mpi/gpp_mpi_check.py).
+#include "gpp_placement.hpp"
+#include "gpp_session.hpp"
+#include "gpp_test_util.hpp"
+
+namespace gpp::test {
+namespace {
+
+TEST(Placement, TwoRanksOnOneGpuAreRefused) {
+  using app::shared_device_error;
+  EXPECT_EQ(shared_device_error({"n1 0000:18:00", "n1 0000:2a:00"}, false), "");
+  EXPECT_EQ(shared_device_error({"n1 0000:18:00", "n2 0000:18:00"}, false), "");  // two nodes
+  EXPECT_EQ(shared_device_error({"", "", ""}, false), "");                          // host builds
+  const std::string e = shared_device_error({"n1 0000:18:00", "n1 0000:2a:00", "n1 0000:18:00"}, false);
+  EXPECT_NE(e.find("ranks 0 and 2 would share one GPU (n1 0000:18:00)"), std::string::npos) << e;
+  EXPECT_NE(e.find("--allow-shared-device"), std::string::npos);
+  EXPECT_EQ(shared_device_error({"n1 0000:18:00", "n1 0000:18:00"}, true), "");
+}
+
+TEST(Chunks, MaxDeviceMemValues) {
+  using app::parse_bytes;
+  EXPECT_EQ(parse_bytes("12", "--m"), 12);
+  EXPECT_EQ(parse_bytes("400K", "--m"), 400 * 1024);
+  EXPECT_EQ(parse_bytes("2m", "--m"), 2 * 1024 * 1024);
+  EXPECT_EQ(parse_bytes("1G", "--m"), 1LL << 30);
+  EXPECT_EQ(parse_bytes("1.5GiB", "--m"), 3LL << 29);
+  EXPECT_EQ(parse_bytes("2TB", "--m"), 2LL << 40);
+  for (const char* bad : {"", "G", "-1", "0", "0.5", "1X", "1GG", "nan", "inf", "1e30", "12 G"})
+    EXPECT_THROW(parse_bytes(bad, "--m"), Error) << bad;
+}
+
+// The plan's arithmetic against a hand count: small_deck(24 bands, 20 G', 150 G, nw 2).
+TEST(Chunks, PlanCoversEveryColumnOnce) {
+  app::Session s = app::make_session(small_deck());
+  const double replicated = 16.0 * 150 * 24 + 2 * 8.0 * 2 * 24 + 8.0 * 24;  // aqsntemp, wx x2, occ
+  const double column = 2 * 16.0 * 150 + 3 * 16.0 * 24 + 8;                // wtilde, I_eps, aqsmtemp x2, S, vcoul
+  const app::ChunkBytes b = app::chunk_bytes(s.host);
+  EXPECT_EQ(b.replicated, replicated);
+  EXPECT_EQ(b.per_column, column);
+  app::plan_chunks(s, SpaceKind::Host, 0);
+  EXPECT_TRUE(s.chunks_host.empty());  // the host: no chunks unless asked
+  app::plan_chunks(s, SpaceKind::Host, (long long)(replicated + 20 * column));
+  EXPECT_TRUE(s.chunks_host.empty());  // everything fits exactly
+  app::plan_chunks(s, SpaceKind::Host, (long long)(replicated + 7.5 * column));
+  ASSERT_EQ(s.chunks_host.size(), 3u);  // 7 + 7 + 6
+  int next = 0;
+  for (const auto& [first, last] : s.chunks_host) {
+    EXPECT_EQ(first, next);
+    EXPECT_LE(last - first, 7);
+    next = last;
+  }
+  EXPECT_EQ(next, 20);
+  EXPECT_THROW(app::plan_chunks(s, SpaceKind::Host, (long long)(replicated + 0.5 * column)), Error);
+}
+
+// A chunk's host data are the whole data's columns (the G' index of aqsmtemp_local is
+// its first, so it is copied; the others are column views).
+TEST(Chunks, ColumnsAreTheWholeDecksColumns) {
+  const app::Session s = app::make_session(small_deck());
+  const auto c = app::gp_columns(s.host, 5, 12);
+  ASSERT_EQ(c.ngpown, 7);
+  for (int j = 0; j < 7; ++j) {
+    EXPECT_EQ(c.vcoul_loc(j), s.host.vcoul_loc(5 + j));
+    for (int ig = 0; ig < c.ncouls; ++ig) {
+      ASSERT_TRUE(c.wtilde_array(ig, j) == s.host.wtilde_array(ig, 5 + j));
+      ASSERT_TRUE(c.I_eps_array(ig, j) == s.host.I_eps_array(ig, 5 + j));
+    }
+    for (int n1 = 0; n1 < c.nbands; ++n1) {
+      ASSERT_TRUE(c.aqsmtemp_local(j, n1) == s.host.aqsmtemp_local(5 + j, n1));
+      ASSERT_TRUE(c.aqsmtemp_local_bt(n1, j) == s.host.aqsmtemp_local_bt(n1, 5 + j));
+    }
+  }
+  EXPECT_FALSE(c.wtilde_array(0, 0) == s.host.wtilde_array(0, 0));  // another column
+}
+
+}  // namespace
+}  // namespace gpp::test

@@ -62,6 +62,13 @@ set(GPP_HOST_SIMD_FLAGS "")
 if(GPP_HAVE_FOPENMP_SIMD)
   list(APPEND GPP_HOST_SIMD_FLAGS -fopenmp-simd)
 endif()
+# -fno-trapping-math: g++ 12 will not if-convert the occupied bands' G loop (the
+# cutoff's compare after a product) while FP operations may trap; it changes no value
+# (IEEE defaults, no FP exception is enabled or read).
+check_cxx_compiler_flag(-fno-trapping-math GPP_HAVE_NO_TRAPPING_MATH)
+if(GPP_HAVE_NO_TRAPPING_MATH)
+  list(APPEND GPP_HOST_SIMD_FLAGS -fno-trapping-math)
+endif()
 if(GPP_HOST_ARCH_FLAGS)
   check_cxx_compiler_flag(-mprefer-vector-width=512 GPP_HAVE_PREFER_VECTOR_WIDTH)
   if(GPP_HAVE_PREFER_VECTOR_WIDTH)

@@ -109,7 +109,7 @@ struct GroupSums {
     const double delwr = wabs2[k] * inv_wdiffr;                                 \
     const double dlr = (wr[k] * dr - wi2[k]) * inv_wdiffr;                      \
     const double dli = (wi[k] * (x)) * inv_wdiffr;                              \
-    const bool regular = wdiffr > limittwo && delwr < physics::limitone;        \
+    const bool regular = (wdiffr > limittwo) & (delwr < physics::limitone);    \
     SR += regular ? dlr * Pr - dli * Pi : 0.0;                                  \
     SI += regular ? dlr * Pi + dli * Pr : 0.0;                                  \
   }
@@ -158,16 +158,17 @@ inline void empty_band(const Rows& r, const int len, const Band& b, const double
     const double delwr = wabs2[k] * inv_wdiffr;                                         \
     const double dlr = (wr[k] * dr - wi2[k]) * inv_wdiffr;                              \
     const double dli = (wi[k] * (x)) * inv_wdiffr;                                      \
-    const bool regular = wdiffr > limittwo && delwr < physics::limitone;                \
+    const bool regular = (wdiffr > limittwo) & (delwr < physics::limitone);            \
     const double inv_cden2 = R * wdiffr;                                                \
-    const bool keep = regular && !((x) < 0.0 && om2[k] * inv_cden2 > cut2[k]);          \
+    const bool cut = ((x) < 0.0) & (om2[k] * inv_cden2 > cut2[k]);                     \
+    const bool keep = regular & !cut;                                                   \
     const double cqr = (Qr * cr - Qi * t2i[k]) * inv_cden2;                             \
     const double cqi = (Qr * t2i[k] + Qi * cr) * inv_cden2;                             \
     SR += regular ? dlr * Pr - dli * Pi : 0.0;                                          \
     SI += regular ? dlr * Pi + dli * Pr : 0.0;                                          \
     XR += keep ? cqr : 0.0;                                                             \
     XI += keep ? cqi : 0.0;                                                             \
-    near += (!regular && delwr > physics::TOL_Zero) ? 1.0 : 0.0;                        \
+    near += (!regular & (delwr > physics::TOL_Zero)) ? 1.0 : 0.0;                      \
   }
 
 // An occupied band: W frequencies over the G block, regular arm; flag[k] counts the

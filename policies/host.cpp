@@ -11,6 +11,8 @@
 // order of the sums over G differs.
 #include "gpp_kernels.hpp"
 
+#include <limits>
+
 namespace gpp {
 namespace {
 
@@ -64,10 +66,23 @@ struct PairBuffer {
   }
 };
 
+// The range of Re wtilde and Im(wtilde)^2 over a G block: bounds of |wdiff|^2 for any wx.
+struct Bounds {
+  double wr_min, wr_max, wi2_min, wi2_max;
+  // Whether every |wdiff|^2 = (x - Re wtilde)^2 + Im(wtilde)^2 of the block lies in [lo, hi].
+  bool wdiff2_within(const double x, const double lo, const double hi) const {
+    const double below = x < wr_min ? wr_min - x : x > wr_max ? x - wr_max : 0.0;  // nearest Re wtilde
+    const double far = x - wr_min > wr_max - x ? x - wr_min : wr_max - x;            // farthest
+    return below * below + wi2_min >= lo && far * far + wi2_max <= hi;
+  }
+};
+
 // The pair invariants of G = ig0 .. ig0+len-1 for one G' (physics::pair_terms, split).
 template <class In>
-inline void fill_pairs(const In& in, const int igp, const int ig0, const int len, const Rows& r) {
+inline Bounds fill_pairs(const In& in, const int igp, const int ig0, const int len, const Rows& r) {
   const double sexcut2 = in.sexcut * in.sexcut;
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  Bounds bd{inf, -inf, inf, -inf};
   for (int k = 0; k < len; ++k) {
     const physics::PairTerms p =
         physics::pair_terms(in.wtilde_array(ig0 + k, igp), in.I_eps_array(ig0 + k, igp), in.sexcut);
@@ -84,7 +99,12 @@ inline void fill_pairs(const In& in, const int igp, const int ig0, const int len
     r.f[kOi][k] = p.Omega2.imag();
     r.f[kOm2][k] = p.omega2_abs2();
     r.f[kCut2][k] = sexcut2 * physics::norm2(p.I_eps);
+    bd.wr_min = p.wtilde.real() < bd.wr_min ? p.wtilde.real() : bd.wr_min;
+    bd.wr_max = p.wtilde.real() > bd.wr_max ? p.wtilde.real() : bd.wr_max;
+    bd.wi2_min = p.wi2 < bd.wi2_min ? p.wi2 : bd.wi2_min;
+    bd.wi2_max = p.wi2 > bd.wi2_max ? p.wi2 : bd.wi2_max;
   }
+  return bd;
 }
 
 // One band's scalars for the G loop.
@@ -100,22 +120,33 @@ struct GroupSums {
   double sr[kMaxGroup] = {}, si[kMaxGroup] = {}, xr[kMaxGroup] = {}, xi[kMaxGroup] = {};
 };
 
-// The regular arm of one frequency x at one G, for an empty band (no ssx): fused_term<false>.
-#define GPP_HOST_EMPTY_TERM(x, SR, SI)                                          \
+// |wdiff|^2 of frequency x at one G.
+#define GPP_HOST_WDIFF(x, DR, WD)        \
+  const double DR = (x) - wr[k];         \
+  const double WD = DR * DR + wi2[k];
+
+// The regular arm of frequency x at one G for an empty band (no ssx), given dr, |wdiff|^2
+// and its reciprocal: fused_term<false>.
+#define GPP_HOST_EMPTY_TERM(x, DR, WD, INV, SR, SI)                             \
   {                                                                             \
-    const double dr = (x) - wr[k];                                              \
-    const double wdiffr = dr * dr + wi2[k];                                     \
-    const double inv_wdiffr = 1.0 / wdiffr;                                     \
-    const double delwr = wabs2[k] * inv_wdiffr;                                 \
-    const double dlr = (wr[k] * dr - wi2[k]) * inv_wdiffr;                      \
-    const double dli = (wi[k] * (x)) * inv_wdiffr;                              \
-    const bool regular = (wdiffr > limittwo) & (delwr < physics::limitone);    \
+    const double delwr = wabs2[k] * (INV);                                      \
+    const double dlr = (wr[k] * (DR) - wi2[k]) * (INV);                         \
+    const double dli = (wi[k] * (x)) * (INV);                                   \
+    const bool regular = ((WD) > limittwo) & (delwr < physics::limitone);      \
     SR += regular ? dlr * Pr - dli * Pi : 0.0;                                  \
     SI += regular ? dlr * Pi + dli * Pr : 0.0;                                  \
   }
 
-// An empty band: W frequencies x[0..W-1] over the G block.
-template <int W>
+// Where one reciprocal serves every frequency of a group, each factor must lie in
+// [kShareMin, kShareMax], so that a product of up to four neither overflows nor becomes
+// subnormal (checked per band and G block from the block's Bounds, before the loop); a
+// band whose factors may fall outside takes one division per frequency.
+constexpr double kShareMin = 1e-75, kShareMax = 1e75;
+
+// An empty band: W frequencies x[0..W-1] over the G block. Shared: the W reciprocals of
+// |wdiff|^2 from one division, 1/(d0 d1 ..) times the other factors (a few ulps from
+// 1/d_w; the divider, not the FMA ports, bounds this loop otherwise).
+template <int W, bool Shared>
 inline void empty_band(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
   const double* __restrict wr = r[kWr];
   const double* __restrict wi = r[kWi];
@@ -133,10 +164,34 @@ inline void empty_band(const Rows& r, const int len, const Band& b, const double
     const double ar = an[2 * k], ai = an[2 * k + 1];
     const double mr = amr * ar + ami * ai, mi = amr * ai - ami * ar;
     const double Pr = ir[k] * mr - ii[k] * mi, Pi = ir[k] * mi + ii[k] * mr;
-    GPP_HOST_EMPTY_TERM(x0, s0r, s0i)
-    if constexpr (W > 1) GPP_HOST_EMPTY_TERM(x1, s1r, s1i)
-    if constexpr (W > 2) GPP_HOST_EMPTY_TERM(x2, s2r, s2i)
-    if constexpr (W > 3) GPP_HOST_EMPTY_TERM(x3, s3r, s3i)
+    GPP_HOST_WDIFF(x0, dr0, wd0)
+    GPP_HOST_WDIFF(x1, dr1, wd1)
+    GPP_HOST_WDIFF(x2, dr2, wd2)
+    GPP_HOST_WDIFF(x3, dr3, wd3)
+    double inv0, inv1 = 0, inv2 = 0, inv3 = 0;
+    if constexpr (!Shared || W == 1) {
+      inv0 = 1.0 / wd0;
+      if constexpr (W > 1) inv1 = 1.0 / wd1;
+      if constexpr (W > 2) inv2 = 1.0 / wd2;
+      if constexpr (W > 3) inv3 = 1.0 / wd3;
+    } else if constexpr (W == 2) {
+      const double R = 1.0 / (wd0 * wd1);
+      inv0 = R * wd1, inv1 = R * wd0;
+    } else if constexpr (W == 3) {
+      const double wd01 = wd0 * wd1;
+      const double R = 1.0 / (wd01 * wd2);
+      const double R2 = R * wd2;
+      inv0 = R2 * wd1, inv1 = R2 * wd0, inv2 = R * wd01;
+    } else {
+      const double wd01 = wd0 * wd1, wd23 = wd2 * wd3;
+      const double R = 1.0 / (wd01 * wd23);
+      const double R01 = R * wd23, R23 = R * wd01;
+      inv0 = R01 * wd1, inv1 = R01 * wd0, inv2 = R23 * wd3, inv3 = R23 * wd2;
+    }
+    GPP_HOST_EMPTY_TERM(x0, dr0, wd0, inv0, s0r, s0i)
+    if constexpr (W > 1) GPP_HOST_EMPTY_TERM(x1, dr1, wd1, inv1, s1r, s1i)
+    if constexpr (W > 2) GPP_HOST_EMPTY_TERM(x2, dr2, wd2, inv2, s2r, s2i)
+    if constexpr (W > 3) GPP_HOST_EMPTY_TERM(x3, dr3, wd3, inv3, s3r, s3i)
   }
   s.sr[0] += s0r, s.si[0] += s0i;
   if constexpr (W > 1) s.sr[1] += s1r, s.si[1] += s1i;
@@ -252,7 +307,8 @@ inline void near_pole_pass(const Rows& r, const int len, const Band& b, const do
 // Frequencies W0 .. W0+W-1 (W = min(kMaxGroup, NW - W0)) of one band over a G block,
 // then the next group.
 template <int NW, int W0 = 0>
-inline void band_groups(const Rows& r, const int len, const Band& b, const double* wx, SigmaAccum<NW>& g) {
+inline void band_groups(const Rows& r, const Bounds& bd, const int len, const Band& b, const double* wx,
+                        SigmaAccum<NW>& g) {
   constexpr int W = NW - W0 < kMaxGroup ? NW - W0 : kMaxGroup;
   GroupSums s;
   if (b.occ != 0.0) {
@@ -260,10 +316,15 @@ inline void band_groups(const Rows& r, const int len, const Band& b, const doubl
     near_pole_pass<W>(r, len, b, wx + W0, s);
     for (int w = 0; w < W; ++w) g.ssx[W0 + w] += complex_t(s.xr[w], s.xi[w]);
   } else {
-    empty_band<W>(r, len, b, wx + W0, s);
+    bool share = W > 1;
+    for (int w = 0; w < W; ++w) share = share && bd.wdiff2_within(wx[W0 + w], kShareMin, kShareMax);
+    if (share)
+      empty_band<W, true>(r, len, b, wx + W0, s);
+    else
+      empty_band<W, false>(r, len, b, wx + W0, s);
   }
   for (int w = 0; w < W; ++w) g.sch[W0 + w] += complex_t(s.sr[w], s.si[w]);
-  if constexpr (W0 + W < NW) band_groups<NW, W0 + W>(r, len, b, wx, g);
+  if constexpr (W0 + W < NW) band_groups<NW, W0 + W>(r, bd, len, b, wx, g);
 }
 
 template <int NW, class ExecSpace>
@@ -290,14 +351,14 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunab
             const int nb1 = band_block < in.nbands - nb0 ? nb0 + band_block : in.nbands;
             for (int ig0 = 0; ig0 < in.ncouls; ig0 += ig_block) {
               const int len = ig_block < in.ncouls - ig0 ? ig_block : in.ncouls - ig0;
-              fill_pairs(in, igp, ig0, len, rows);
+              const Bounds bounds = fill_pairs(in, igp, ig0, len, rows);
               for (int n1 = nb0; n1 < nb1; ++n1) {
                 const complex_t aqsm = Order::aqsm(in, igp, n1);
                 double wx[NW];
                 for (int w = 0; w < NW; ++w) wx[w] = Order::wx(in, w, n1);
                 const Band b{reinterpret_cast<const double*>(&in.aqsntemp(ig0, n1)), aqsm.real(), aqsm.imag(),
                              in.occ_array(n1), in.limittwo};
-                band_groups<NW>(rows, len, b, wx, g);
+                band_groups<NW>(rows, bounds, len, b, wx, g);
               }
             }
           }

@@ -77,34 +77,53 @@ struct Bounds {
   }
 };
 
-// The pair invariants of G = ig0 .. ig0+len-1 for one G' (physics::pair_terms, split).
+// The pair invariants of G = ig0 .. ig0+len-1 for one G': physics::pair_terms, split
+// into rows and written out component by component, so that the loop is a SIMD loop.
 template <class In>
 inline Bounds fill_pairs(const In& in, const int igp, const int ig0, const int len, const Rows& r) {
   const double sexcut2 = in.sexcut * in.sexcut;
+  const double* __restrict wt = reinterpret_cast<const double*>(&in.wtilde_array(ig0, igp));  // (re, im) pairs
+  const double* __restrict ie = reinterpret_cast<const double*>(&in.I_eps_array(ig0, igp));
+  double* __restrict f_wr = r.f[kWr];
+  double* __restrict f_wi = r.f[kWi];
+  double* __restrict f_wi2 = r.f[kWi2];
+  double* __restrict f_wabs2 = r.f[kWabs2];
+  double* __restrict f_t2r = r.f[kT2r];
+  double* __restrict f_t2i = r.f[kT2i];
+  double* __restrict f_t2i2 = r.f[kT2i2];
+  double* __restrict f_ir = r.f[kIr];
+  double* __restrict f_ii = r.f[kIi];
+  double* __restrict f_or = r.f[kOr];
+  double* __restrict f_oi = r.f[kOi];
+  double* __restrict f_om2 = r.f[kOm2];
+  double* __restrict f_cut2 = r.f[kCut2];
   constexpr double inf = std::numeric_limits<double>::infinity();
-  Bounds bd{inf, -inf, inf, -inf};
+  double wr_min = inf, wr_max = -inf, wi2_min = inf, wi2_max = -inf;
+#pragma omp simd reduction(min : wr_min, wi2_min) reduction(max : wr_max, wi2_max)
   for (int k = 0; k < len; ++k) {
-    const physics::PairTerms p =
-        physics::pair_terms(in.wtilde_array(ig0 + k, igp), in.I_eps_array(ig0 + k, igp), in.sexcut);
-    r.f[kWr][k] = p.wtilde.real();
-    r.f[kWi][k] = p.wtilde.imag();
-    r.f[kWi2][k] = p.wi2;
-    r.f[kWabs2][k] = p.wtilde_abs2;
-    r.f[kT2r][k] = p.wtilde2.real();
-    r.f[kT2i][k] = p.wtilde2.imag();
-    r.f[kT2i2][k] = p.t2i2;
-    r.f[kIr][k] = p.I_eps.real();
-    r.f[kIi][k] = p.I_eps.imag();
-    r.f[kOr][k] = p.Omega2.real();
-    r.f[kOi][k] = p.Omega2.imag();
-    r.f[kOm2][k] = p.omega2_abs2();
-    r.f[kCut2][k] = sexcut2 * physics::norm2(p.I_eps);
-    bd.wr_min = p.wtilde.real() < bd.wr_min ? p.wtilde.real() : bd.wr_min;
-    bd.wr_max = p.wtilde.real() > bd.wr_max ? p.wtilde.real() : bd.wr_max;
-    bd.wi2_min = p.wi2 < bd.wi2_min ? p.wi2 : bd.wi2_min;
-    bd.wi2_max = p.wi2 > bd.wi2_max ? p.wi2 : bd.wi2_max;
+    const double wr = wt[2 * k], wi = wt[2 * k + 1], ir = ie[2 * k], ii = ie[2 * k + 1];
+    const double t2r = wr * wr - wi * wi, t2i = wr * wi + wi * wr;  // wtilde^2
+    const double o_r = t2r * ir - t2i * ii, o_i = t2r * ii + t2i * ir;  // Omega2 = wtilde^2 I_eps
+    const double wi2 = wi * wi;
+    f_wr[k] = wr;
+    f_wi[k] = wi;
+    f_wi2[k] = wi2;
+    f_wabs2[k] = wr * wr + wi * wi;
+    f_t2r[k] = t2r;
+    f_t2i[k] = t2i;
+    f_t2i2[k] = t2i * t2i;
+    f_ir[k] = ir;
+    f_ii[k] = ii;
+    f_or[k] = o_r;
+    f_oi[k] = o_i;
+    f_om2[k] = o_r * o_r + o_i * o_i;
+    f_cut2[k] = sexcut2 * (ir * ir + ii * ii);
+    wr_min = wr < wr_min ? wr : wr_min;
+    wr_max = wr > wr_max ? wr : wr_max;
+    wi2_min = wi2 < wi2_min ? wi2 : wi2_min;
+    wi2_max = wi2 > wi2_max ? wi2 : wi2_max;
   }
-  return bd;
+  return Bounds{wr_min, wr_max, wi2_min, wi2_max};
 }
 
 // One band's scalars for the G loop.

@@ -11,7 +11,9 @@
 // shared reciprocal of empty bands (empty_band); the sums over G are in a different order.
 #include "gpp_kernels.hpp"
 
+#include <cstdlib>
 #include <limits>
+#include <string>
 
 namespace gpp {
 namespace {
@@ -132,7 +134,17 @@ struct Band {
   double amr, ami;   // aqsm = aqsmtemp_local(igp, n1)
   double occ;
   double limittwo;
+  bool share;        // empty bands: one division for a group's frequencies (where in range)
 };
+
+// Sharing one division among frequencies (empty_band) wins where the divider bounds the
+// loop (Intel: one 512-bit vdivpd per 16 cycles) and costs a few % where it does not (AMD
+// Zen 5). GPP_HOST_SHARED_DIVISION=0 turns it off, to compare both on one machine
+// (docs/performance.md); the results differ in the last bits only.
+inline bool shared_division_enabled() {
+  const char* v = std::getenv("GPP_HOST_SHARED_DIVISION");
+  return !(v && std::string(v) == "0");
+}
 
 // Sums over a G block of up to kMaxGroup frequencies: sch*mat, occ*ssx*mat.
 struct GroupSums {
@@ -335,7 +347,7 @@ inline void band_groups(const Rows& r, const Bounds& bd, const int len, const Ba
     near_pole_pass<W>(r, len, b, wx + W0, s);
     for (int w = 0; w < W; ++w) g.ssx[W0 + w] += complex_t(s.xr[w], s.xi[w]);
   } else {
-    bool share = W > 1;
+    bool share = W > 1 && b.share;
     for (int w = 0; w < W; ++w) share = share && bd.wdiff2_within(wx[W0 + w], kShareMin, kShareMax);
     if (share)
       empty_band<W, true>(r, len, b, wx + W0, s);
@@ -360,6 +372,7 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunab
   SigmaAccum<NW> result;
   if (mode == RunMode::Check) return kernels::to_sums(result);
   const PairBuffer<ExecSpace> buffer(space, ig_block);
+  const bool share = shared_division_enabled();
   // Band blocks outermost, G' across threads inside: all threads stream the same band
   // block of aqsntemp (band_block x ncouls, 16 MB on the mini-app deck), which stays in
   // the shared L3 while every G' reads it, instead of each thread streaming all of
@@ -383,7 +396,7 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunab
                 double wx[NW];
                 for (int w = 0; w < NW; ++w) wx[w] = Order::wx(in, w, n1);
                 const Band b{reinterpret_cast<const double*>(&in.aqsntemp(ig0, n1)), aqsm.real(), aqsm.imag(),
-                             in.occ_array(n1), in.limittwo};
+                             in.occ_array(n1), in.limittwo, share};
                 band_groups<NW>(rows, bounds, len, b, wx, g);
               }
             }

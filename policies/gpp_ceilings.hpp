@@ -14,8 +14,9 @@ struct Measured {
   std::string method;
 };
 
-/// FP64 FMA peak: every thread runs kChains (host: 8) independent FMA chains in registers; the
-/// best of `trials` launches, each long enough to last at least `min_seconds`.
+/// FP64 FMA peak: every thread runs kChains independent FMA chains in registers (host:
+/// vectors of chains, 64 with AVX-512); the best of `trials` launches, each long enough
+/// to last at least `min_seconds`.
 template <class ExecSpace>
 Measured fma_peak(const ExecSpace& space, int trials, double min_seconds);
 

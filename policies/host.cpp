@@ -1,31 +1,362 @@
-// CPU policy (the default on the host): G' across threads. For each G', bands and G are
-// blocked so that the invariants of a G block (the fused form's PairTerms, computed
-// once per G block and band block) and the band block's rows stay in L1/L2, and the
-// innermost loop runs over contiguous G. All frequencies in one reduction; the G'
-// factor applied once per G'; ssx skipped for empty bands (core: fused_band).
+// CPU policy (the default on the host; issue 13): band blocks one after the other, G'
+// across threads in each, SIMD over G. For each band block and G', G is blocked; a G
+// block's pair invariants (the fused form's PairTerms) are stored as structure-of-arrays
+// rows in a per-thread buffer, and the innermost loop runs over contiguous G as an
+// `omp simd` loop with one scalar reduction per frequency and part, which the compiler
+// turns into vector code (SSE2 without an arch flag; AVX-512 with GPP_HOST_ARCH=native on
+// such a CPU). The arms are blends; the rare near-pole arm of occupied bands is not
+// computed in the vector loop but flagged per G and added by a scalar pass over the
+// flagged G. The G' factor applied once per G'; ssx skipped for empty bands. The
+// arithmetic of each term is that of core's fused_term (physics::fused_band), except the
+// shared reciprocal of empty bands (empty_band); the sums over G are in a different order.
 #include "gpp_kernels.hpp"
+
+#include <cstdlib>
+#include <limits>
+#include <string>
 
 namespace gpp {
 namespace {
 
-constexpr int kMaxIgBlock = 256;  // the per-thread buffer of pair invariants
+constexpr int kMaxIgBlock = 1024;  // the per-thread buffer of pair invariants
+constexpr int kMaxGroup = 4;       // frequencies per vector loop (one accumulator pair each)
 
-// The per-thread buffer of a G block's pair invariants (up to 256 x 96 bytes), on the
-// heap, one row per thread (UniqueToken): on the stack it overflowed small stacks
-// (ulimit -s 32, issue 10). The policy is built for host spaces only.
+// The fields of a G block's pair invariants, one row of ig_block doubles each.
+enum Field : int {
+  kWr,     // Re wtilde
+  kWi,     // Im wtilde
+  kWi2,    // Im(wtilde)^2
+  kWabs2,  // |wtilde|^2
+  kT2r,    // Re wtilde^2
+  kT2i,    // Im wtilde^2
+  kT2i2,   // Im(wtilde^2)^2
+  kIr,     // Re I_eps
+  kIi,     // Im I_eps
+  kOr,     // Re Omega2 = wtilde^2 I_eps
+  kOi,     // Im Omega2
+  kOm2,    // |Omega2|^2
+  kCut2,   // sexcut^2 |I_eps|^2
+  kFlag,   // nonzero: a frequency of the band in hand takes the near-pole arm at this G
+  kFields
+};
+
+// A G block's rows (pointers into the thread's buffer row).
+struct Rows {
+  double* f[kFields];
+  const double* operator[](const int i) const { return f[i]; }
+};
+
+// The per-thread buffer of a G block's pair invariants, on the heap, one row per thread
+// (UniqueToken): on the stack it overflowed small stacks (ulimit -s 32, issue 10). The
+// policy is built for host spaces only.
 template <class ExecSpace>
 struct PairBuffer {
   Kokkos::Experimental::UniqueToken<ExecSpace> token;
-  Kokkos::View<physics::PairTerms**, Kokkos::LayoutRight, typename ExecSpace::memory_space> rows;
+  int stride;  // doubles per field, a multiple of 8 (64-byte rows)
+  Kokkos::View<double**, Kokkos::LayoutRight, typename ExecSpace::memory_space> rows;
   PairBuffer(const ExecSpace& space, int ig_block)
-      : token(space), rows(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::host::pair_terms"), token.size(), ig_block) {}
+      : token(space), stride((ig_block + 7) / 8 * 8),
+        rows(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::host::pair_terms"), token.size(),
+             kFields * ((ig_block + 7) / 8 * 8)) {}
   template <class F>
-  KOKKOS_INLINE_FUNCTION void with(const F& f) const {
+  void with(const F& f) const {
     const int id = token.acquire();
-    f(&rows(id, 0));
+    Rows r;
+    for (int i = 0; i < kFields; ++i) r.f[i] = &rows(id, 0) + i * stride;
+    f(r);
     token.release(id);
   }
 };
+
+// The range of Re wtilde and Im(wtilde)^2 over a G block: bounds of |wdiff|^2 for any wx.
+struct Bounds {
+  double wr_min, wr_max, wi2_min, wi2_max;
+  // Whether every |wdiff|^2 = (x - Re wtilde)^2 + Im(wtilde)^2 of the block lies in [lo, hi].
+  bool wdiff2_within(const double x, const double lo, const double hi) const {
+    const double below = x < wr_min ? wr_min - x : x > wr_max ? x - wr_max : 0.0;  // nearest Re wtilde
+    const double far = x - wr_min > wr_max - x ? x - wr_min : wr_max - x;            // farthest
+    return below * below + wi2_min >= lo && far * far + wi2_max <= hi;
+  }
+};
+
+// The pair invariants of G = ig0 .. ig0+len-1 for one G': physics::pair_terms, split
+// into rows and written out component by component, so that the loop is a SIMD loop.
+template <class In>
+inline Bounds fill_pairs(const In& in, const int igp, const int ig0, const int len, const Rows& r) {
+  const double sexcut2 = in.sexcut * in.sexcut;
+  const double* __restrict wt = reinterpret_cast<const double*>(&in.wtilde_array(ig0, igp));  // (re, im) pairs
+  const double* __restrict ie = reinterpret_cast<const double*>(&in.I_eps_array(ig0, igp));
+  double* __restrict f_wr = r.f[kWr];
+  double* __restrict f_wi = r.f[kWi];
+  double* __restrict f_wi2 = r.f[kWi2];
+  double* __restrict f_wabs2 = r.f[kWabs2];
+  double* __restrict f_t2r = r.f[kT2r];
+  double* __restrict f_t2i = r.f[kT2i];
+  double* __restrict f_t2i2 = r.f[kT2i2];
+  double* __restrict f_ir = r.f[kIr];
+  double* __restrict f_ii = r.f[kIi];
+  double* __restrict f_or = r.f[kOr];
+  double* __restrict f_oi = r.f[kOi];
+  double* __restrict f_om2 = r.f[kOm2];
+  double* __restrict f_cut2 = r.f[kCut2];
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  double wr_min = inf, wr_max = -inf, wi2_min = inf, wi2_max = -inf;
+#pragma omp simd reduction(min : wr_min, wi2_min) reduction(max : wr_max, wi2_max)
+  for (int k = 0; k < len; ++k) {
+    const double wr = wt[2 * k], wi = wt[2 * k + 1], ir = ie[2 * k], ii = ie[2 * k + 1];
+    const double t2r = wr * wr - wi * wi, t2i = wr * wi + wi * wr;  // wtilde^2
+    const double o_r = t2r * ir - t2i * ii, o_i = t2r * ii + t2i * ir;  // Omega2 = wtilde^2 I_eps
+    const double wi2 = wi * wi;
+    f_wr[k] = wr;
+    f_wi[k] = wi;
+    f_wi2[k] = wi2;
+    f_wabs2[k] = wr * wr + wi * wi;
+    f_t2r[k] = t2r;
+    f_t2i[k] = t2i;
+    f_t2i2[k] = t2i * t2i;
+    f_ir[k] = ir;
+    f_ii[k] = ii;
+    f_or[k] = o_r;
+    f_oi[k] = o_i;
+    f_om2[k] = o_r * o_r + o_i * o_i;
+    f_cut2[k] = sexcut2 * (ir * ir + ii * ii);
+    wr_min = wr < wr_min ? wr : wr_min;
+    wr_max = wr > wr_max ? wr : wr_max;
+    wi2_min = wi2 < wi2_min ? wi2 : wi2_min;
+    wi2_max = wi2 > wi2_max ? wi2 : wi2_max;
+  }
+  return Bounds{wr_min, wr_max, wi2_min, wi2_max};
+}
+
+// One band's scalars for the G loop.
+struct Band {
+  const double* an;  // aqsntemp(ig0, n1): re, im interleaved
+  double amr, ami;   // aqsm = aqsmtemp_local(igp, n1)
+  double occ;
+  double limittwo;
+  bool share;        // empty bands: one division for a group's frequencies (where in range)
+};
+
+// Sharing one division among frequencies (empty_band) wins where the divider bounds the
+// loop (Intel: one 512-bit vdivpd per 16 cycles) and costs a few % where it does not (AMD
+// Zen 5). GPP_HOST_SHARED_DIVISION=0 turns it off, to compare both on one machine
+// (docs/performance.md); the results differ in the last bits only.
+inline bool shared_division_enabled() {
+  const char* v = std::getenv("GPP_HOST_SHARED_DIVISION");
+  return !(v && std::string(v) == "0");
+}
+
+// Sums over a G block of up to kMaxGroup frequencies: sch*mat, occ*ssx*mat.
+struct GroupSums {
+  double sr[kMaxGroup] = {}, si[kMaxGroup] = {}, xr[kMaxGroup] = {}, xi[kMaxGroup] = {};
+};
+
+// |wdiff|^2 of frequency x at one G.
+#define GPP_HOST_WDIFF(x, DR, WD)        \
+  const double DR = (x) - wr[k];         \
+  const double WD = DR * DR + wi2[k];
+
+// The regular arm of frequency x at one G for an empty band (no ssx), given dr, |wdiff|^2
+// and its reciprocal: fused_term<false>.
+#define GPP_HOST_EMPTY_TERM(x, DR, WD, INV, SR, SI)                             \
+  {                                                                             \
+    const double delwr = wabs2[k] * (INV);                                      \
+    const double dlr = (wr[k] * (DR) - wi2[k]) * (INV);                         \
+    const double dli = (wi[k] * (x)) * (INV);                                   \
+    const bool regular = ((WD) > limittwo) & (delwr < physics::limitone);      \
+    SR += regular ? dlr * Pr - dli * Pi : 0.0;                                  \
+    SI += regular ? dlr * Pi + dli * Pr : 0.0;                                  \
+  }
+
+// Where one reciprocal serves every frequency of a group, each factor must lie in
+// [kShareMin, kShareMax], so that a product of up to four neither overflows nor becomes
+// subnormal (checked per band and G block from the block's Bounds, before the loop); a
+// band whose factors may fall outside takes one division per frequency.
+constexpr double kShareMin = 1e-75, kShareMax = 1e75;
+
+// An empty band: W frequencies x[0..W-1] over the G block. Shared: the W reciprocals of
+// |wdiff|^2 from one division, 1/(d0 d1 ..) times the other factors (a few ulps from
+// 1/d_w; the divider, not the FMA ports, bounds this loop otherwise).
+template <int W, bool Shared>
+inline void empty_band(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
+  const double* __restrict wr = r[kWr];
+  const double* __restrict wi = r[kWi];
+  const double* __restrict wi2 = r[kWi2];
+  const double* __restrict wabs2 = r[kWabs2];
+  const double* __restrict ir = r[kIr];
+  const double* __restrict ii = r[kIi];
+  const double* __restrict an = b.an;
+  const double amr = b.amr, ami = b.ami, limittwo = b.limittwo;
+  const double x0 = x[0], x1 = W > 1 ? x[1] : 0.0, x2 = W > 2 ? x[2] : 0.0, x3 = W > 3 ? x[3] : 0.0;
+  double s0r = 0, s0i = 0, s1r = 0, s1i = 0, s2r = 0, s2i = 0, s3r = 0, s3i = 0;
+#pragma omp simd reduction(+ : s0r, s0i, s1r, s1i, s2r, s2i, s3r, s3i)
+  for (int k = 0; k < len; ++k) {
+    // mat = conj(aqsm) * aqsn, P = I_eps * mat
+    const double ar = an[2 * k], ai = an[2 * k + 1];
+    const double mr = amr * ar + ami * ai, mi = amr * ai - ami * ar;
+    const double Pr = ir[k] * mr - ii[k] * mi, Pi = ir[k] * mi + ii[k] * mr;
+    GPP_HOST_WDIFF(x0, dr0, wd0)
+    GPP_HOST_WDIFF(x1, dr1, wd1)
+    GPP_HOST_WDIFF(x2, dr2, wd2)
+    GPP_HOST_WDIFF(x3, dr3, wd3)
+    double inv0, inv1 = 0, inv2 = 0, inv3 = 0;
+    if constexpr (!Shared || W == 1) {
+      inv0 = 1.0 / wd0;
+      if constexpr (W > 1) inv1 = 1.0 / wd1;
+      if constexpr (W > 2) inv2 = 1.0 / wd2;
+      if constexpr (W > 3) inv3 = 1.0 / wd3;
+    } else if constexpr (W == 2) {
+      const double R = 1.0 / (wd0 * wd1);
+      inv0 = R * wd1, inv1 = R * wd0;
+    } else if constexpr (W == 3) {
+      const double wd01 = wd0 * wd1;
+      const double R = 1.0 / (wd01 * wd2);
+      const double R2 = R * wd2;
+      inv0 = R2 * wd1, inv1 = R2 * wd0, inv2 = R * wd01;
+    } else {
+      const double wd01 = wd0 * wd1, wd23 = wd2 * wd3;
+      const double R = 1.0 / (wd01 * wd23);
+      const double R01 = R * wd23, R23 = R * wd01;
+      inv0 = R01 * wd1, inv1 = R01 * wd0, inv2 = R23 * wd3, inv3 = R23 * wd2;
+    }
+    GPP_HOST_EMPTY_TERM(x0, dr0, wd0, inv0, s0r, s0i)
+    if constexpr (W > 1) GPP_HOST_EMPTY_TERM(x1, dr1, wd1, inv1, s1r, s1i)
+    if constexpr (W > 2) GPP_HOST_EMPTY_TERM(x2, dr2, wd2, inv2, s2r, s2i)
+    if constexpr (W > 3) GPP_HOST_EMPTY_TERM(x3, dr3, wd3, inv3, s3r, s3i)
+  }
+  s.sr[0] += s0r, s.si[0] += s0i;
+  if constexpr (W > 1) s.sr[1] += s1r, s.si[1] += s1i;
+  if constexpr (W > 2) s.sr[2] += s2r, s.si[2] += s2i;
+  if constexpr (W > 3) s.sr[3] += s3r, s.si[3] += s3i;
+}
+#undef GPP_HOST_EMPTY_TERM
+
+// One frequency x at one G of an occupied band, regular arm (fused_term<true>): sch*mat
+// and occ*ssx*mat (ssx zero where cut), and whether the near-pole arm is due instead.
+#define GPP_HOST_OCC_TERM(x, SR, SI, XR, XI)                                            \
+  {                                                                                     \
+    const double dr = (x) - wr[k];                                                      \
+    const double wdiffr = dr * dr + wi2[k];                                             \
+    const double cr = (x) * (x) - t2r[k];                                               \
+    const double cden2 = cr * cr + t2i2[k];                                             \
+    const double R = 1.0 / (wdiffr * cden2);                                            \
+    const double inv_wdiffr = R * cden2;                                                \
+    const double delwr = wabs2[k] * inv_wdiffr;                                         \
+    const double dlr = (wr[k] * dr - wi2[k]) * inv_wdiffr;                              \
+    const double dli = (wi[k] * (x)) * inv_wdiffr;                                      \
+    const bool regular = (wdiffr > limittwo) & (delwr < physics::limitone);            \
+    const double inv_cden2 = R * wdiffr;                                                \
+    const bool cut = ((x) < 0.0) & (om2[k] * inv_cden2 > cut2[k]);                     \
+    const bool keep = regular & !cut;                                                   \
+    const double cqr = (Qr * cr - Qi * t2i[k]) * inv_cden2;                             \
+    const double cqi = (Qr * t2i[k] + Qi * cr) * inv_cden2;                             \
+    SR += regular ? dlr * Pr - dli * Pi : 0.0;                                          \
+    SI += regular ? dlr * Pi + dli * Pr : 0.0;                                          \
+    XR += keep ? cqr : 0.0;                                                             \
+    XI += keep ? cqi : 0.0;                                                             \
+    near += (!regular & (delwr > physics::TOL_Zero)) ? 1.0 : 0.0;                      \
+  }
+
+// An occupied band: W frequencies over the G block, regular arm; flag[k] counts the
+// frequencies that take the near-pole arm at G (added by near_pole_pass).
+template <int W>
+inline void occupied_band(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
+  const double* __restrict wr = r[kWr];
+  const double* __restrict wi = r[kWi];
+  const double* __restrict wi2 = r[kWi2];
+  const double* __restrict wabs2 = r[kWabs2];
+  const double* __restrict t2r = r[kT2r];
+  const double* __restrict t2i = r[kT2i];
+  const double* __restrict t2i2 = r[kT2i2];
+  const double* __restrict ir = r[kIr];
+  const double* __restrict ii = r[kIi];
+  const double* __restrict o_r = r[kOr];
+  const double* __restrict o_i = r[kOi];
+  const double* __restrict om2 = r[kOm2];
+  const double* __restrict cut2 = r[kCut2];
+  double* __restrict flag = r.f[kFlag];
+  const double* __restrict an = b.an;
+  const double amr = b.amr, ami = b.ami, occ = b.occ, limittwo = b.limittwo;
+  const double x0 = x[0], x1 = W > 1 ? x[1] : 0.0, x2 = W > 2 ? x[2] : 0.0, x3 = W > 3 ? x[3] : 0.0;
+  double s0r = 0, s0i = 0, s1r = 0, s1i = 0, s2r = 0, s2i = 0, s3r = 0, s3i = 0;
+  double x0r = 0, x0i = 0, x1r = 0, x1i = 0, x2r = 0, x2i = 0, x3r = 0, x3i = 0;
+#pragma omp simd reduction(+ : s0r, s0i, s1r, s1i, s2r, s2i, s3r, s3i, x0r, x0i, x1r, x1i, x2r, x2i, x3r, x3i)
+  for (int k = 0; k < len; ++k) {
+    const double ar = an[2 * k], ai = an[2 * k + 1];
+    const double mr = amr * ar + ami * ai, mi = amr * ai - ami * ar;
+    const double Pr = ir[k] * mr - ii[k] * mi, Pi = ir[k] * mi + ii[k] * mr;
+    // Q = (occ * Omega2) * mat
+    const double ocr = occ * o_r[k], oci = occ * o_i[k];
+    const double Qr = ocr * mr - oci * mi, Qi = ocr * mi + oci * mr;
+    double near = 0.0;
+    GPP_HOST_OCC_TERM(x0, s0r, s0i, x0r, x0i)
+    if constexpr (W > 1) GPP_HOST_OCC_TERM(x1, s1r, s1i, x1r, x1i)
+    if constexpr (W > 2) GPP_HOST_OCC_TERM(x2, s2r, s2i, x2r, x2i)
+    if constexpr (W > 3) GPP_HOST_OCC_TERM(x3, s3r, s3i, x3r, x3i)
+    flag[k] = near;
+  }
+  s.sr[0] += s0r, s.si[0] += s0i, s.xr[0] += x0r, s.xi[0] += x0i;
+  if constexpr (W > 1) s.sr[1] += s1r, s.si[1] += s1i, s.xr[1] += x1r, s.xi[1] += x1i;
+  if constexpr (W > 2) s.sr[2] += s2r, s.si[2] += s2i, s.xr[2] += x2r, s.xi[2] += x2i;
+  if constexpr (W > 3) s.sr[3] += s3r, s.si[3] += s3i, s.xr[3] += x3r, s.xi[3] += x3i;
+}
+#undef GPP_HOST_OCC_TERM
+
+// The near-pole arm (fused_term<true>'s second arm) at the G that occupied_band flagged,
+// one G at a time: the same arithmetic as the vector loop up to the arm's choice.
+template <int W>
+inline void near_pole_pass(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
+  for (int k = 0; k < len; ++k) {
+    if (r[kFlag][k] == 0.0) continue;
+    const double wr = r[kWr][k], wi = r[kWi][k], wi2 = r[kWi2][k];
+    const double ar = b.an[2 * k], ai = b.an[2 * k + 1];
+    const double mr = b.amr * ar + b.ami * ai, mi = b.amr * ai - b.ami * ar;
+    const double ocr = b.occ * r[kOr][k], oci = b.occ * r[kOi][k];
+    const double Qr = ocr * mr - oci * mi, Qi = ocr * mi + oci * mr;
+    const double t2r = r[kT2r][k], t2i = r[kT2i][k];
+    for (int w = 0; w < W; ++w) {
+      const double dr = x[w] - wr;
+      const double wdiffr = dr * dr + wi2;
+      const double cr = x[w] * x[w] - t2r;
+      const double cden2 = cr * cr + r[kT2i2][k];
+      const double R = 1.0 / (wdiffr * cden2);
+      const double inv_wdiffr = R * cden2;
+      const double delwr = r[kWabs2][k] * inv_wdiffr;
+      const bool regular = wdiffr > b.limittwo && delwr < physics::limitone;
+      if (regular || !(delwr > physics::TOL_Zero)) continue;
+      const complex_t delw((wr * dr - wi2) * inv_wdiffr, (wi * x[w]) * inv_wdiffr);
+      const complex_t cden = 4.0 * complex_t(t2r, t2i) * (delw + 0.5);
+      const double inv_cden2 = 1.0 / physics::norm2(cden);
+      if (x[w] < 0.0 && r[kOm2][k] * delwr * inv_cden2 > r[kCut2][k]) continue;
+      const complex_t ssx_mat = -(complex_t(Qr, Qi) * delw) * Kokkos::conj(cden) * inv_cden2;
+      s.xr[w] += ssx_mat.real();
+      s.xi[w] += ssx_mat.imag();
+    }
+  }
+}
+
+// Frequencies W0 .. W0+W-1 (W = min(kMaxGroup, NW - W0)) of one band over a G block,
+// then the next group.
+template <int NW, int W0 = 0>
+inline void band_groups(const Rows& r, const Bounds& bd, const int len, const Band& b, const double* wx,
+                        SigmaAccum<NW>& g) {
+  constexpr int W = NW - W0 < kMaxGroup ? NW - W0 : kMaxGroup;
+  GroupSums s;
+  if (b.occ != 0.0) {
+    occupied_band<W>(r, len, b, wx + W0, s);
+    near_pole_pass<W>(r, len, b, wx + W0, s);
+    for (int w = 0; w < W; ++w) g.ssx[W0 + w] += complex_t(s.xr[w], s.xi[w]);
+  } else {
+    bool share = W > 1 && b.share;
+    for (int w = 0; w < W; ++w) share = share && bd.wdiff2_within(wx[W0 + w], kShareMin, kShareMax);
+    if (share)
+      empty_band<W, true>(r, len, b, wx + W0, s);
+    else
+      empty_band<W, false>(r, len, b, wx + W0, s);
+  }
+  for (int w = 0; w < W; ++w) g.sch[W0 + w] += complex_t(s.sr[w], s.si[w]);
+  if constexpr (W0 + W < NW) band_groups<NW, W0 + W>(r, bd, len, b, wx, g);
+}
 
 template <int NW, class ExecSpace>
 SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t, const RunMode mode) {
@@ -41,29 +372,41 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunab
   SigmaAccum<NW> result;
   if (mode == RunMode::Check) return kernels::to_sums(result);
   const PairBuffer<ExecSpace> buffer(space, ig_block);
-  Kokkos::parallel_reduce(
-      "gpp::host", Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, d.ngpown),
-      KOKKOS_LAMBDA(const int igp, SigmaAccum<NW>& acc) { buffer.with([&](physics::PairTerms* pair) {
-        SigmaAccum<NW> g;  // sch*mat and occ*ssx*mat for this G'
-        for (int nb0 = 0; nb0 < in.nbands; nb0 += band_block) {
-          const int nb1 = band_block < in.nbands - nb0 ? nb0 + band_block : in.nbands;
-          for (int ig0 = 0; ig0 < in.ncouls; ig0 += ig_block) {
-            const int len = ig_block < in.ncouls - ig0 ? ig_block : in.ncouls - ig0;
-            for (int k = 0; k < len; ++k)
-              pair[k] = physics::pair_terms(in.wtilde_array(ig0 + k, igp), in.I_eps_array(ig0 + k, igp), in.sexcut);
-            for (int n1 = nb0; n1 < nb1; ++n1) {
-              const complex_t aqsm = Order::aqsm(in, igp, n1);
-              const double occ = in.occ_array(n1);
-              double wx[NW];
-              for (int w = 0; w < NW; ++w) wx[w] = Order::wx(in, w, n1);
-              for (int k = 0; k < len; ++k)
-                physics::fused_band(pair[k], aqsm, in.aqsntemp(ig0 + k, n1), occ, [&](const int w) { return wx[w]; },
-                                    in.limittwo, g);
+  const bool share = shared_division_enabled();
+  // Band blocks outermost, G' across threads inside: all threads stream the same band
+  // block of aqsntemp (band_block x ncouls, 16 MB on the mini-app deck), which stays in
+  // the shared L3 while every G' reads it, instead of each thread streaming all of
+  // aqsntemp from memory for each G'. Each G''s sums (before the G' factor) carry over
+  // from one band block to the next in gp_sums, in the same order as one pass would add
+  // them.
+  const Kokkos::View<SigmaAccum<NW>*, typename ExecSpace::memory_space> gp_sums("gpp::host::gp_sums", d.ngpown);
+  for (int nb0 = 0; nb0 < d.nbands; nb0 += band_block) {
+    const int nb1 = band_block < d.nbands - nb0 ? nb0 + band_block : d.nbands;
+    // A host lambda: the policy runs on host spaces only, and its G loops are host code.
+    Kokkos::parallel_for(
+        "gpp::host", Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, d.ngpown),
+        [=](const int igp) {
+          buffer.with([&](const Rows& rows) {
+            SigmaAccum<NW> g = gp_sums(igp);  // sch*mat and occ*ssx*mat for this G'
+            for (int ig0 = 0; ig0 < in.ncouls; ig0 += ig_block) {
+              const int len = ig_block < in.ncouls - ig0 ? ig_block : in.ncouls - ig0;
+              const Bounds bounds = fill_pairs(in, igp, ig0, len, rows);
+              for (int n1 = nb0; n1 < nb1; ++n1) {
+                const complex_t aqsm = Order::aqsm(in, igp, n1);
+                double wx[NW];
+                for (int w = 0; w < NW; ++w) wx[w] = Order::wx(in, w, n1);
+                const Band b{reinterpret_cast<const double*>(&in.aqsntemp(ig0, n1)), aqsm.real(), aqsm.imag(),
+                             in.occ_array(n1), in.limittwo, share};
+                band_groups<NW>(rows, bounds, len, b, wx, g);
+              }
             }
-          }
-        }
-        physics::add_gp_weighted(acc, g, in.vcoul_loc(igp));
-      }); },
+            gp_sums(igp) = g;
+          });
+        });
+  }
+  Kokkos::parallel_reduce(
+      "gpp::host::weight", Kokkos::RangePolicy<ExecSpace>(space, 0, d.ngpown),
+      [=](const int igp, SigmaAccum<NW>& acc) { physics::add_gp_weighted(acc, gp_sums(igp), in.vcoul_loc(igp)); },
       SigmaReducer<NW>(result));
   return kernels::to_sums(result);
 }
@@ -72,6 +415,7 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunab
 
 template <class ExecSpace>
 SigmaSums run_host(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t, const RunMode mode) {
+  static_assert(sizeof(complex_t) == 2 * sizeof(double), "the G loops read complex_t as (re, im) pairs");
   return dispatch_nw(d.nw, [&](auto nw) { return host_policy<decltype(nw)::value>(space, d, t, mode); });
 }
 // The CPU policy is built for the host space only.

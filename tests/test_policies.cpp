@@ -228,6 +228,31 @@ TEST(Tunables, VectorLengthAboveOne) {
     }
 }
 
+// The host policy's empty bands share one division among up to four frequencies, where
+// the product of their |wdiff|^2 stays finite. Plasmon-pole frequencies of ~1e45 (some G
+// of every G') make |wdiff|^2 ~1e90: the product of four overflows (1/inf = 0 would drop
+// those G's terms, each as large as any other here: wdiff ~ wtilde, so delw ~ 1), so the
+// policy must see the range and divide per frequency. The occupied bands' fused form
+// (one division per frequency) still holds there: 1e90 x 1e180 is finite.
+TEST(HostPolicy, HugePlasmonPoleFrequenciesAreRight) {
+  DeckParams p = small_deck(16, 4, 300, 6);
+  p.nstart = 1;
+  p.nend = 4;  // four frequencies: one group of four
+  Problem pr;
+  pr.input = generate(p);
+  const SigmaSums plain = reference_sums(SpaceData(derive(pr.input)).host);
+  for (int igp = 0; igp < p.ngpown; ++igp)
+    for (int ig = igp % 7; ig < p.ncouls; ig += 7) pr.input.wtilde_array(ig, igp) *= 1e45;
+  pr.data = std::make_unique<SpaceData>(derive(pr.input));
+  const SigmaResult ref = apply_start_values(reference_sums(pr.data->host), pr.input.asxtemp0, pr.input.achtemp0);
+  // The scaled G change the sums (else this test could not fail).
+  EXPECT_FALSE(results_close(apply_start_values(plain, pr.input.asxtemp0, pr.input.achtemp0), ref, 1e-3));
+  for (const SpaceKind k : build_spaces()) {
+    if (!find_policy("host").runs_on(k)) continue;
+    EXPECT_TRUE(results_close(run_on(k, find_policy("host"), pr, Tunables{}), ref, kTol)) << name_of(k);
+  }
+}
+
 TEST(Tunables, ResolvedValuesAreReported) {
   const Problem& pr = problem("permuted");
   const Tunables v8 = find_policy("v8-bounded").resolve(HostExec(), pr.data->host, Tunables{});

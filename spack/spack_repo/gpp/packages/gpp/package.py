@@ -114,6 +114,9 @@ class Gpp(CMakePackage, CudaPackage):
             self.define("GPP_ENABLE_TESTS", self.run_tests),
             self.define("GPP_EXPECT_DEVICES", ";".join(self._kokkos_devices())),
             self.define("GPP_EXPECT_ARCH", self._kokkos_arch()),
+            # The host ISA is the spec's target: spack's compiler wrapper adds its flags
+            # (e.g. -march=sapphirerapids for target=sapphirerapids), so no -march=native.
+            self.define("GPP_HOST_ARCH", "OFF"),
         ]
         if self.spec.satisfies("+cuda"):
             # nvcc_wrapper of the kokkos-nvcc-wrapper package, itself wrapping spack's C++.

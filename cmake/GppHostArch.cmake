@@ -1,0 +1,85 @@
+# The host instruction set (issue 13). The Kokkos builds gpp uses name no CPU
+# architecture (Debian's 3.4; the CUDA installs name only the GPU), so without a flag the
+# host code is compiled for baseline x86-64 (SSE2: no AVX, no FMA) and the host policy
+# cannot use the machine's vector units.
+#
+#   GPP_HOST_ARCH=native        -march=native (the default, unless Kokkos names a CPU arch
+#                               or CMAKE_CXX_FLAGS already has -march/-mcpu)
+#   GPP_HOST_ARCH=<cpu>         -march=<cpu>, e.g. sapphirerapids, znver4, x86-64-v4
+#   GPP_HOST_ARCH=OFF (or "")   no flag: a portable binary (spack builds: spack's target flags)
+#
+# The flag applies to every C++ source of gpp. With nvcc_wrapper as CXX (CUDA builds) it reaches
+# the host compiler (nvcc_wrapper forwards flags nvcc does not know with -Xcompiler).
+# GPP_HOST_ARCH_FLAGS holds the flags used (recorded in the build info's cxx_flags).
+set(_gpp_cpu_archs NATIVE AMDAVX ZEN ZEN2 ZEN3 ZEN4 ZEN5 SNB HSW BDW SKL SKX ICL ICX SPR KNC KNL
+    ARMV80 ARMV81 ARMV8_THUNDERX ARMV8_THUNDERX2 A64FX ARMV9_GRACE POWER8 POWER9 RISCV_SG2042 RISCV_RVA22V)
+set(_gpp_kokkos_cpu_arch "")
+foreach(_a IN LISTS Kokkos_ARCH)
+  string(TOUPPER "${_a}" _a)
+  if(_a IN_LIST _gpp_cpu_archs)
+    set(_gpp_kokkos_cpu_arch "${_a}")
+  endif()
+endforeach()
+if(_gpp_kokkos_cpu_arch OR CMAKE_CXX_FLAGS MATCHES "-march=|-mcpu=|-xHost|-x[A-Z]")
+  set(_gpp_default_arch "OFF")
+else()
+  set(_gpp_default_arch "native")
+endif()
+set(GPP_HOST_ARCH "${_gpp_default_arch}" CACHE STRING
+  "Host ISA: native (default unless Kokkos names a CPU architecture), a -march value (e.g. sapphirerapids), or OFF for a portable binary")
+
+set(GPP_HOST_ARCH_FLAGS "")
+if(GPP_HOST_ARCH AND NOT GPP_HOST_ARCH STREQUAL "")
+  if(_gpp_kokkos_cpu_arch)
+    message(WARNING "gpp: Kokkos already targets the CPU architecture ${_gpp_kokkos_cpu_arch}; "
+                    "GPP_HOST_ARCH=${GPP_HOST_ARCH} adds -march=${GPP_HOST_ARCH} on top of it")
+  endif()
+  include(CheckCXXCompilerFlag)
+  string(MAKE_C_IDENTIFIER "GPP_HAVE_MARCH_${GPP_HOST_ARCH}" _gpp_flag_var)
+  check_cxx_compiler_flag("-march=${GPP_HOST_ARCH}" ${_gpp_flag_var})
+  if(${_gpp_flag_var})
+    set(GPP_HOST_ARCH_FLAGS "-march=${GPP_HOST_ARCH}")
+  elseif(GPP_HOST_ARCH STREQUAL "native")
+    message(WARNING "gpp: ${CMAKE_CXX_COMPILER} does not accept -march=native; building for the compiler's default ISA "
+                    "(set GPP_HOST_ARCH to a CPU name, or OFF to silence this)")
+  else()
+    message(FATAL_ERROR "gpp: GPP_HOST_ARCH=${GPP_HOST_ARCH}: ${CMAKE_CXX_COMPILER} does not accept -march=${GPP_HOST_ARCH}")
+  endif()
+endif()
+if(GPP_HOST_ARCH_FLAGS)
+  # C++ only: the Fortran oracle (tests, docs/oracle.md) keeps its compiler's default ISA,
+  # so that its stored results stay reproducible to the last digit.
+  add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:${GPP_HOST_ARCH_FLAGS}>")
+endif()
+
+# GPP_HOST_SIMD_FLAGS, for the host policy and the host FMA ceiling only:
+# `#pragma omp simd` without the OpenMP runtime (the serial build has no -fopenmp), and
+# 512-bit vectors where the ISA has them (g++ tunes Intel CPUs for 256-bit vectors by
+# default; without AVX-512 the flag changes nothing).
+include(CheckCXXCompilerFlag)
+check_cxx_compiler_flag(-fopenmp-simd GPP_HAVE_FOPENMP_SIMD)
+set(GPP_HOST_SIMD_FLAGS "")
+if(GPP_HAVE_FOPENMP_SIMD)
+  list(APPEND GPP_HOST_SIMD_FLAGS -fopenmp-simd)
+endif()
+# -fno-trapping-math: g++ 12 will not if-convert the occupied bands' G loop (the
+# cutoff's compare after a product) while FP operations may trap; it changes no value
+# (IEEE defaults, no FP exception is enabled or read).
+check_cxx_compiler_flag(-fno-trapping-math GPP_HAVE_NO_TRAPPING_MATH)
+if(GPP_HAVE_NO_TRAPPING_MATH)
+  list(APPEND GPP_HOST_SIMD_FLAGS -fno-trapping-math)
+endif()
+if(GPP_HOST_ARCH_FLAGS)
+  check_cxx_compiler_flag(-mprefer-vector-width=512 GPP_HAVE_PREFER_VECTOR_WIDTH)
+  if(GPP_HAVE_PREFER_VECTOR_WIDTH)
+    list(APPEND GPP_HOST_SIMD_FLAGS -mprefer-vector-width=512)
+  endif()
+endif()
+
+if(GPP_HOST_ARCH_FLAGS)
+  set(GPP_HOST_ARCH_SUMMARY "${GPP_HOST_ARCH_FLAGS}")
+elseif(_gpp_kokkos_cpu_arch)
+  set(GPP_HOST_ARCH_SUMMARY "Kokkos_ARCH_${_gpp_kokkos_cpu_arch} (Kokkos' flags)")
+else()
+  set(GPP_HOST_ARCH_SUMMARY "none (compiler default, portable)")
+endif()

@@ -137,14 +137,11 @@ struct Band {
   bool share;        // empty bands: one division for a group's frequencies (where in range)
 };
 
-// Sharing one division among frequencies (empty_band) wins where the divider bounds the
-// loop (Intel: one 512-bit vdivpd per 16 cycles) and costs a few % where it does not (AMD
-// Zen 5). GPP_HOST_SHARED_DIVISION=0 turns it off, to compare both on one machine
-// (docs/performance.md); the results differ in the last bits only.
-inline bool shared_division_enabled() {
-  const char* v = std::getenv("GPP_HOST_SHARED_DIVISION");
-  return !(v && std::string(v) == "0");
-}
+// Sharing one division among frequencies (empty_band), where the G block's bounds allow
+// it: measured on the 16-core Intel machine (2026-11-23, docs/performance.md) 12% faster
+// on the mini-app deck (7.11 against 8.07 s) and 2% on si214; the results differ in the
+// last bits only. (On an AMD Zen 5 core, whose divider is not the bound, it cost ~10%.)
+constexpr bool kSharedDivision = true;
 
 // Sums over a G block of up to kMaxGroup frequencies: sch*mat, occ*ssx*mat.
 struct GroupSums {
@@ -372,7 +369,7 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunab
   SigmaAccum<NW> result;
   if (mode == RunMode::Check) return kernels::to_sums(result);
   const PairBuffer<ExecSpace> buffer(space, ig_block);
-  const bool share = shared_division_enabled();
+  const bool share = kSharedDivision;
   // Band blocks outermost, G' across threads inside: all threads stream the same band
   // block of aqsntemp (band_block x ncouls, 16 MB on the mini-app deck), which stays in
   // the shared L3 while every G' reads it, instead of each thread streaming all of

@@ -65,14 +65,17 @@ PolicyRun measure(Session& s, const PolicyEntry& entry, SpaceKind k, const Tunab
   return run;
 }
 
-/// The arm of every term of the session's deck, counted once (on the first run's space):
-/// what the FLOP count of every point needs (docs/roofline.md, "Counting").
+/// The arm of every term of the session's deck, counted once: what the FLOP count of
+/// every point needs (docs/roofline.md, "Counting"). Counted on the device where the build
+/// has one (the counts do not depend on the space; on 16 CPU cores the count of the
+/// mini-app deck took as long as a run), else on the given space.
 struct WorkCounter {
   counts::Shape shape;
   counts::ArmCounts arms;
   WorkCounter(Session& s, SpaceKind k)
       : shape(counts::shape_of(s.host)),
-        arms(with_space(k, [&](auto space) { return counts::arm_statistics(space, s.data(space)); })) {}
+        arms(with_space(GPP_HAS_DEVICE_SPACE ? SpaceKind::Device : k,
+                        [&](auto space) { return counts::arm_statistics(space, s.data(space)); })) {}
   /// The counted FP64 FLOPs of one evaluation of `run`'s point, 0 for a point that did not run.
   double flops(const PolicyRun& run) const {
     if (run.times.empty()) return 0;

@@ -184,7 +184,7 @@ Work count_policy(const std::string& policy, const Shape& s, const ArmCounts& ar
     add(mat, terms);         // one kernel per frequency
   } else if (policy == "tuned" || policy == "host") {
     const FusedCost f = fused_cost();
-    const int band_block = or_default(t.band_block, policy == "tuned" ? 64 : 32);
+    const int band_block = or_default(t.band_block, 64);
     const double blocks = std::ceil(s.nbands / band_block);
     add(f.pair, s.ncouls * s.ngpown * blocks);
     add(f.band, band_pairs);

@@ -359,8 +359,10 @@ template <int NW, class ExecSpace>
 SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t, const RunMode mode) {
   using Order = kernels::FortranOrder;
   const kernels::Inputs<typename ExecSpace::memory_space> in(d);
-  const int band_block = or_default(t.band_block, 32);
-  const int ig_block = or_default(t.ig_block, 128);
+  // The best point of the 16-core sweep (docs/performance.md, 2026-11-23: 7.04 s against
+  // 7.70 s for 32 x 128 on the mini-app deck; 256 G was the best G block in every row).
+  const int band_block = or_default(t.band_block, 64);
+  const int ig_block = or_default(t.ig_block, 256);
   if (ig_block > kMaxIgBlock)
     throw Error("--ig-block " + std::to_string(ig_block) + " exceeds the host policy's maximum of " +
                 std::to_string(kMaxIgBlock));

@@ -120,13 +120,7 @@ void Session::for_each_chunk(const ExecSpace& space, F&& f, bool first_only) {
         bands_on_device = true;
       }
       DataFor<ExecSpace> d = device_bands;
-      d.ngpown = h.ngpown;
-      auto copy = [](const auto& v) { return Kokkos::create_mirror_view_and_copy(Mem(), v); };
-      d.I_eps_array = copy(h.I_eps_array);
-      d.wtilde_array = copy(h.wtilde_array);
-      d.aqsmtemp_local = copy(h.aqsmtemp_local);
-      d.aqsmtemp_local_bt = copy(h.aqsmtemp_local_bt);
-      d.vcoul_loc = copy(h.vcoul_loc);
+      copy_gp_arrays(h, d);
       space.fence();
       chunk_transfer_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       device_info::sample_memory();

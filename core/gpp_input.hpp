@@ -129,12 +129,24 @@ void validate_before_writing(const InputDeck& in, const std::string& path);
 /// with `in` (no copy).
 GppData<Kokkos::HostSpace> derive(const InputDeck& in);
 
+/// The arrays indexed by G' (and the G' count) of `h`, copied into `d`'s memory space:
+/// what changes from one chunk of G' columns to the next (Session::for_each_chunk).
+template <class MemorySpace>
+void copy_gp_arrays(const GppData<Kokkos::HostSpace>& h, GppData<MemorySpace>& d) {
+  auto copy = [](const auto& v) { return Kokkos::create_mirror_view_and_copy(MemorySpace(), v); };
+  d.ngpown = h.ngpown;
+  d.aqsmtemp_local = copy(h.aqsmtemp_local);
+  d.I_eps_array = copy(h.I_eps_array);
+  d.wtilde_array = copy(h.wtilde_array);
+  d.vcoul_loc = copy(h.vcoul_loc);
+  d.aqsmtemp_local_bt = copy(h.aqsmtemp_local_bt);
+}
+
 /// Copy of host data into MemorySpace (no copy when MemorySpace is host-accessible).
 template <class MemorySpace>
 GppData<MemorySpace> to_memory_space(const GppData<Kokkos::HostSpace>& h) {
   GppData<MemorySpace> d;
   d.nbands = h.nbands;
-  d.ngpown = h.ngpown;
   d.ncouls = h.ncouls;
   d.nw = h.nw;
   d.nstart = h.nstart;
@@ -144,14 +156,10 @@ GppData<MemorySpace> to_memory_space(const GppData<Kokkos::HostSpace>& h) {
   d.sexcut = h.sexcut;
   auto copy = [](const auto& v) { return Kokkos::create_mirror_view_and_copy(MemorySpace(), v); };
   d.aqsntemp = copy(h.aqsntemp);
-  d.aqsmtemp_local = copy(h.aqsmtemp_local);
-  d.I_eps_array = copy(h.I_eps_array);
-  d.wtilde_array = copy(h.wtilde_array);
   d.wx_array_t = copy(h.wx_array_t);
   d.occ_array = copy(h.occ_array);
-  d.vcoul_loc = copy(h.vcoul_loc);
-  d.aqsmtemp_local_bt = copy(h.aqsmtemp_local_bt);
   d.wx_array_bt = copy(h.wx_array_bt);
+  copy_gp_arrays(h, d);
   return d;
 }
 

@@ -227,11 +227,9 @@ int cmd_roofline(const std::vector<std::string>& args) {
   RunRecord rec = make_record("roofline", command_line, s);
 
   std::cout << describe_deck(s) << "profiler: " << profiler << "\n";
-  // The arm of every term (the counts weight each arm's cost): once, on the first space.
-  const counts::ArmCounts arms = with_space(p.runs.front().space, [&](auto space) {
-    return counts::arm_statistics(space, s.data(space));
-  });
-  const counts::Shape shape = counts::shape_of(s.host);
+  const WorkCounter work(s, p.runs.front().space);
+  const counts::ArmCounts& arms = work.arms;
+  const counts::Shape& shape = work.shape;
   rec.branches = arms.branches();
   std::cout << describe_branches(*rec.branches) << "\n";
   std::cout << std::left << std::setw(15) << "policy" << std::right << std::setw(12) << "median [s]" << std::setw(12)

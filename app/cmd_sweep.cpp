@@ -4,7 +4,6 @@
 // `gpp tune DECK --policy NAME [--budget SECONDS]`: coordinate descent over the policy's
 // tunables from its defaults, writing the tuning file.
 #include "gpp_command.hpp"
-#include "gpp_counts.hpp"
 #include "gpp_io_cli.hpp"
 #include "gpp_sweep.hpp"
 #include "gpp_tuning.hpp"
@@ -64,28 +63,6 @@ PolicyRun measure(Session& s, const PolicyEntry& entry, SpaceKind k, const Tunab
   run.tunables_source = source;
   return run;
 }
-
-/// The arm of every term of the session's deck, counted once: what the FLOP count of
-/// every point needs (docs/roofline.md, "Counting"). Counted on the device where the build
-/// has one (the counts do not depend on the space; on 16 CPU cores the count of the
-/// mini-app deck took as long as a run), else on the given space.
-struct WorkCounter {
-  counts::Shape shape;
-  counts::ArmCounts arms;
-  WorkCounter(Session& s, SpaceKind k)
-      : shape(counts::shape_of(s.host)),
-        arms(with_space(GPP_HAS_DEVICE_SPACE ? SpaceKind::Device : k,
-                        [&](auto space) { return counts::arm_statistics(space, s.data(space)); })) {}
-  /// The counted FP64 FLOPs of one evaluation of `run`'s point, 0 for a point that did not run.
-  double flops(const PolicyRun& run) const {
-    if (run.times.empty()) return 0;
-    try {
-      return counts::count_policy(run.policy, shape, arms, run.tunables).ops.flops();
-    } catch (const Error&) {
-      return 0;  // a policy without a count: the gflops column stays empty
-    }
-  }
-};
 
 /// `requested` resolved on `k`, or `requested` itself (with the reason in `why`) when
 /// it cannot run.

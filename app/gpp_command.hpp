@@ -3,6 +3,7 @@
 // that refuses everything that can be refused (deck, input file, policies, spaces,
 // tunables, output paths) before any work or output.
 #include "gpp_cli.hpp"
+#include "gpp_counts.hpp"
 #include "gpp_record.hpp"
 #include "gpp_session.hpp"
 
@@ -68,6 +69,28 @@ void write_outputs(const RunOptions& o, const RunRecord& r);
 
 /// The branch fractions line of the text output.
 std::string describe_branches(const BranchCounts& b);
+
+/// The arm of every term of the session's deck, counted once: what the FLOP count of
+/// every point needs (docs/roofline.md, "Counting"). Counted on the device where the build
+/// has one (the counts do not depend on the space; on 16 CPU cores the count of the
+/// mini-app deck took as long as a run), else on the given space.
+struct WorkCounter {
+  counts::Shape shape;
+  counts::ArmCounts arms;
+  WorkCounter(Session& s, SpaceKind k)
+      : shape(counts::shape_of(s.host)),
+        arms(with_space(GPP_HAS_DEVICE_SPACE ? SpaceKind::Device : k,
+                        [&](auto space) { return counts::arm_statistics(space, s.data(space)); })) {}
+  /// The counted FP64 FLOPs of one evaluation of `run`'s point, 0 for a point that did not run.
+  double flops(const PolicyRun& run) const {
+    if (run.times.empty()) return 0;
+    try {
+      return counts::count_policy(run.policy, shape, arms, run.tunables).ops.flops();
+    } catch (const Error&) {
+      return 0;  // a policy without a count: the gflops column stays empty
+    }
+  }
+};
 
 /// Computes achstemp on the first run's space into the record, checked against the host
 /// reference's when the session has one.

@@ -24,15 +24,22 @@ std::vector<BandwidthLevel> pick_levels(const std::vector<ceilings::SweepPoint>&
                                         bool host, const std::vector<ceilings::SweepPoint>& rotated) {
   std::vector<BandwidthLevel> levels;
   if (sweep.empty()) return levels;
-  if (!host && !rotated.empty() && c.l2_bytes > 0) {
-    const double l2 = c.l2_bytes, l1 = c.l1_bytes * (c.units > 0 ? c.units : 1);
-    auto best_of = [&](const std::vector<ceilings::SweepPoint>& pts, double lo, double hi, const std::string& name,
-                       const std::string& why) {
-      const ceilings::SweepPoint* b = nullptr;
-      for (const auto& p : pts)
-        if (p.working_set_bytes > lo && p.working_set_bytes <= hi && (!b || p.gbs > b->gbs)) b = &p;
-      if (b) levels.push_back({name, b->gbs, b->working_set_bytes, why});
-    };
+  const double units = c.units > 0 ? c.units : 1;
+  const double l1 = c.l1_bytes * units;
+  const double l2 = host ? c.l2_bytes * units : c.l2_bytes;
+  const double l3 = host ? c.l3_bytes : 0;
+  // The best point of `pts` with lo < working set <= hi, as level `name`.
+  auto best_of = [&](const std::vector<ceilings::SweepPoint>& pts, double lo, double hi, const std::string& name,
+                     const std::string& why) {
+    const ceilings::SweepPoint* b = nullptr;
+    for (const auto& p : pts)
+      if (p.working_set_bytes > lo && p.working_set_bytes <= hi && (!b || p.gbs > b->gbs)) b = &p;
+    if (b) levels.push_back({name, b->gbs, b->working_set_bytes, why});
+  };
+  auto best = [&](double lo, double hi, const std::string& name, const std::string& why) {
+    best_of(sweep, lo, hi, name, why);
+  };
+  if (!host && !rotated.empty() && l2 > 0) {
     if (rotated.back().working_set_bytes >= 4 * l2)
       best_of(rotated, 4 * l2 - 1, 1e300, "HBM",
               "best of the rotated sweep at working sets >= 4 x L2 (" + bytes_text(l2) + ")");
@@ -41,20 +48,9 @@ std::vector<BandwidthLevel> pick_levels(const std::vector<ceilings::SweepPoint>&
               "the largest working set of the rotated sweep: not 4 x beyond L2, so possibly an L2 rate");
     best_of(rotated, 0, l2 / 2, "L2", "best of the rotated sweep (no L1 reuse) at working sets <= L2/2 = " + bytes_text(l2 / 2));
     if (l1 > 0)
-      best_of(sweep, 0, l1 / 2, "L1",
-              "best of the sweep at working sets <= L1 x multiprocessors/2 = " + bytes_text(l1 / 2));
+      best(0, l1 / 2, "L1", "best of the sweep at working sets <= L1 x multiprocessors/2 = " + bytes_text(l1 / 2));
     return levels;
   }
-  const double units = c.units > 0 ? c.units : 1;
-  const double l1 = c.l1_bytes * units;
-  const double l2 = host ? c.l2_bytes * units : c.l2_bytes;
-  const double l3 = host ? c.l3_bytes : 0;
-  auto best = [&](double lo, double hi, const std::string& name, const std::string& why) {
-    const ceilings::SweepPoint* b = nullptr;
-    for (const auto& p : sweep)
-      if (p.working_set_bytes > lo && p.working_set_bytes <= hi && (!b || p.gbs > b->gbs)) b = &p;
-    if (b) levels.push_back({name, b->gbs, b->working_set_bytes, why});
-  };
   const double last_cache = l3 > 0 ? l3 : l2;
   const double largest = sweep.back().working_set_bytes;
   const std::string memory = host ? "DRAM" : "HBM";

@@ -150,32 +150,64 @@ KOKKOS_FORCEINLINE_FUNCTION void sigma_term(const complex_t& wtilde, const compl
 }
 
 /// The fused form (beyond the paper): everything that depends only on the (G, G') pair
-/// is computed once per pair, and both denominators of the regular arm share one real
+/// is computed once per pair, everything that depends on (band, G, G') once per band
+/// for all frequencies, and both denominators of the regular arm share one real
 /// reciprocal, 1/(|wdiff|^2 |cden|^2). Algebraically equal to the literal form; it
-/// rounds differently (a few ulps per term).
+/// rounds differently (a few ulps per term). A kernel may fold a weight into I_eps (the
+/// G' factor of sch), so that the terms of several G' add to one accumulator.
 struct PairTerms {
-  complex_t wtilde, wtilde2, Omega2, I_eps;
+  double wr, wi;       // wtilde
   double wi2;          // Im(wtilde)^2
-  double wtilde_abs2;  // |wtilde|^2
-  double t2i2;         // Im(wtilde2)^2
-  double sexcut2;      // sexcut^2
-  // Only the sexcut test (negative wx, occupied band) needs these: computed there, so
-  // that they do not hold registers through the band loop.
-  KOKKOS_FORCEINLINE_FUNCTION double omega2_abs2() const { return norm2(Omega2); }
-  KOKKOS_FORCEINLINE_FUNCTION double cut2() const { return sexcut2 * norm2(I_eps); }
+  double wabs2;        // |wtilde|^2
+  double t2r, t2i;     // wtilde^2
+  double t2i2;         // Im(wtilde^2)^2
+  complex_t Iw;        // sch_weight * I_eps
+  double om2;          // |Omega2|^2 = |wtilde^2|^2 |I_eps|^2 (regular arm's sexcut test)
+  double cut2;         // sexcut^2 |I_eps|^2
 };
 
-KOKKOS_FORCEINLINE_FUNCTION PairTerms pair_terms(const complex_t& wtilde, const complex_t& I_eps, const double sexcut) {
+KOKKOS_FORCEINLINE_FUNCTION double norm2(const double re, const double im) { return re * re + im * im; }
+
+KOKKOS_FORCEINLINE_FUNCTION PairTerms pair_terms(const complex_t& wtilde, const complex_t& I_eps, const double sexcut,
+                                                 const double sch_weight = 1.0) {
   PairTerms p;
-  p.wtilde = wtilde;
-  p.wtilde2 = wtilde * wtilde;
-  p.Omega2 = p.wtilde2 * I_eps;
-  p.I_eps = I_eps;
-  p.wi2 = wtilde.imag() * wtilde.imag();
-  p.wtilde_abs2 = norm2(wtilde);
-  p.t2i2 = p.wtilde2.imag() * p.wtilde2.imag();
-  p.sexcut2 = sexcut * sexcut;
+  p.wr = wtilde.real();
+  p.wi = wtilde.imag();
+  p.wi2 = p.wi * p.wi;
+  p.wabs2 = norm2(wtilde);
+  const complex_t wtilde2 = wtilde * wtilde;
+  p.t2r = wtilde2.real();
+  p.t2i = wtilde2.imag();
+  p.t2i2 = p.t2i * p.t2i;
+  p.Iw = sch_weight * I_eps;
+  p.om2 = norm2(wtilde2) * norm2(I_eps);
+  p.cut2 = sexcut * sexcut * norm2(I_eps);
   return p;
+}
+
+/// What one band adds to a pair's terms, once for all frequencies. With
+/// mat = conj(aqsm) aqsn and P = Iw mat:
+///   sch * mat * weight = delw P = ((a + i b) / |wdiff|^2) P,  a + i b = wtilde conj(wdiff)
+///                      = wx wtilde - |wtilde|^2,  so  (a + i b) P = wx U - V;
+///   occ * ssx * mat * ssx weight, regular arm = Q conj(cden) / |cden|^2 with
+///   Q = occ * (ssx weight / sch weight) * wtilde^2 * P  (Omega2 = wtilde^2 I_eps).
+///   Q conj(cden) = (cr + i t2i) Q = cr Q + T with T = i t2i Q (cden = cr - i t2i).
+struct BandTerms {
+  complex_t P, U, V, Q, T;
+};
+
+template <bool Occupied>
+KOKKOS_FORCEINLINE_FUNCTION BandTerms band_terms(const PairTerms& p, const complex_t& mat, const double occ_ratio) {
+  BandTerms b;
+  b.P = p.Iw * mat;
+  b.U = complex_t(p.wr * b.P.real() - p.wi * b.P.imag(), p.wr * b.P.imag() + p.wi * b.P.real());
+  b.V = p.wabs2 * b.P;
+  if constexpr (Occupied) {
+    const complex_t t2P(p.t2r * b.P.real() - p.t2i * b.P.imag(), p.t2r * b.P.imag() + p.t2i * b.P.real());
+    b.Q = occ_ratio * t2P;
+    b.T = complex_t(-p.t2i * b.Q.imag(), p.t2i * b.Q.real());
+  }
+  return b;
 }
 
 /// 1/x for the fused form. On NVIDIA GPUs: the hardware's approximate reciprocal
@@ -197,47 +229,66 @@ KOKKOS_FORCEINLINE_FUNCTION double reciprocal(const double x) {
 #endif
 }
 
-/// One frequency of one band for a pair, in the fused form, added to sch_acc and
-/// ssx_acc. P = I_eps*mat and Q = occ*Omega2*mat are per band; what is added is sch*mat
-/// and occ*ssx*mat. Occupied = false skips ssx (it is multiplied by occ = 0).
+/// One frequency wx of one band for a pair, in the fused form: adds sch*mat to sch_acc
+/// and occ*ssx*mat to ssx_acc (times the weights folded into p and b). Occupied = false
+/// skips ssx (it is multiplied by occ = 0). The regular arm is computed for every term
+/// and added under a mask (straight-line code: the frequencies of a band, and the G' of
+/// a thread, interleave); the near-pole arm, a few % of the terms, is not computed here:
+/// the return value says it is due (always false for empty bands, whose near-pole arm
+/// adds only to ssx), and fused_near_pole adds it.
 template <bool Occupied>
-KOKKOS_FORCEINLINE_FUNCTION void fused_term(const PairTerms& p, const double wx, const complex_t& P, const complex_t& Q,
+KOKKOS_FORCEINLINE_FUNCTION bool fused_term(const PairTerms& p, const BandTerms& b, const double wx,
                                             const double limittwo, complex_t& sch_acc, complex_t& ssx_acc) {
-  const double wr = p.wtilde.real(), wi = p.wtilde.imag();
-  const double dr = wx - wr;                       // wdiff = dr - i wi
+  const double dr = wx - p.wr;                     // wdiff = dr - i wi
   const double wdiffr = dr * dr + p.wi2;           // |wdiff|^2
   double cr = 0, R = 0, inv_wdiffr;
   if constexpr (Occupied) {
-    cr = wx * wx - p.wtilde2.real();               // cden = cr - i Im(wtilde2)
+    cr = wx * wx - p.t2r;                          // cden = wx^2 - wtilde^2 = cr - i t2i
     const double cden2 = cr * cr + p.t2i2;         // |cden|^2
     R = reciprocal(wdiffr * cden2);
     inv_wdiffr = R * cden2;
   } else {
     inv_wdiffr = reciprocal(wdiffr);               // no ssx: cden is not needed
   }
-  const double delwr = p.wtilde_abs2 * inv_wdiffr;  // |delw|^2 = |wtilde|^2 / |wdiff|^2
-  // wtilde * conj(wdiff) = (wr dr - wi^2) + i wi (wr + dr) with wr + dr = wx, so
-  // delw = (a + i b) / |wdiff|^2
-  if (wdiffr > limittwo && delwr < limitone) {
-    const double a = wr * dr - p.wi2, b = wi * wx;
-    // sch * mat = delw * P = inv_wdiffr * ((a + i b) * P): the last step two FMAs
-    const double cre = a * P.real() - b * P.imag(), cim = a * P.imag() + b * P.real();
-    sch_acc = complex_t(inv_wdiffr * cre + sch_acc.real(), inv_wdiffr * cim + sch_acc.imag());
-    if constexpr (Occupied) {
-      const double inv_cden2 = R * wdiffr;
-      // |ssx|^2 = |Omega2|^2 / |cden|^2
-      if (!(wx < 0.0 && p.omega2_abs2() * inv_cden2 > p.cut2())) ssx_acc += Q * complex_t(cr, p.wtilde2.imag()) * inv_cden2;
-    }
-  } else if constexpr (Occupied) {  // near-pole arm: ssx only (sch = 0 there)
-    if (delwr > TOL_Zero) {
-      const double a = wr * dr - p.wi2, b = wi * wx;
-      const complex_t delw = complex_t(a, b) * inv_wdiffr;
-      const complex_t cden = 4.0 * p.wtilde2 * (delw + 0.5);
-      const double inv_cden2 = reciprocal(norm2(cden));
-      // |ssx|^2 = |Omega2|^2 |delw|^2 / |cden|^2
-      if (!(wx < 0.0 && p.omega2_abs2() * delwr * inv_cden2 > p.cut2()))
-        ssx_acc += -(Q * delw) * Kokkos::conj(cden) * inv_cden2;
-    }
+  const double delwr = p.wabs2 * inv_wdiffr;       // |delw|^2 = |wtilde|^2 / |wdiff|^2
+  const bool regular = wdiffr > limittwo && delwr < limitone;
+  // sch * mat = inv_wdiffr (wx U - V). Outside the regular arm the factor is 0 (a
+  // select: inv_wdiffr may be inf or NaN there, wx U - V is finite).
+  const double cre = wx * b.U.real() - b.V.real(), cim = wx * b.U.imag() - b.V.imag();
+  const double s = regular ? inv_wdiffr : 0.0;
+  sch_acc = complex_t(s * cre + sch_acc.real(), s * cim + sch_acc.imag());
+  if constexpr (Occupied) {
+    const double inv_cden2 = R * wdiffr;
+    // |ssx|^2 = |Omega2|^2 / |cden|^2; ssx * mat = Q conj(cden) / |cden|^2
+    const bool keep = regular && !(wx < 0.0 && p.om2 * inv_cden2 > p.cut2);
+    const double m = keep ? inv_cden2 : 0.0;
+    const double qr = cr * b.Q.real() + b.T.real(), qi = cr * b.Q.imag() + b.T.imag();
+    ssx_acc = complex_t(m * qr + ssx_acc.real(), m * qi + ssx_acc.imag());
+    return !regular && delwr > TOL_Zero;
+  } else {
+    return false;
+  }
+}
+
+/// The near-pole arm of an occupied band's term (where fused_term<true> returned true),
+/// added to ssx_acc (sch = 0 there). With cden = 4 wtilde^2 (delw + 1/2) and
+/// Omega2 = wtilde^2 I_eps, ssx = -I_eps delw / (4 (delw + 1/2)), and with
+/// delw = (a + i b) / |wdiff|^2:  delw / (delw + 1/2) = (a + i b) / c,
+/// c = (a + |wdiff|^2 / 2) + i b. So occ * ssx * mat * weights = -f P (a + i b) conj(c) / |c|^2
+/// with f = occ * (ssx weight / sch weight) / 4, and |ssx| / |I_eps| = |a + i b| / (4 |c|):
+/// the sexcut test is |a + i b|^2 / |c|^2 > 16 sexcut^2 (cut16 = 16 sexcut^2).
+KOKKOS_FORCEINLINE_FUNCTION void fused_near_pole(const PairTerms& p, const complex_t& P, const double wx,
+                                                 const double f, const double cut16, complex_t& ssx_acc) {
+  const double dr = wx - p.wr;
+  const double wdiffr = dr * dr + p.wi2;
+  const double a = p.wr * dr - p.wi2, b = p.wi * wx;  // wtilde conj(wdiff)
+  const double half = 0.5 * wdiffr;
+  const double c_r = a + half;
+  const double inv_c2 = reciprocal(c_r * c_r + b * b);
+  if (!(wx < 0.0 && norm2(a, b) * inv_c2 > cut16)) {
+    // (a + i b) conj(c) = (a c_r + b^2) + i b (c_r - a) = (a c_r + b^2) + i b |wdiff|^2 / 2
+    const complex_t num(a * c_r + b * b, b * half);
+    ssx_acc -= (f * inv_c2) * (P * num);
   }
 }
 
@@ -277,21 +328,34 @@ KOKKOS_FORCEINLINE_FUNCTION void add_weighted_term(SigmaAccum<NW>& acc, const in
   acc.ssx[w] += vcoul * x;
 }
 
-/// The fused band loop body (beyond the paper; the `tuned` and `host` policies): one
-/// band n1 of a (G, G') pair for every frequency, in the fused form, into g (sums of
-/// band_term, before the G' factor). wx(w) is the band's wx_array_t(w, n1). ssx is
-/// skipped for empty bands (uniform per band: no divergence on GPUs).
-template <int NW, class Wx>
+/// The fused band loop body (beyond the paper; the `tuned` policy): one band of a (G,
+/// G') pair for every frequency, in the fused form, into g. wx(w) is the band's
+/// frequency w. Occupied is the band's kind (occ != 0), fixed at compile time so that a
+/// kernel over empty bands holds none of ssx's registers. ssx_ratio is the ssx weight
+/// over the sch weight folded into p (1: g receives sch*mat and occ*ssx*mat times the
+/// weight; 2: GPP's 0.5 vcoul and vcoul). cut16 = 16 sexcut^2.
+template <bool Occupied, int NW, class Wx>
 KOKKOS_FORCEINLINE_FUNCTION void fused_band(const PairTerms& p, const complex_t& aqsm, const complex_t& aqsn,
                                             const double occ, const Wx& wx, const double limittwo,
-                                            SigmaAccum<NW>& g) {
-  const complex_t mat = matngmatmgp(aqsm, aqsn);
-  const complex_t P = p.I_eps * mat;  // sch * mat = delw * P
-  if (occ != 0.0) {
-    const complex_t Q = occ * p.Omega2 * mat;  // occ * ssx * mat from Q and the denominators
-    for (int w = 0; w < NW; ++w) fused_term<true>(p, wx(w), P, Q, limittwo, g.sch[w], g.ssx[w]);
+                                            const double ssx_ratio, const double cut16, SigmaAccum<NW>& g) {
+  const BandTerms b = band_terms<Occupied>(p, matngmatmgp(aqsm, aqsn), occ * ssx_ratio);
+  if constexpr (Occupied) {
+    bool near[NW];
+    bool any = false;
+    for (int w = 0; w < NW; ++w) {
+      near[w] = fused_term<true>(p, b, wx(w), limittwo, g.sch[w], g.ssx[w]);
+      any = any || near[w];
+    }
+    // Measured on the H100 (docs/performance.md): running the arm once per lane for
+    // whichever frequency it needs (a loop, or two passes with the frequency selected)
+    // instead of once per frequency that any lane of the warp needs was 2x slower.
+    if (any) {
+      const double f = 0.25 * occ * ssx_ratio;
+      for (int w = 0; w < NW; ++w)
+        if (near[w]) fused_near_pole(p, b.P, wx(w), f, cut16, g.ssx[w]);
+    }
   } else {
-    for (int w = 0; w < NW; ++w) fused_term<false>(p, wx(w), P, P, limittwo, g.sch[w], g.ssx[w]);
+    for (int w = 0; w < NW; ++w) fused_term<false>(p, b, wx(w), limittwo, g.sch[w], g.ssx[w]);
   }
 }
 

@@ -1,63 +1,152 @@
-// GPU policy beyond the paper (the default on a device). The structure of v8 (a team
-// per G' and band block, threads over G, band-contiguous wx and aqsmtemp_local), with
-// every frequency in one pass and the fused physics (core/gpp_physics.hpp: fused_band):
-// the (G, G') invariants computed once per thread, I_eps*mat and occ*Omega2*mat once per
-// band, one real reciprocal per term in the regular arm, ssx skipped for empty bands.
+// GPU policy beyond the paper (the default on a device). Teams over (G' group, band
+// block), threads over G, every frequency in one pass, the fused physics
+// (core/gpp_physics.hpp: fused_band): the (G, G') invariants computed once per thread,
+// what depends on (band, G, G') once per band, one real reciprocal per term, the regular
+// arm under a mask and the near-pole arm behind one branch per band and frequency.
+//
+// Beyond v8's structure (each measured on the H100, docs/performance.md):
+//  - occupied and empty bands in two launches over a band order (occupied bands first):
+//    the empty bands' kernel has no ssx, so it needs fewer registers and is compiled for
+//    more warps per SM (at most 80 registers: 24 warps instead of 16); neither kernel
+//    branches on occ;
+//  - each thread of the empty kernel computes kEmptyGp G' for its G (a G' group per team):
+//    the G' weights are folded into each band's terms (0.5 vcoul into I_eps, ssx's vcoul
+//    as the ratio 2), so the G' of a thread share one set of accumulators; aqsntemp(G,
+//    band) is loaded once for all of them, and their terms are independent chains;
+//  - a band block's per-band values (band index, wx, occ, aqsm of the group's G') are
+//    staged in team scratch memory: the band loop reads them from shared memory.
 #include "gpp_kernels.hpp"
 
 namespace gpp {
 namespace {
 
-// Bands of aqsntemp loaded ahead of the one computed (software pipelining of the L2 loads).
-constexpr int kAhead = 1;
+// G' per thread and 128-thread teams per SM that the register allocation must allow
+// (LaunchBounds<128, blocks>: 4 -> at most 128 registers per thread, 6 -> 80), per kernel.
+// Measured (H100, docs/performance.md): empty bands 1 / 2 / 3 / 4 G' per thread at 4 / 4 /
+// 6 / 6 blocks, mini-app deck 0.167 / 0.135 / 0.121 / 0.118 s (4 G' at 5 blocks 0.119 s);
+// occupied bands 2 G' per thread at 4 blocks no faster than 1 (si214).
+constexpr int kOccupiedGp = 1, kOccupiedBlocks = 4;
+constexpr int kEmptyGp = 4, kEmptyBlocks = 6;
 
-template <int NW, class ExecSpace>
-SigmaSums tuned(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t, const RunMode mode) {
-  // At most 128 registers per thread for 256-thread teams (two teams per SM): the
-  // 3- and 4-frequency kernels need ~150 unbounded, which leaves one team per SM
-  // (mini-app deck, H200: 0.60 s unbounded, 0.29 s capped although NW=3 spills 152 B).
-  // Tried and measured slower on the H200 (docs/performance.md): frequencies in passes
-  // of two, which avoids the spills (0.49 s: every pass streams aqsntemp through L2
-  // again), and this body as a functor with a frequency offset (+4% si214, +9%
-  // mini-app; its register allocation differs, not analysed further).
-  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, 2>>;
+template <class MemorySpace>
+using BandOrder = Kokkos::View<int*, MemorySpace>;
+
+// Bands with occ != 0 first, then the empty ones (each in increasing order); returns the
+// number of occupied bands.
+template <class MemorySpace>
+int band_order(const GppData<MemorySpace>& d, BandOrder<MemorySpace>& order) {
+  const auto occ = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d.occ_array);
+  order = BandOrder<MemorySpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::tuned::band_order"), d.nbands);
+  auto h = Kokkos::create_mirror_view(order);
+  int k = 0;
+  for (int n = 0; n < d.nbands; ++n)
+    if (occ(n) != 0.0) h(k++) = n;
+  const int n_occupied = k;
+  for (int n = 0; n < d.nbands; ++n)
+    if (occ(n) == 0.0) h(k++) = n;
+  Kokkos::deep_copy(order, h);
+  return n_occupied;
+}
+
+// Per staged band: wx(NW), occ, aqsm of the K G' (re, im).
+template <int NW, int K>
+struct Staged {
+  static constexpr int stride = NW + 1 + 2 * K;
+};
+
+template <bool Occupied>
+using TunedPolicyBounds =
+    Kokkos::LaunchBounds<128, Occupied ? kOccupiedBlocks : kEmptyBlocks>;
+
+// The sums over the bands order(k_begin .. k_end-1), all of one kind (Occupied), weighted.
+template <int NW, bool Occupied, class ExecSpace>
+SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename ExecSpace::memory_space>& in,
+                          const BandOrder<typename ExecSpace::memory_space>& order, const int k_begin,
+                          const int k_end, const int band_block, const int team_size) {
+  constexpr int K = Occupied ? kOccupiedGp : kEmptyGp;
+  using Policy = Kokkos::TeamPolicy<ExecSpace, TunedPolicyBounds<Occupied>>;
   using Member = typename Policy::member_type;
   using Scratch = typename ExecSpace::scratch_memory_space;
-  using Order = kernels::BandContiguous;
-  const kernels::Inputs<typename ExecSpace::memory_space> in(d);
-  const int band_block = or_default(t.band_block, 64);
-  const int league = d.ngpown * ((d.nbands + band_block - 1) / band_block);
+  using ScratchDoubles = Kokkos::View<double*, Scratch, Kokkos::MemoryUnmanaged>;
+  using ScratchInts = Kokkos::View<int*, Scratch, Kokkos::MemoryUnmanaged>;
+  SigmaAccum<NW> result;
+  if (k_end <= k_begin) return result;
+  const int groups = (in.ngpown + K - 1) / K;
+  const int league = groups * ((k_end - k_begin + band_block - 1) / band_block);
 
   const auto body = KOKKOS_LAMBDA(const Member& member, SigmaAccum<NW>& acc) {
-    const int igp = member.league_rank() % in.ngpown;
-    const int n_begin = (member.league_rank() / in.ngpown) * band_block;
-    const int n_end = n_begin + band_block < in.nbands ? n_begin + band_block : in.nbands;
-    SigmaAccum<NW> team_total;  // sch*mat and occ*ssx*mat over the team's G and bands
+    constexpr int kStride = Staged<NW, K>::stride;
+    const int g = member.league_rank() % groups;  // neighbouring teams share a band block
+    const int kb = k_begin + (member.league_rank() / groups) * band_block;
+    const int ke = kb + band_block < k_end ? kb + band_block : k_end;
+    // The group's G' (past ngpown: the last G' again, with weight 0).
+    int igp[K];
+    double vcoul[K];
+    for (int j = 0; j < K; ++j) {
+      const int q = g * K + j;
+      igp[j] = q < in.ngpown ? q : in.ngpown - 1;
+      vcoul[j] = q < in.ngpown ? in.vcoul_loc(igp[j]) : 0.0;
+    }
+    const ScratchDoubles staged(member.team_scratch(0), band_block * kStride);
+    const ScratchInts staged_n(member.team_scratch(0), band_block);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, ke - kb), [&](const int i) {
+      const int n1 = order(kb + i);
+      staged_n(i) = n1;
+      double* s = &staged(i * kStride);
+      for (int w = 0; w < NW; ++w) s[w] = in.wx_array_bt(n1, w);
+      s[NW] = in.occ_array(n1);
+      for (int j = 0; j < K; ++j) {
+        const complex_t m = in.aqsmtemp_local_bt(n1, igp[j]);
+        s[NW + 1 + 2 * j] = m.real();
+        s[NW + 2 + 2 * j] = m.imag();
+      }
+    });
+    member.team_barrier();
+    const double cut16 = 16.0 * in.sexcut * in.sexcut;
+    SigmaAccum<NW> team_total;  // weighted sch*mat and occ*ssx*mat over the team's G, G' and bands
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(member, in.ncouls),
         [&](const int ig, SigmaAccum<NW>& mine) {
-          const physics::PairTerms p = physics::pair_terms(in.wtilde_array(ig, igp), in.I_eps_array(ig, igp), in.sexcut);
-          // aqsntemp(G, band) comes from L2 (each element is read once per G' team): the
-          // elements of the next kAhead bands are loaded before this band is computed, so
-          // that their latency overlaps the arithmetic (past the block's last band the
-          // last one is loaded again: no branch).
-          complex_t ahead[kAhead];
-          for (int j = 0; j < kAhead; ++j) ahead[j] = in.aqsntemp(ig, n_begin + j < n_end ? n_begin + j : n_end - 1);
-          for (int n1 = n_begin; n1 < n_end; ++n1) {
-            const complex_t aqsn = ahead[0];
-            for (int j = 0; j + 1 < kAhead; ++j) ahead[j] = ahead[j + 1];
-            ahead[kAhead - 1] = in.aqsntemp(ig, n1 + kAhead < n_end ? n1 + kAhead : n_end - 1);
-            physics::fused_band(p, Order::aqsm(in, igp, n1), aqsn, in.occ_array(n1),
-                                [&](const int w) { return Order::wx(in, w, n1); }, in.limittwo, mine);
+          physics::PairTerms p[K];  // sch's G' weight 0.5 vcoul folded in (ssx's: vcoul, ratio 2)
+          for (int j = 0; j < K; ++j)
+            p[j] = physics::pair_terms(in.wtilde_array(ig, igp[j]), in.I_eps_array(ig, igp[j]), in.sexcut, 0.5 * vcoul[j]);
+          // aqsntemp(G, band) comes from L2 (each element is read once per G' group): the
+          // next band's element is loaded before this band is computed (past the block's
+          // last band the last one again: no branch).
+          int n_next = staged_n(0);
+          complex_t next = in.aqsntemp(ig, n_next);
+          for (int i = 0; i < ke - kb; ++i) {
+            const complex_t aqsn = next;
+            n_next = staged_n(i + 1 < ke - kb ? i + 1 : i);
+            next = in.aqsntemp(ig, n_next);
+            const double* s = &staged(i * kStride);
+            for (int j = 0; j < K; ++j)
+              physics::fused_band<Occupied>(p[j], complex_t(s[NW + 1 + 2 * j], s[NW + 2 + 2 * j]), aqsn, s[NW],
+                                            [&](const int w) { return s[w]; }, in.limittwo, 2.0, cut16, mine);
           }
         },
         PlusReducer<SigmaAccum<NW>, Scratch>(team_total));
-    const double vcoul = in.vcoul_loc(igp);
-    Kokkos::single(Kokkos::PerTeam(member), [&]() { physics::add_gp_weighted(acc, team_total, vcoul); });
+    Kokkos::single(Kokkos::PerTeam(member), [&]() { acc += team_total; });
   };
 
-  SigmaAccum<NW> result;
-  const int max_team = Policy(space, league, 1).team_size_max(body, Kokkos::ParallelReduceTag());
+  auto policy = Policy(space, league, team_size);
+  policy.set_scratch_size(0, Kokkos::PerTeam(ScratchDoubles::shmem_size(band_block * Staged<NW, K>::stride) +
+                                             ScratchInts::shmem_size(band_block)));
+  Kokkos::parallel_reduce(Occupied ? "gpp::tuned(occupied)" : "gpp::tuned(empty)", policy, body,
+                          SigmaReducer<NW>(result));
+  return result;
+}
+
+template <int NW, class ExecSpace>
+SigmaSums tuned(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t, const RunMode mode) {
+  // Both kernels launch 128-thread teams at most (their launch bounds).
+  using Policy = Kokkos::TeamPolicy<ExecSpace, TunedPolicyBounds<false>>;
+  const kernels::Inputs<typename ExecSpace::memory_space> in(d);
+  // 32 bands per block: the best point of the sweeps on si214 and the mini-app deck
+  // (H100, 2026-11-23: 0.0770 / 0.1159 s against 0.0778 / 0.1182 s with 64).
+  const int band_block = or_default(t.band_block, 32);
+  const int max_team = Policy(space, 1, 1).team_size_max(
+      KOKKOS_LAMBDA(const typename Policy::member_type&, SigmaAccum<NW>&){}, Kokkos::ParallelReduceTag());
   if (t.team_size > max_team)
     throw Error("--team-size " + std::to_string(t.team_size) + " exceeds the " + std::to_string(max_team) +
                 " threads this kernel can launch on " + ExecSpace::name());
@@ -65,8 +154,12 @@ SigmaSums tuned(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t
   const int team_size = t.team_size > 0 ? t.team_size : (128 < max_team ? 128 : max_team);
   t.band_block = band_block;
   t.team_size = team_size;
+  SigmaAccum<NW> result;
   if (mode == RunMode::Check) return kernels::to_sums(result);
-  Kokkos::parallel_reduce("gpp::tuned", Policy(space, league, team_size), body, SigmaReducer<NW>(result));
+  BandOrder<typename ExecSpace::memory_space> order;
+  const int n_occupied = band_order(d, order);
+  result += tuned_part<NW, true>(space, in, order, 0, n_occupied, band_block, team_size);
+  result += tuned_part<NW, false>(space, in, order, n_occupied, d.nbands, band_block, team_size);
   return kernels::to_sums(result);
 }
 

@@ -61,6 +61,26 @@ struct FusedCost {
 };
 FusedCost fused_cost();
 
+/// The fused form as `tuned` runs it (core/gpp_physics.hpp: pair_terms with a weight,
+/// band_terms, fused_term, fused_near_pole), by piece. The regular arm is computed for
+/// every term (added under a mask); the near-pole arm only where it is due.
+struct TunedCost {
+  Ops pair_occupied;  // pair_terms: once per (G, G', occupied band block)
+  Ops pair_empty;     // the part of pair_terms the empty bands' kernel uses
+  Ops band;           // mat, P, U, V: per (band, G', G)
+  Ops band_occupied;  // Q, T: per (occupied band, G', G)
+  Ops occ_term;       // fused_term<true>: every occupied term
+  Ops occ_cut;        // its sexcut test (wx < 0)
+  Ops occ_near;       // fused_near_pole up to the test
+  Ops occ_near_cut;   // its sexcut test (wx < 0)
+  Ops occ_near_ssx;   // ssx added (not cut)
+  Ops empty_term;     // fused_term<false>: every empty term
+  int occupied_gp;    // G' per thread in the occupied and the empty bands' kernels (groups
+  int empty_gp;       // padded to a multiple with weight 0: their terms are computed)
+  int band_block;     // the default band block
+};
+TunedCost tuned_cost();
+
 /// Terms by (band empty?, wx < 0?, arm of the literal physics, cut?): what a count needs
 /// to weight each arm's cost (the fused form skips ssx for empty bands and the sexcut
 /// test for wx >= 0).

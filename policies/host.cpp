@@ -8,7 +8,9 @@
 // computed in the vector loop but flagged per G and added by a scalar pass over the
 // flagged G. The G' factor applied once per G'; ssx skipped for empty bands. The
 // arithmetic of each term is that of core's fused_term (physics::fused_band), except the
-// shared reciprocal of empty bands (empty_band); the sums over G are in a different order.
+// reciprocals of empty bands (shared by a group's frequencies: Rcp) and their arm's test
+// (one comparison per term: GPP_HOST_EMPTY_TERM); the sums over G are in a different order.
+#include "gpp_host_reciprocal.hpp"
 #include "gpp_kernels.hpp"
 
 #include <cstdlib>
@@ -20,6 +22,7 @@ namespace {
 
 constexpr int kMaxIgBlock = 1024;  // the per-thread buffer of pair invariants
 constexpr int kMaxGroup = 4;       // frequencies per vector loop (one accumulator pair each)
+constexpr double kInvLimitone = 1.0 / physics::limitone;
 
 // The fields of a G block's pair invariants, one row of ig_block doubles each.
 enum Field : int {
@@ -36,6 +39,7 @@ enum Field : int {
   kOi,     // Im Omega2
   kOm2,    // |Omega2|^2
   kCut2,   // sexcut^2 |I_eps|^2
+  kThr,    // max(limittwo, |wtilde|^2 / limitone): empty bands take the regular arm where |wdiff|^2 > it
   kFlag,   // nonzero: a frequency of the band in hand takes the near-pole arm at this G
   kFields
 };
@@ -68,14 +72,42 @@ struct PairBuffer {
   }
 };
 
-// The range of Re wtilde and Im(wtilde)^2 over a G block: bounds of |wdiff|^2 for any wx.
+// A lower bound of (v - p)^2 + q over a G block's (p, q) pairs, for any v: the block's
+// rectangle [p_min, p_max] x [q_min, ...] alone gives 0 as soon as one q is 0 and v lies
+// within the range of p (a real plasmon-pole frequency in a block), so the pairs are also
+// split at q = kSplitQ: the least q of those above, and the range of p of those below.
+inline constexpr double kSplitQ = 1e-20;
+struct SplitBound {
+  double p_min, p_max, q_min;  // all pairs
+  double q_big_min;            // least q >= kSplitQ (inf: none)
+  double p_small_min, p_small_max;  // the range of p where q < kSplitQ (empty: inf, -inf)
+  static double dist(const double v, const double lo, const double hi) {
+    return v < lo ? lo - v : v > hi ? v - hi : 0.0;
+  }
+  double lower(const double v) const {
+    const double d = dist(v, p_min, p_max), ds = dist(v, p_small_min, p_small_max);
+    const double split = q_big_min < ds * ds ? q_big_min : ds * ds;
+    const double whole = d * d + q_min;
+    return split > whole ? split : whole;
+  }
+};
+
+// Bounds of |wdiff|^2 = (x - Re wtilde)^2 + Im(wtilde)^2 over a G block, for any
+// frequency x: which reciprocals an empty band's frequencies can use (the shared
+// division's and the seeded reciprocal's ranges). Sound for the rounded values the loop
+// computes: (x - Re wtilde)^2 + Im(wtilde)^2 is monotone in |x - Re wtilde| and in
+// Im(wtilde)^2, up to two roundings, far inside the margins of kShareMin and kSeededMin.
 struct Bounds {
-  double wr_min, wr_max, wi2_min, wi2_max;
-  // Whether every |wdiff|^2 = (x - Re wtilde)^2 + Im(wtilde)^2 of the block lies in [lo, hi].
+  SplitBound wd;  // p = Re wtilde, q = Im(wtilde)^2
+  double wi2_max;
+  double wdiff2_min(const double x) const { return wd.lower(x); }
+  double wdiff2_max(const double x) const {
+    const double f = x - wd.p_min > wd.p_max - x ? x - wd.p_min : wd.p_max - x;  // farthest Re wtilde
+    return f * f + wi2_max;
+  }
+  // Whether every |wdiff|^2 of the block lies in [lo, hi].
   bool wdiff2_within(const double x, const double lo, const double hi) const {
-    const double below = x < wr_min ? wr_min - x : x > wr_max ? x - wr_max : 0.0;  // nearest Re wtilde
-    const double far = x - wr_min > wr_max - x ? x - wr_min : wr_max - x;            // farthest
-    return below * below + wi2_min >= lo && far * far + wi2_max <= hi;
+    return wdiff2_min(x) >= lo && wdiff2_max(x) <= hi;
   }
 };
 
@@ -99,9 +131,11 @@ inline Bounds fill_pairs(const In& in, const int igp, const int ig0, const int l
   double* __restrict f_oi = r.f[kOi];
   double* __restrict f_om2 = r.f[kOm2];
   double* __restrict f_cut2 = r.f[kCut2];
+  double* __restrict f_thr = r.f[kThr];
+  const double limittwo = in.limittwo;
   constexpr double inf = std::numeric_limits<double>::infinity();
-  double wr_min = inf, wr_max = -inf, wi2_min = inf, wi2_max = -inf;
-#pragma omp simd reduction(min : wr_min, wi2_min) reduction(max : wr_max, wi2_max)
+  double wr_min = inf, wr_max = -inf, wi2_min = inf, wi2_max = -inf, wi2_big = inf, wrs_min = inf, wrs_max = -inf;
+#pragma omp simd reduction(min : wr_min, wi2_min, wi2_big, wrs_min) reduction(max : wr_max, wi2_max, wrs_max)
   for (int k = 0; k < len; ++k) {
     const double wr = wt[2 * k], wi = wt[2 * k + 1], ir = ie[2 * k], ii = ie[2 * k + 1];
     const double t2r = wr * wr - wi * wi, t2i = wr * wi + wi * wr;  // wtilde^2
@@ -110,7 +144,8 @@ inline Bounds fill_pairs(const In& in, const int igp, const int ig0, const int l
     f_wr[k] = wr;
     f_wi[k] = wi;
     f_wi2[k] = wi2;
-    f_wabs2[k] = wr * wr + wi * wi;
+    const double wabs2 = wr * wr + wi * wi;
+    f_wabs2[k] = wabs2;
     f_t2r[k] = t2r;
     f_t2i[k] = t2i;
     f_t2i2[k] = t2i * t2i;
@@ -120,13 +155,40 @@ inline Bounds fill_pairs(const In& in, const int igp, const int ig0, const int l
     f_oi[k] = o_i;
     f_om2[k] = o_r * o_r + o_i * o_i;
     f_cut2[k] = sexcut2 * (ir * ir + ii * ii);
+    const double pole = wabs2 * kInvLimitone;
+    f_thr[k] = pole > limittwo ? pole : limittwo;
     wr_min = wr < wr_min ? wr : wr_min;
     wr_max = wr > wr_max ? wr : wr_max;
     wi2_min = wi2 < wi2_min ? wi2 : wi2_min;
     wi2_max = wi2 > wi2_max ? wi2 : wi2_max;
+    const bool wi2_small = wi2 < kSplitQ;
+    wi2_big = !wi2_small && wi2 < wi2_big ? wi2 : wi2_big;
+    wrs_min = wi2_small && wr < wrs_min ? wr : wrs_min;
+    wrs_max = wi2_small && wr > wrs_max ? wr : wrs_max;
   }
-  return Bounds{wr_min, wr_max, wi2_min, wi2_max};
+  return Bounds{{wr_min, wr_max, wi2_min, wi2_big, wrs_min, wrs_max}, wi2_max};
 }
+
+// How an empty band's reciprocals of |wdiff|^2 are computed, chosen per band and G block
+// (empty_mode: a mode is taken only where the block's Bounds keep every value it inverts
+// in its range, else a safer one).
+//
+// SharedDivide is the default. Measured on the 16-core Intel machine (2026-11-23,
+// docs/performance.md) with one division per frequency against it: 12% faster on the
+// mini-app deck (7.11 against 8.07 s), 2% on si214. The seeded reciprocal
+// (gpp_host_reciprocal.hpp: a float division and three FMAs in place of vdivpd) was
+// measured on a Zen 5 core (docs/performance.md, "host: float-seeded reciprocal"): there
+// it is slower than either division, shared or not, and it loses on the count for
+// Sapphire Rapids too (three FMAs and two conversions of 2 uops each per reciprocal, on the
+// two 512-bit ports, against one vdivpd whose 16 cycles the shared loop's other work
+// hides); it stays selectable until it is timed there: GPP_HOST_RCP_EMPTY = div, share,
+// seed or shareseed (temporary, for measuring on the 16-core machine in one build).
+enum class Rcp : int {
+  Divide,        // 1.0 / x for each frequency
+  SharedDivide,  // one division for a group's frequencies (the default)
+  Seeded,        // host::seeded_reciprocal for each frequency
+  SharedSeeded,  // one seeded reciprocal for a group's frequencies
+};
 
 // One band's scalars for the G loop.
 struct Band {
@@ -134,19 +196,21 @@ struct Band {
   double amr, ami;   // aqsm = aqsmtemp_local(igp, n1)
   double occ;
   double limittwo;
-  bool share;        // empty bands: one division for a group's frequencies (where in range)
+  Rcp empty;         // the reciprocals an empty band would like (where its bounds allow)
 };
-
-// Sharing one division among frequencies (empty_band), where the G block's bounds allow
-// it: measured on the 16-core Intel machine (2026-11-23, docs/performance.md) 12% faster
-// on the mini-app deck (7.11 against 8.07 s) and 2% on si214; the results differ in the
-// last bits only. (On an AMD Zen 5 core, whose divider is not the bound, it cost ~10%.)
-constexpr bool kSharedDivision = true;
 
 // Sums over a G block of up to kMaxGroup frequencies: sch*mat, occ*ssx*mat.
 struct GroupSums {
   double sr[kMaxGroup] = {}, si[kMaxGroup] = {}, xr[kMaxGroup] = {}, xi[kMaxGroup] = {};
 };
+
+template <bool Seeded>
+inline double rcp(const double x) {
+  if constexpr (Seeded)
+    return host::seeded_reciprocal(x);
+  else
+    return 1.0 / x;
+}
 
 // |wdiff|^2 of frequency x at one G.
 #define GPP_HOST_WDIFF(x, DR, WD)        \
@@ -154,15 +218,22 @@ struct GroupSums {
   const double WD = DR * DR + wi2[k];
 
 // The regular arm of frequency x at one G for an empty band (no ssx), given dr, |wdiff|^2
-// and its reciprocal: fused_term<false>.
+// and its reciprocal: fused_term<false>'s sch*mat = (1/|wdiff|^2) ((a + i b) P), a =
+// Re wtilde dr - Im(wtilde)^2, b = Im wtilde x, with b P = x (Im wtilde P) from the G's
+// shared products. The arm's test wdiffr > limittwo && |delw|^2 < limitone, |delw|^2 =
+// |wtilde|^2 / |wdiff|^2, as one comparison with the G's threshold: |wdiff|^2 >
+// max(limittwo, |wtilde|^2 / limitone) (the same arms but where |delw|^2 is within a
+// rounding of limitone). The arm is a blend of the reciprocal with 0 (one masked move),
+// so that each sum is one FMA: `s += regular ? v : 0.0` costs g++ an add of +0.0 and a
+// blend besides (it may not drop x + 0.0, which is not x for x = -0.0).
 #define GPP_HOST_EMPTY_TERM(x, DR, WD, INV, SR, SI)                             \
   {                                                                             \
-    const double delwr = wabs2[k] * (INV);                                      \
-    const double dlr = (wr[k] * (DR) - wi2[k]) * (INV);                         \
-    const double dli = (wi[k] * (x)) * (INV);                                   \
-    const bool regular = ((WD) > limittwo) & (delwr < physics::limitone);      \
-    SR += regular ? dlr * Pr - dli * Pi : 0.0;                                  \
-    SI += regular ? dlr * Pi + dli * Pr : 0.0;                                  \
+    const double a = wr[k] * (DR) - wi2[k];                                     \
+    const double cre = a * Pr - (x) * wPi;                                      \
+    const double cim = a * Pi + (x) * wPr;                                      \
+    const double inv_regular = (WD) > thr[k] ? (INV) : 0.0;                     \
+    SR += inv_regular * cre;                                                    \
+    SI += inv_regular * cim;                                                    \
   }
 
 // Where one reciprocal serves every frequency of a group, each factor must lie in
@@ -172,18 +243,22 @@ struct GroupSums {
 constexpr double kShareMin = 1e-75, kShareMax = 1e75;
 
 // An empty band: W frequencies x[0..W-1] over the G block. Shared: the W reciprocals of
-// |wdiff|^2 from one division, 1/(d0 d1 ..) times the other factors (a few ulps from
-// 1/d_w; the divider, not the FMA ports, bounds this loop otherwise).
-template <int W, bool Shared>
+// |wdiff|^2 from one, 1/(d0 d1 ..) times the other factors (a few ulps from 1/d_w).
+// Seeded: host::seeded_reciprocal in place of the division; only a term's regular arm
+// uses its reciprocal, so a |wdiff|^2 below limittwo needs no range (band_groups checks
+// the rest).
+template <int W, Rcp Mode>
 inline void empty_band(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
+  constexpr bool shared = (Mode == Rcp::SharedDivide || Mode == Rcp::SharedSeeded) && W > 1;
+  constexpr bool seeded = Mode == Rcp::Seeded || Mode == Rcp::SharedSeeded;
   const double* __restrict wr = r[kWr];
   const double* __restrict wi = r[kWi];
   const double* __restrict wi2 = r[kWi2];
-  const double* __restrict wabs2 = r[kWabs2];
   const double* __restrict ir = r[kIr];
   const double* __restrict ii = r[kIi];
+  const double* __restrict thr = r[kThr];
   const double* __restrict an = b.an;
-  const double amr = b.amr, ami = b.ami, limittwo = b.limittwo;
+  const double amr = b.amr, ami = b.ami;
   const double x0 = x[0], x1 = W > 1 ? x[1] : 0.0, x2 = W > 2 ? x[2] : 0.0, x3 = W > 3 ? x[3] : 0.0;
   double s0r = 0, s0i = 0, s1r = 0, s1i = 0, s2r = 0, s2i = 0, s3r = 0, s3i = 0;
 #pragma omp simd reduction(+ : s0r, s0i, s1r, s1i, s2r, s2i, s3r, s3i)
@@ -192,27 +267,28 @@ inline void empty_band(const Rows& r, const int len, const Band& b, const double
     const double ar = an[2 * k], ai = an[2 * k + 1];
     const double mr = amr * ar + ami * ai, mi = amr * ai - ami * ar;
     const double Pr = ir[k] * mr - ii[k] * mi, Pi = ir[k] * mi + ii[k] * mr;
+    const double wPr = wi[k] * Pr, wPi = wi[k] * Pi;
     GPP_HOST_WDIFF(x0, dr0, wd0)
     GPP_HOST_WDIFF(x1, dr1, wd1)
     GPP_HOST_WDIFF(x2, dr2, wd2)
     GPP_HOST_WDIFF(x3, dr3, wd3)
     double inv0, inv1 = 0, inv2 = 0, inv3 = 0;
-    if constexpr (!Shared || W == 1) {
-      inv0 = 1.0 / wd0;
-      if constexpr (W > 1) inv1 = 1.0 / wd1;
-      if constexpr (W > 2) inv2 = 1.0 / wd2;
-      if constexpr (W > 3) inv3 = 1.0 / wd3;
+    if constexpr (!shared) {
+      inv0 = rcp<seeded>(wd0);
+      if constexpr (W > 1) inv1 = rcp<seeded>(wd1);
+      if constexpr (W > 2) inv2 = rcp<seeded>(wd2);
+      if constexpr (W > 3) inv3 = rcp<seeded>(wd3);
     } else if constexpr (W == 2) {
-      const double R = 1.0 / (wd0 * wd1);
+      const double R = rcp<seeded>(wd0 * wd1);
       inv0 = R * wd1, inv1 = R * wd0;
     } else if constexpr (W == 3) {
       const double wd01 = wd0 * wd1;
-      const double R = 1.0 / (wd01 * wd2);
+      const double R = rcp<seeded>(wd01 * wd2);
       const double R2 = R * wd2;
       inv0 = R2 * wd1, inv1 = R2 * wd0, inv2 = R * wd01;
     } else {
       const double wd01 = wd0 * wd1, wd23 = wd2 * wd3;
-      const double R = 1.0 / (wd01 * wd23);
+      const double R = rcp<seeded>(wd01 * wd23);
       const double R01 = R * wd23, R23 = R * wd01;
       inv0 = R01 * wd1, inv1 = R01 * wd0, inv2 = R23 * wd3, inv3 = R23 * wd2;
     }
@@ -229,7 +305,9 @@ inline void empty_band(const Rows& r, const int len, const Band& b, const double
 #undef GPP_HOST_EMPTY_TERM
 
 // One frequency x at one G of an occupied band, regular arm (fused_term<true>): sch*mat
-// and occ*ssx*mat (ssx zero where cut), and whether the near-pole arm is due instead.
+// and occ*ssx*mat (ssx zero where cut), and whether the near-pole arm is due instead. As
+// in GPP_HOST_EMPTY_TERM, the arm and the cut are blends of the reciprocals with 0 and
+// each sum one FMA.
 #define GPP_HOST_OCC_TERM(x, SR, SI, XR, XI)                                            \
   {                                                                                     \
     const double dr = (x) - wr[k];                                                      \
@@ -239,18 +317,16 @@ inline void empty_band(const Rows& r, const int len, const Band& b, const double
     const double R = 1.0 / (wdiffr * cden2);                                            \
     const double inv_wdiffr = R * cden2;                                                \
     const double delwr = wabs2[k] * inv_wdiffr;                                         \
-    const double dlr = (wr[k] * dr - wi2[k]) * inv_wdiffr;                              \
-    const double dli = (wi[k] * (x)) * inv_wdiffr;                                      \
+    const double a = wr[k] * dr - wi2[k], b = wi[k] * (x);                              \
     const bool regular = (wdiffr > limittwo) & (delwr < physics::limitone);            \
     const double inv_cden2 = R * wdiffr;                                                \
     const bool cut = ((x) < 0.0) & (om2[k] * inv_cden2 > cut2[k]);                     \
-    const bool keep = regular & !cut;                                                   \
-    const double cqr = (Qr * cr - Qi * t2i[k]) * inv_cden2;                             \
-    const double cqi = (Qr * t2i[k] + Qi * cr) * inv_cden2;                             \
-    SR += regular ? dlr * Pr - dli * Pi : 0.0;                                          \
-    SI += regular ? dlr * Pi + dli * Pr : 0.0;                                          \
-    XR += keep ? cqr : 0.0;                                                             \
-    XI += keep ? cqi : 0.0;                                                             \
+    const double inv_regular = regular ? inv_wdiffr : 0.0;                              \
+    const double inv_keep = regular & !cut ? inv_cden2 : 0.0;                           \
+    SR += inv_regular * (a * Pr - b * Pi);                                              \
+    SI += inv_regular * (a * Pi + b * Pr);                                              \
+    XR += inv_keep * (Qr * cr - Qi * t2i[k]);                                           \
+    XI += inv_keep * (Qr * t2i[k] + Qi * cr);                                           \
     near += (!regular & (delwr > physics::TOL_Zero)) ? 1.0 : 0.0;                      \
   }
 
@@ -332,6 +408,47 @@ inline void near_pole_pass(const Rows& r, const int len, const Band& b, const do
   }
 }
 
+// The reciprocals an empty band's group x[0..W-1] can use over a G block: the wanted
+// mode where the block's bounds keep every value the loop inverts in range, else the
+// next safer one (shared seeded, seeded, shared division, division).
+template <int W>
+inline Rcp empty_mode(const Bounds& bd, const Band& b, const double* x) {
+  Rcp m = b.empty;
+  if (W == 1 && m == Rcp::SharedDivide) m = Rcp::Divide;
+  if (W == 1 && m == Rcp::SharedSeeded) m = Rcp::Seeded;
+  if (m == Rcp::SharedSeeded) {  // the product of the W |wdiff|^2, at every G
+    double lo = 1, hi = 1;
+    for (int w = 0; w < W; ++w) lo *= bd.wdiff2_min(x[w]), hi *= bd.wdiff2_max(x[w]);
+    if (lo >= host::kSeededMin && hi <= host::kSeededMax) return m;
+    m = Rcp::Seeded;
+  }
+  if (m == Rcp::Seeded) {  // each |wdiff|^2 above limittwo (the others' reciprocals unused)
+    bool ok = b.limittwo >= host::kSeededMin;
+    for (int w = 0; w < W; ++w) ok = ok && bd.wdiff2_max(x[w]) <= host::kSeededMax;
+    return ok ? m : Rcp::Divide;
+  }
+  if (m == Rcp::SharedDivide) {
+    bool ok = true;
+    for (int w = 0; w < W; ++w) ok = ok && bd.wdiff2_within(x[w], kShareMin, kShareMax);
+    return ok ? m : Rcp::Divide;
+  }
+  return Rcp::Divide;
+}
+
+// The empty bands' reciprocals of this run: SharedDivide, or GPP_HOST_RCP_EMPTY's (see
+// Rcp; temporary). The seeded modes need a hardware FMA: without one (a portable build)
+// they are the divisions.
+inline Rcp empty_reciprocals() {
+  const char* e = std::getenv("GPP_HOST_RCP_EMPTY");
+  if (e == nullptr) return Rcp::SharedDivide;
+  const std::string v(e);
+  if (v == "div") return Rcp::Divide;
+  if (v == "share") return Rcp::SharedDivide;
+  if (v == "seed") return host::kSeededReciprocal ? Rcp::Seeded : Rcp::Divide;
+  if (v == "shareseed") return host::kSeededReciprocal ? Rcp::SharedSeeded : Rcp::SharedDivide;
+  throw Error("GPP_HOST_RCP_EMPTY=" + v + ": expected div, share, seed or shareseed");
+}
+
 // Frequencies W0 .. W0+W-1 (W = min(kMaxGroup, NW - W0)) of one band over a G block,
 // then the next group.
 template <int NW, int W0 = 0>
@@ -344,12 +461,12 @@ inline void band_groups(const Rows& r, const Bounds& bd, const int len, const Ba
     near_pole_pass<W>(r, len, b, wx + W0, s);
     for (int w = 0; w < W; ++w) g.ssx[W0 + w] += complex_t(s.xr[w], s.xi[w]);
   } else {
-    bool share = W > 1 && b.share;
-    for (int w = 0; w < W; ++w) share = share && bd.wdiff2_within(wx[W0 + w], kShareMin, kShareMax);
-    if (share)
-      empty_band<W, true>(r, len, b, wx + W0, s);
-    else
-      empty_band<W, false>(r, len, b, wx + W0, s);
+    switch (empty_mode<W>(bd, b, wx + W0)) {
+      case Rcp::Divide: empty_band<W, Rcp::Divide>(r, len, b, wx + W0, s); break;
+      case Rcp::SharedDivide: empty_band<W, Rcp::SharedDivide>(r, len, b, wx + W0, s); break;
+      case Rcp::Seeded: empty_band<W, Rcp::Seeded>(r, len, b, wx + W0, s); break;
+      case Rcp::SharedSeeded: empty_band<W, Rcp::SharedSeeded>(r, len, b, wx + W0, s); break;
+    }
   }
   for (int w = 0; w < W; ++w) g.sch[W0 + w] += complex_t(s.sr[w], s.si[w]);
   if constexpr (W0 + W < NW) band_groups<NW, W0 + W>(r, bd, len, b, wx, g);
@@ -368,10 +485,10 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunab
                 std::to_string(kMaxIgBlock));
   t.band_block = band_block;
   t.ig_block = ig_block;
+  const Rcp empty = empty_reciprocals();
   SigmaAccum<NW> result;
   if (mode == RunMode::Check) return kernels::to_sums(result);
   const PairBuffer<ExecSpace> buffer(space, ig_block);
-  const bool share = kSharedDivision;
   // Band blocks outermost, G' across threads inside: all threads stream the same band
   // block of aqsntemp (band_block x ncouls, 16 MB on the mini-app deck), which stays in
   // the shared L3 while every G' reads it, instead of each thread streaming all of
@@ -395,7 +512,7 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunab
                 double wx[NW];
                 for (int w = 0; w < NW; ++w) wx[w] = Order::wx(in, w, n1);
                 const Band b{reinterpret_cast<const double*>(&in.aqsntemp(ig0, n1)), aqsm.real(), aqsm.imag(),
-                             in.occ_array(n1), in.limittwo, share};
+                             in.occ_array(n1), in.limittwo, empty};
                 band_groups<NW>(rows, bounds, len, b, wx, g);
               }
             }

@@ -6,6 +6,7 @@
 #include "gpp_reference.hpp"
 #include "gpp_test_util.hpp"
 
+#include <cstdlib>
 #include <map>
 #include <memory>
 
@@ -250,6 +251,83 @@ TEST(HostPolicy, HugePlasmonPoleFrequenciesAreRight) {
   for (const SpaceKind k : build_spaces()) {
     if (!find_policy("host").runs_on(k)) continue;
     EXPECT_TRUE(results_close(run_on(k, find_policy("host"), pr, Tunables{}), ref, kTol)) << name_of(k);
+  }
+}
+
+// The host policy's reciprocals of empty bands for a scope: GPP_HOST_RCP_EMPTY (div,
+// share, seed, shareseed; unset: share), read at each run.
+class EmptyReciprocal {
+ public:
+  explicit EmptyReciprocal(const char* mode) { setenv("GPP_HOST_RCP_EMPTY", mode, 1); }
+  ~EmptyReciprocal() { unsetenv("GPP_HOST_RCP_EMPTY"); }
+  EmptyReciprocal(const EmptyReciprocal&) = delete;
+  EmptyReciprocal& operator=(const EmptyReciprocal&) = delete;
+};
+constexpr const char* kEmptyReciprocals[] = {"div", "share", "seed", "shareseed"};
+
+// Every way of computing the empty bands' reciprocals (one division each, one shared by a
+// group's frequencies, the float-seeded reciprocal, and it shared) against the reference,
+// on non-uniform decks mostly of empty bands with groups of 3 and 4 frequencies and G
+// blocks of 256 and a remainder; and against each other, closer than the reference
+// tolerance: the modes differ by a few ulps per term.
+TEST(HostPolicy, EveryEmptyReciprocalMatchesReference) {
+  for (const int nend : {3, 4}) {
+    DeckParams p = small_deck(40, 6, 700, 3);
+    p.nstart = 1;
+    p.nend = nend;
+    Problem pr;
+    pr.input = generate(p);
+    pr.data = std::make_unique<SpaceData>(derive(pr.input));
+    const SigmaResult ref = apply_start_values(reference_sums(pr.data->host), pr.input.asxtemp0, pr.input.achtemp0);
+    for (const SpaceKind k : build_spaces()) {
+      if (!find_policy("host").runs_on(k)) continue;
+      SigmaResult shared;
+      {
+        EmptyReciprocal mode("share");
+        shared = run_on(k, find_policy("host"), pr, Tunables{});
+      }
+      for (const char* m : kEmptyReciprocals) {
+        EmptyReciprocal mode(m);
+        const SigmaResult got = run_on(k, find_policy("host"), pr, Tunables{});
+        EXPECT_TRUE(results_close(got, ref, kTol)) << m << " nend " << nend << " on " << name_of(k);
+        EXPECT_TRUE(results_close(got, shared, 1e-13)) << m << " nend " << nend << " on " << name_of(k);
+      }
+    }
+  }
+}
+
+// Where the values the empty bands invert leave the ranges of the shared reciprocals or
+// the float seed, each mode falls back to one that is right: plasmon-pole frequencies of
+// 1e45 at every 11th G (|wdiff|^2 ~ 1e90: the float seed overflows), and at every 9th G
+// a frequency equal to one empty band's first frequency with an imaginary part of 1e-21
+// (|wdiff|^2 = 1e-42 there: that term is not regular, but a reciprocal shared with the
+// band's other frequencies would underflow). Each mode matches the reference.
+TEST(HostPolicy, EmptyReciprocalRangesAreGuarded) {
+  DeckParams p = small_deck(24, 6, 600, 2);
+  p.nstart = 1;
+  p.nend = 3;
+  Problem pr;
+  pr.input = generate(p);
+  const SigmaSums plain = reference_sums(SpaceData(derive(pr.input)).host);
+  {
+    const SpaceData d(derive(pr.input));
+    int n1 = 0;
+    while (d.host.occ_array(n1) != 0.0) ++n1;
+    const double x = d.host.wx_array_t(0, n1);
+    for (int igp = 0; igp < p.ngpown; ++igp) {
+      for (int ig = igp % 9; ig < p.ncouls; ig += 9) pr.input.wtilde_array(ig, igp) = complex_t(x, 1e-21);
+      for (int ig = igp % 11; ig < p.ncouls; ig += 11) pr.input.wtilde_array(ig, igp) *= 1e45;
+    }
+  }
+  pr.data = std::make_unique<SpaceData>(derive(pr.input));
+  const SigmaResult ref = apply_start_values(reference_sums(pr.data->host), pr.input.asxtemp0, pr.input.achtemp0);
+  EXPECT_FALSE(results_close(apply_start_values(plain, pr.input.asxtemp0, pr.input.achtemp0), ref, 1e-3));
+  for (const SpaceKind k : build_spaces()) {
+    if (!find_policy("host").runs_on(k)) continue;
+    for (const char* m : kEmptyReciprocals) {
+      EmptyReciprocal mode(m);
+      EXPECT_TRUE(results_close(run_on(k, find_policy("host"), pr, Tunables{}), ref, kTol)) << m << " on " << name_of(k);
+    }
   }
 }
 

@@ -54,6 +54,14 @@ struct Staged {
   static constexpr int stride = NW + 1 + 2 * K;
 };
 
+// Team scratch bytes for a block of `bands` bands (what tuned_part requests).
+template <int NW, int K, class ExecSpace>
+std::size_t staged_bytes(const int bands) {
+  using Scratch = typename ExecSpace::scratch_memory_space;
+  return Kokkos::View<double*, Scratch, Kokkos::MemoryUnmanaged>::shmem_size(std::size_t(bands) * Staged<NW, K>::stride) +
+         Kokkos::View<int*, Scratch, Kokkos::MemoryUnmanaged>::shmem_size(bands);
+}
+
 template <bool Occupied>
 using TunedPolicyBounds =
     Kokkos::LaunchBounds<128, Occupied ? kOccupiedBlocks : kEmptyBlocks>;
@@ -131,7 +139,7 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
 
   auto policy = Policy(space, league, team_size);
   policy.set_scratch_size(0, Kokkos::PerTeam(ScratchDoubles::shmem_size(band_block * Staged<NW, K>::stride) +
-                                             ScratchInts::shmem_size(band_block)));
+                                             ScratchInts::shmem_size(band_block)));  // = staged_bytes<NW, K, ExecSpace>
   Kokkos::parallel_reduce(Occupied ? "gpp::tuned(occupied)" : "gpp::tuned(empty)", policy, body,
                           SigmaReducer<NW>(result));
   return result;
@@ -145,6 +153,17 @@ SigmaSums tuned(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t
   // 32 bands per block: the best point of the sweeps on si214 and the mini-app deck
   // (H100, 2026-11-23: 0.0770 / 0.1159 s against 0.0778 / 0.1182 s with 64).
   const int band_block = or_default(t.band_block, 32);
+  // A block never holds more bands than the deck: the kernels use the smaller (so that
+  // k + band_block cannot overflow), and its per-band values must fit in team scratch.
+  const int block = band_block < d.nbands ? band_block : d.nbands;
+  const std::size_t scratch_empty = staged_bytes<NW, kEmptyGp, ExecSpace>(block);
+  const std::size_t scratch_occupied = staged_bytes<NW, kOccupiedGp, ExecSpace>(block);
+  const std::size_t scratch = scratch_empty > scratch_occupied ? scratch_empty : scratch_occupied;
+  const std::size_t scratch_max = Policy::scratch_size_max(0);
+  if (scratch > scratch_max)
+    throw Error("--band-block " + std::to_string(band_block) + ": tuned stages " + std::to_string(block) +
+                " bands' values in team scratch memory, " + std::to_string(scratch) + " bytes per team, more than the " +
+                std::to_string(scratch_max) + " " + ExecSpace::name() + " allows; take a smaller band block");
   const int max_team = Policy(space, 1, 1).team_size_max(
       KOKKOS_LAMBDA(const typename Policy::member_type&, SigmaAccum<NW>&){}, Kokkos::ParallelReduceTag());
   if (t.team_size > max_team)
@@ -158,8 +177,8 @@ SigmaSums tuned(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t
   if (mode == RunMode::Check) return kernels::to_sums(result);
   BandOrder<typename ExecSpace::memory_space> order;
   const int n_occupied = band_order(d, order);
-  result += tuned_part<NW, true>(space, in, order, 0, n_occupied, band_block, team_size);
-  result += tuned_part<NW, false>(space, in, order, n_occupied, d.nbands, band_block, team_size);
+  result += tuned_part<NW, true>(space, in, order, 0, n_occupied, block, team_size);
+  result += tuned_part<NW, false>(space, in, order, n_occupied, d.nbands, block, team_size);
   return kernels::to_sums(result);
 }
 

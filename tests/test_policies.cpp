@@ -190,6 +190,9 @@ TEST(Tunables, BlocksThatDivideNothing) {
     t.band_block = 9;
     cases.push_back({"tuned", t});
   }
+  Tunables whole;
+  whole.band_block = 2147483647;  // every band of a kind in one block (and no int overflow)
+  cases.push_back({"tuned", whole});
   for (const char* p : {"v0-collapse3", "v3-noabs"}) {
     Tunables t;
     t.tile = {3, 2, 7};
@@ -207,6 +210,31 @@ TEST(Tunables, BlocksThatDivideNothing) {
       if (!fits(k, e, pr, c.t)) continue;  // a team larger than the backend allows (Serial: 1)
       EXPECT_TRUE(results_close(run_on(k, e, pr, c.t), pr.reference, kTol)) << c.policy << " on " << name_of(k);
     }
+}
+
+// tuned stages a band block's per-band values in team scratch memory: a block that does
+// not fit is refused when the tunables are resolved (before any work), with the option
+// named; the default block fits.
+TEST(Tunables, TunedBandBlockBeyondTeamScratchRefused) {
+  const GppData<Kokkos::HostSpace> h = derive(generate(small_deck(4000, 4, 8, 10)));
+  const SpaceData data(h);
+  const PolicyEntry& e = find_policy("tuned");
+  for (const SpaceKind k : build_spaces()) {
+    if (!e.runs_on(k)) continue;
+    Tunables big;
+    big.band_block = 4000;  // 4000 x (2 wx, occ, 4 aqsm: 88 B + 4 B): 368 kB, above any GPU's shared memory
+    try {
+      with_space(k, [&](auto space) { e.resolve(space, data.on(space), big); });
+      ADD_FAILURE() << "band block of 4000 accepted on " << name_of(k);
+    } catch (const Error& err) {
+      EXPECT_NE(std::string(err.what()).find("--band-block 4000"), std::string::npos) << err.what();
+      EXPECT_NE(std::string(err.what()).find("team scratch"), std::string::npos) << err.what();
+    }
+    Tunables got;
+    EXPECT_NO_THROW(with_space(k, [&](auto space) { got = e.resolve(space, data.on(space), Tunables{}); }))
+        << name_of(k);
+    EXPECT_EQ(got.band_block, 32);
+  }
 }
 
 // Vector lanes above one (where the backend has them) must not change the sums: every

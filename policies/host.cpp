@@ -10,7 +10,6 @@
 // arithmetic of each term is that of core's fused_term (physics::fused_band), except the
 // reciprocals of empty bands (shared by a group's frequencies: Rcp) and their arm's test
 // (one comparison per term: GPP_HOST_EMPTY_TERM); the sums over G are in a different order.
-#include "gpp_host_reciprocal.hpp"
 #include "gpp_kernels.hpp"
 
 #include <cstdlib>
@@ -93,10 +92,10 @@ struct SplitBound {
 };
 
 // Bounds of |wdiff|^2 = (x - Re wtilde)^2 + Im(wtilde)^2 over a G block, for any
-// frequency x: which reciprocals an empty band's frequencies can use (the shared
-// division's and the seeded reciprocal's ranges). Sound for the rounded values the loop
-// computes: (x - Re wtilde)^2 + Im(wtilde)^2 is monotone in |x - Re wtilde| and in
-// Im(wtilde)^2, up to two roundings, far inside the margins of kShareMin and kSeededMin.
+// frequency x: whether an empty band's frequencies can share one division (the shared
+// product's range). Sound for the rounded values the loop computes: (x - Re wtilde)^2 +
+// Im(wtilde)^2 is monotone in |x - Re wtilde| and in Im(wtilde)^2, up to two roundings,
+// far inside the margins of kShareMin.
 struct Bounds {
   SplitBound wd;  // p = Re wtilde, q = Im(wtilde)^2
   double wi2_max;
@@ -175,19 +174,13 @@ inline Bounds fill_pairs(const In& in, const int igp, const int ig0, const int l
 //
 // SharedDivide is the default. Measured on the 16-core Intel machine (2026-11-23,
 // docs/performance.md) with one division per frequency against it: 12% faster on the
-// mini-app deck (7.11 against 8.07 s), 2% on si214. The seeded reciprocal
-// (gpp_host_reciprocal.hpp: a float division and three FMAs in place of vdivpd) was
-// measured on a Zen 5 core (docs/performance.md, "host: float-seeded reciprocal"): there
-// it is slower than either division, shared or not, and it loses on the count for
-// Sapphire Rapids too (three FMAs and two conversions of 2 uops each per reciprocal, on the
-// two 512-bit ports, against one vdivpd whose 16 cycles the shared loop's other work
-// hides); it stays selectable until it is timed there: GPP_HOST_RCP_EMPTY = div, share,
-// seed or shareseed (temporary, for measuring on the 16-core machine in one build).
+// mini-app deck (7.11 against 8.07 s), 2% on si214. A float-seeded reciprocal (a float
+// division and a cubic Newton step in place of vdivpd) was tried and measured slower there
+// (6.08 against 4.73 s, shared) and on a Zen 5 core, and removed. GPP_HOST_RCP_EMPTY = div
+// or share forces one of the two for a run (a measurement switch; unset: share).
 enum class Rcp : int {
   Divide,        // 1.0 / x for each frequency
   SharedDivide,  // one division for a group's frequencies (the default)
-  Seeded,        // host::seeded_reciprocal for each frequency
-  SharedSeeded,  // one seeded reciprocal for a group's frequencies
 };
 
 // One band's scalars for the G loop.
@@ -203,14 +196,6 @@ struct Band {
 struct GroupSums {
   double sr[kMaxGroup] = {}, si[kMaxGroup] = {}, xr[kMaxGroup] = {}, xi[kMaxGroup] = {};
 };
-
-template <bool Seeded>
-inline double rcp(const double x) {
-  if constexpr (Seeded)
-    return host::seeded_reciprocal(x);
-  else
-    return 1.0 / x;
-}
 
 // |wdiff|^2 of frequency x at one G.
 #define GPP_HOST_WDIFF(x, DR, WD)        \
@@ -244,13 +229,9 @@ constexpr double kShareMin = 1e-75, kShareMax = 1e75;
 
 // An empty band: W frequencies x[0..W-1] over the G block. Shared: the W reciprocals of
 // |wdiff|^2 from one, 1/(d0 d1 ..) times the other factors (a few ulps from 1/d_w).
-// Seeded: host::seeded_reciprocal in place of the division; only a term's regular arm
-// uses its reciprocal, so a |wdiff|^2 below limittwo needs no range (band_groups checks
-// the rest).
 template <int W, Rcp Mode>
 inline void empty_band(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
-  constexpr bool shared = (Mode == Rcp::SharedDivide || Mode == Rcp::SharedSeeded) && W > 1;
-  constexpr bool seeded = Mode == Rcp::Seeded || Mode == Rcp::SharedSeeded;
+  constexpr bool shared = Mode == Rcp::SharedDivide && W > 1;
   const double* __restrict wr = r[kWr];
   const double* __restrict wi = r[kWi];
   const double* __restrict wi2 = r[kWi2];
@@ -274,21 +255,21 @@ inline void empty_band(const Rows& r, const int len, const Band& b, const double
     GPP_HOST_WDIFF(x3, dr3, wd3)
     double inv0, inv1 = 0, inv2 = 0, inv3 = 0;
     if constexpr (!shared) {
-      inv0 = rcp<seeded>(wd0);
-      if constexpr (W > 1) inv1 = rcp<seeded>(wd1);
-      if constexpr (W > 2) inv2 = rcp<seeded>(wd2);
-      if constexpr (W > 3) inv3 = rcp<seeded>(wd3);
+      inv0 = 1.0 / (wd0);
+      if constexpr (W > 1) inv1 = 1.0 / (wd1);
+      if constexpr (W > 2) inv2 = 1.0 / (wd2);
+      if constexpr (W > 3) inv3 = 1.0 / (wd3);
     } else if constexpr (W == 2) {
-      const double R = rcp<seeded>(wd0 * wd1);
+      const double R = 1.0 / (wd0 * wd1);
       inv0 = R * wd1, inv1 = R * wd0;
     } else if constexpr (W == 3) {
       const double wd01 = wd0 * wd1;
-      const double R = rcp<seeded>(wd01 * wd2);
+      const double R = 1.0 / (wd01 * wd2);
       const double R2 = R * wd2;
       inv0 = R2 * wd1, inv1 = R2 * wd0, inv2 = R * wd01;
     } else {
       const double wd01 = wd0 * wd1, wd23 = wd2 * wd3;
-      const double R = rcp<seeded>(wd01 * wd23);
+      const double R = 1.0 / (wd01 * wd23);
       const double R01 = R * wd23, R23 = R * wd01;
       inv0 = R01 * wd1, inv1 = R01 * wd0, inv2 = R23 * wd3, inv3 = R23 * wd2;
     }
@@ -424,43 +405,24 @@ inline void near_pole_pass(const Rows& r, const int len, const Band& b, const do
 
 // The reciprocals an empty band's group x[0..W-1] can use over a G block: the wanted
 // mode where the block's bounds keep every value the loop inverts in range, else the
-// next safer one (shared seeded, seeded, shared division, division).
+// division for each frequency.
 template <int W>
 inline Rcp empty_mode(const Bounds& bd, const Band& b, const double* x) {
-  Rcp m = b.empty;
-  if (W == 1 && m == Rcp::SharedDivide) m = Rcp::Divide;
-  if (W == 1 && m == Rcp::SharedSeeded) m = Rcp::Seeded;
-  if (m == Rcp::SharedSeeded) {  // the product of the W |wdiff|^2, at every G
-    double lo = 1, hi = 1;
-    for (int w = 0; w < W; ++w) lo *= bd.wdiff2_min(x[w]), hi *= bd.wdiff2_max(x[w]);
-    if (lo >= host::kSeededMin && hi <= host::kSeededMax) return m;
-    m = Rcp::Seeded;
-  }
-  if (m == Rcp::Seeded) {  // each |wdiff|^2 above limittwo (the others' reciprocals unused)
-    bool ok = b.limittwo >= host::kSeededMin;
-    for (int w = 0; w < W; ++w) ok = ok && bd.wdiff2_max(x[w]) <= host::kSeededMax;
-    return ok ? m : Rcp::Divide;
-  }
-  if (m == Rcp::SharedDivide) {
-    bool ok = true;
-    for (int w = 0; w < W; ++w) ok = ok && bd.wdiff2_within(x[w], kShareMin, kShareMax);
-    return ok ? m : Rcp::Divide;
-  }
-  return Rcp::Divide;
+  if (W == 1 || b.empty == Rcp::Divide) return Rcp::Divide;
+  bool ok = true;  // every factor of the shared product in [kShareMin, kShareMax]
+  for (int w = 0; w < W; ++w) ok = ok && bd.wdiff2_within(x[w], kShareMin, kShareMax);
+  return ok ? Rcp::SharedDivide : Rcp::Divide;
 }
 
 // The empty bands' reciprocals of this run: SharedDivide, or GPP_HOST_RCP_EMPTY's (see
-// Rcp; temporary). The seeded modes need a hardware FMA: without one (a portable build)
-// they are the divisions.
+// Rcp).
 inline Rcp empty_reciprocals() {
   const char* e = std::getenv("GPP_HOST_RCP_EMPTY");
   if (e == nullptr) return Rcp::SharedDivide;
   const std::string v(e);
   if (v == "div") return Rcp::Divide;
   if (v == "share") return Rcp::SharedDivide;
-  if (v == "seed") return host::kSeededReciprocal ? Rcp::Seeded : Rcp::Divide;
-  if (v == "shareseed") return host::kSeededReciprocal ? Rcp::SharedSeeded : Rcp::SharedDivide;
-  throw Error("GPP_HOST_RCP_EMPTY=" + v + ": expected div, share, seed or shareseed");
+  throw Error("GPP_HOST_RCP_EMPTY=" + v + ": expected div or share");
 }
 
 // Frequencies W0 .. W0+W-1 (W = min(kMaxGroup, NW - W0)) of one band over a G block,
@@ -478,8 +440,6 @@ inline void band_groups(const Rows& r, const Bounds& bd, const int len, const Ba
     switch (empty_mode<W>(bd, b, wx + W0)) {
       case Rcp::Divide: empty_band<W, Rcp::Divide>(r, len, b, wx + W0, s); break;
       case Rcp::SharedDivide: empty_band<W, Rcp::SharedDivide>(r, len, b, wx + W0, s); break;
-      case Rcp::Seeded: empty_band<W, Rcp::Seeded>(r, len, b, wx + W0, s); break;
-      case Rcp::SharedSeeded: empty_band<W, Rcp::SharedSeeded>(r, len, b, wx + W0, s); break;
     }
   }
   for (int w = 0; w < W; ++w) g.sch[W0 + w] += complex_t(s.sr[w], s.si[w]);

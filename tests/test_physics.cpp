@@ -1,7 +1,6 @@
 // Each arm of the per-term physics, the cutoff and the clamp against values computed
 // by hand (straight from spec section 1 in Python's complex arithmetic), and every
 // optimised form against the literal one.
-#include "gpp_host_reciprocal.hpp"
 #include "gpp_physics.hpp"
 #include "gpp_test_util.hpp"
 
@@ -224,63 +223,6 @@ TEST(FusedReciprocal, WithinOneUlpOfDivision) {
       SCOPED_TRACE(to_string(k));
       EXPECT_LE(reciprocal_max_ulps(space, 1 << 20), 1);
     });
-}
-
-// Distance in ulps between two doubles of the same sign (max where the signs differ).
-std::int64_t ulps_apart(const double a, const double b) {
-  if ((a < 0) != (b < 0)) return std::numeric_limits<std::int64_t>::max();
-  std::int64_t ia, ib;
-  std::memcpy(&ia, &a, sizeof ia);
-  std::memcpy(&ib, &b, sizeof ib);
-  return ia > ib ? ia - ib : ib - ia;
-}
-
-// host::seeded_reciprocal, the host policy's reciprocal without the double divider (a
-// float seed and one cubic Newton step), against the IEEE division 1.0/x: 4M values
-// log-uniform over its range [kSeededMin, kSeededMax] from a fixed seed, with the range's
-// ends, powers of two, 1 +- ulp and mantissas of all ones among them. Within one ulp
-// everywhere (the bound its comment claims); the float seed alone is millions of ulps off
-// (so the comparison can fail).
-TEST(HostReciprocal, WithinOneUlpOfDivision) {
-  const int n = 1 << 22;
-  std::vector<double> x(n), r(n);
-  std::mt19937_64 rng(20261124);
-  std::uniform_real_distribution<double> decade(std::log10(host::kSeededMin), std::log10(host::kSeededMax));
-  for (int i = 0; i < n; ++i) x[i] = std::pow(10.0, decade(rng));
-  const double special[] = {host::kSeededMin, host::kSeededMax, 1.0, 2.0, 0.5, std::nextafter(1.0, 2.0),
-                            std::nextafter(1.0, 0.0), std::nextafter(2.0, 1.0), 3.0, 1.0 / 3.0, std::ldexp(1.0, 99),
-                            std::ldexp(1.0, -99), std::ldexp(std::nextafter(2.0, 1.0), 60), 1.0 + std::ldexp(1.0, -24),
-                            1.0 - std::ldexp(1.0, -25), std::nextafter(host::kSeededMax, 0.0)};
-  for (int i = 0; i < int(std::size(special)); ++i) x[i] = special[i];
-  for (int i = 0; i < n; ++i) r[i] = host::seeded_reciprocal(x[i]);
-  std::int64_t worst = 0, seed_worst = 0, differ = 0;
-  for (int i = 0; i < n; ++i) {
-    const double want = 1.0 / x[i];
-    const std::int64_t d = ulps_apart(r[i], want);
-    worst = std::max(worst, d);
-    differ += d != 0;
-    seed_worst = std::max(seed_worst, ulps_apart(static_cast<double>(1.0f / static_cast<float>(x[i])), want));
-  }
-  EXPECT_LE(worst, 1) << differ << " of " << n << " differ from the division";
-  EXPECT_GT(seed_worst, std::int64_t(1) << 20);
-  // The scalar helper for in-range values is the same function.
-  EXPECT_EQ(host::reciprocal_or_divide(3.0), host::kSeededReciprocal ? host::seeded_reciprocal(3.0) : 1.0 / 3.0);
-}
-
-// Outside [kSeededMin, kSeededMax] reciprocal_or_divide is the division, bit for bit; and
-// there the seeded reciprocal is wrong, not inexact, where the float seed overflows or
-// underflows (why its callers check the range).
-TEST(HostReciprocal, OutOfRangeIsTheDivision) {
-  const double outside[] = {1e-31, 1e-38, 1e-39, 1e-45, 1e-300, 5e-324, 1e31, 1e38, 1e39, 1e300,
-                            std::numeric_limits<double>::max()};
-  for (const double x : outside) {
-    const double got = host::reciprocal_or_divide(x), want = 1.0 / x;
-    EXPECT_EQ(std::memcmp(&got, &want, sizeof got), 0) << x;
-  }
-  for (const double x : {1e-39, 1e-45, 1e39, 1e300}) {
-    const double s = host::seeded_reciprocal(x);
-    EXPECT_FALSE(std::isfinite(s) && ulps_apart(s, 1.0 / x) <= 1) << x << ": " << s;
-  }
 }
 
 TEST(Physics, FusedFormMatchesLiteralForm) {

@@ -283,7 +283,7 @@ TEST(HostPolicy, HugePlasmonPoleFrequenciesAreRight) {
 }
 
 // The host policy's reciprocals of empty bands for a scope: GPP_HOST_RCP_EMPTY (div,
-// share, seed, shareseed; unset: share), read at each run.
+// share; unset: share), read at each run.
 class EmptyReciprocal {
  public:
   explicit EmptyReciprocal(const char* mode) { setenv("GPP_HOST_RCP_EMPTY", mode, 1); }
@@ -291,10 +291,10 @@ class EmptyReciprocal {
   EmptyReciprocal(const EmptyReciprocal&) = delete;
   EmptyReciprocal& operator=(const EmptyReciprocal&) = delete;
 };
-constexpr const char* kEmptyReciprocals[] = {"div", "share", "seed", "shareseed"};
+constexpr const char* kEmptyReciprocals[] = {"div", "share"};
 
-// Every way of computing the empty bands' reciprocals (one division each, one shared by a
-// group's frequencies, the float-seeded reciprocal, and it shared) against the reference,
+// Both ways of computing the empty bands' reciprocals (one division each, one shared by a
+// group's frequencies) against the reference,
 // on non-uniform decks mostly of empty bands with groups of 3 and 4 frequencies and G
 // blocks of 256 and a remainder; and against each other, closer than the reference
 // tolerance: the modes differ by a few ulps per term.
@@ -324,9 +324,9 @@ TEST(HostPolicy, EveryEmptyReciprocalMatchesReference) {
   }
 }
 
-// Where the values the empty bands invert leave the ranges of the shared reciprocals or
-// the float seed, each mode falls back to one that is right: plasmon-pole frequencies of
-// 1e45 at every 11th G (|wdiff|^2 ~ 1e90: the float seed overflows), and at every 9th G
+// Where the values the empty bands invert leave the range of the shared reciprocal, it
+// falls back to one division each: plasmon-pole frequencies of 1e45 at every 11th G
+// (|wdiff|^2 ~ 1e90: a product of three overflows), and at every 9th G
 // a frequency equal to one empty band's first frequency with an imaginary part of 1e-21
 // (|wdiff|^2 = 1e-42 there: that term is not regular, but a reciprocal shared with the
 // band's other frequencies would underflow). Each mode matches the reference.

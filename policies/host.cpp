@@ -7,9 +7,12 @@
 // such a CPU). The arms are blends; the rare near-pole arm of occupied bands is not
 // computed in the vector loop but flagged per G and added by a scalar pass over the
 // flagged G. The G' factor applied once per G'; ssx skipped for empty bands. The
-// arithmetic of each term is that of core's fused_term (physics::fused_band), except the
-// reciprocals of empty bands (shared by a group's frequencies: Rcp) and their arm's test
-// (one comparison per term: GPP_HOST_EMPTY_TERM); the sums over G are in a different order.
+// arithmetic of each term is the fused form as the first session of 2026-11-23 wrote it
+// (docs/roofline.md, "Counting": (a + ib) P, Q conj(cden), the near-pole arm through
+// cden), which `tuned` has since rewritten around per-band terms (physics::band_terms);
+// the reciprocals of empty bands are shared by a group's frequencies (Rcp) and their arm's
+// test is one comparison per term (GPP_HOST_EMPTY_TERM); the sums over G are in a
+// different order.
 #include "gpp_kernels.hpp"
 
 #include <cstdlib>
@@ -203,7 +206,7 @@ struct GroupSums {
   const double WD = DR * DR + wi2[k];
 
 // The regular arm of frequency x at one G for an empty band (no ssx), given dr, |wdiff|^2
-// and its reciprocal: fused_term<false>'s sch*mat = (1/|wdiff|^2) ((a + i b) P), a =
+// and its reciprocal: the fused form's sch*mat = (1/|wdiff|^2) ((a + i b) P), a =
 // Re wtilde dr - Im(wtilde)^2, b = Im wtilde x, with b P = x (Im wtilde P) from the G's
 // shared products. The arm's test wdiffr > limittwo && |delw|^2 < limitone, |delw|^2 =
 // |wtilde|^2 / |wdiff|^2, as one comparison with the G's threshold: |wdiff|^2 >
@@ -285,7 +288,7 @@ inline void empty_band(const Rows& r, const int len, const Band& b, const double
 }
 #undef GPP_HOST_EMPTY_TERM
 
-// One frequency x at one G of an occupied band, regular arm (fused_term<true>): sch*mat
+// One frequency x at one G of an occupied band, regular arm (the fused form): sch*mat
 // and occ*ssx*mat (ssx zero where cut), and whether the near-pole arm is due instead. As
 // in GPP_HOST_EMPTY_TERM, the arm and the cut are blends of the reciprocals with 0 and
 // each sum one FMA.
@@ -356,7 +359,7 @@ inline void occupied_band(const Rows& r, const int len, const Band& b, const dou
 }
 #undef GPP_HOST_OCC_TERM
 
-// The near-pole arm (fused_term<true>'s second arm) of the frequencies that occupied_band
+// The near-pole arm (the fused form's second arm) of the frequencies that occupied_band
 // flagged, one G and frequency at a time: the same arithmetic as the vector loop up to
 // the arm's choice (which it checks again). About 2% of si214's occupied terms, yet this
 // pass was ~17% of its time when it scanned every G and redid every frequency of a

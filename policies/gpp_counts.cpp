@@ -10,6 +10,7 @@
 #include "gpp_mdrange.hpp"
 #include "gpp_physics.hpp"
 #include "gpp_reducer.hpp"
+#include "gpp_tuned_shape.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -95,9 +96,6 @@ TunedCost tuned_cost() {
   c.occ_near_ssx = ops(1 + 2 + 2, 3 + 1 + 4 + 2);
   // dr (1A); wdiffr (1M 1A), 1 reciprocal; delwr (1M); wx U - V (2M 2A); sch += (2M 2A)
   c.empty_term = ops(1 + 1 + 2 + 2, 1 + 1 + 2 + 2, 1);
-  c.occupied_gp = 1;
-  c.empty_gp = 4;
-  c.band_block = 32;
   return c;
 }
 
@@ -217,11 +215,11 @@ Work count_policy(const std::string& policy, const Shape& s, const ArmCounts& ar
     add(mat, terms);         // one kernel per frequency
   } else if (policy == "tuned") {
     const TunedCost c = tuned_cost();
-    const double band_block = or_default(t.band_block, c.band_block);
+    const double band_block = or_default(t.band_block, tuned_shape::kDefaultBandBlock);
     const double occupied = s.occupied_bands, empty = s.nbands - s.occupied_bands;
     // G' padded to whole groups per kernel (the padding's terms are computed, weight 0)
     const auto padded = [&](int k) { return std::ceil(double(s.ngpown) / k) * k; };
-    const double gp_occ = padded(c.occupied_gp), gp_empty = padded(c.empty_gp);
+    const double gp_occ = padded(tuned_shape::kOccupiedGp), gp_empty = padded(tuned_shape::kEmptyGp);
     add(c.pair_occupied, s.ncouls * gp_occ * std::ceil(occupied / band_block));
     add(c.pair_empty, s.ncouls * gp_empty * std::ceil(empty / band_block));
     add(c.band, s.ncouls * (gp_occ * occupied + gp_empty * empty));

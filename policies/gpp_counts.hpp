@@ -75,9 +75,6 @@ struct TunedCost {
   Ops occ_near_cut;   // its sexcut test (wx < 0)
   Ops occ_near_ssx;   // ssx added (not cut)
   Ops empty_term;     // fused_term<false>: every empty term
-  int occupied_gp;    // G' per thread in the occupied and the empty bands' kernels (groups
-  int empty_gp;       // padded to a multiple with weight 0: their terms are computed)
-  int band_block;     // the default band block
 };
 TunedCost tuned_cost();
 

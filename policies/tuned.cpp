@@ -16,17 +16,12 @@
 //  - a band block's per-band values (band index, wx, occ, aqsm of the group's G') are
 //    staged in team scratch memory: the band loop reads them from shared memory.
 #include "gpp_kernels.hpp"
+#include "gpp_tuned_shape.hpp"
 
 namespace gpp {
 namespace {
 
-// G' per thread and 128-thread teams per SM that the register allocation must allow
-// (LaunchBounds<128, blocks>: 4 -> at most 128 registers per thread, 6 -> 80), per kernel.
-// Measured (H100, docs/performance.md): empty bands 1 / 2 / 3 / 4 G' per thread at 4 / 4 /
-// 6 / 6 blocks, mini-app deck 0.167 / 0.135 / 0.121 / 0.118 s (4 G' at 5 blocks 0.119 s);
-// occupied bands 2 G' per thread at 4 blocks no faster than 1 (si214).
-constexpr int kOccupiedGp = 1, kOccupiedBlocks = 4;
-constexpr int kEmptyGp = 4, kEmptyBlocks = 6;
+using namespace tuned_shape;
 
 template <class MemorySpace>
 using BandOrder = Kokkos::View<int*, MemorySpace>;
@@ -138,8 +133,7 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
   };
 
   auto policy = Policy(space, league, team_size);
-  policy.set_scratch_size(0, Kokkos::PerTeam(ScratchDoubles::shmem_size(band_block * Staged<NW, K>::stride) +
-                                             ScratchInts::shmem_size(band_block)));  // = staged_bytes<NW, K, ExecSpace>
+  policy.set_scratch_size(0, Kokkos::PerTeam(staged_bytes<NW, K, ExecSpace>(band_block)));
   Kokkos::parallel_reduce(Occupied ? "gpp::tuned(occupied)" : "gpp::tuned(empty)", policy, body,
                           SigmaReducer<NW>(result));
   return result;
@@ -150,9 +144,7 @@ SigmaSums tuned(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t
   // Both kernels launch 128-thread teams at most (their launch bounds).
   using Policy = Kokkos::TeamPolicy<ExecSpace, TunedPolicyBounds<false>>;
   const kernels::Inputs<typename ExecSpace::memory_space> in(d);
-  // 32 bands per block: the best point of the sweeps on si214 and the mini-app deck
-  // (H100, 2026-11-23: 0.0770 / 0.1159 s against 0.0778 / 0.1182 s with 64).
-  const int band_block = or_default(t.band_block, 32);
+  const int band_block = or_default(t.band_block, kDefaultBandBlock);
   // A block never holds more bands than the deck: the kernels use the smaller (so that
   // k + band_block cannot overflow), and its per-band values must fit in team scratch.
   const int block = band_block < d.nbands ? band_block : d.nbands;

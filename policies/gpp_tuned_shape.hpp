@@ -1,0 +1,19 @@
+#pragma once
+// The shape of the `tuned` policy's two kernels (policies/tuned.cpp), read by the kernels
+// and by the work count (gpp_counts.cpp), which counts the padding of G' groups.
+namespace gpp::tuned_shape {
+
+// G' per thread and 128-thread teams per SM that the register allocation must allow
+// (LaunchBounds<128, blocks>: 4 -> at most 128 registers per thread, 6 -> 80), per kernel.
+// Measured (H100, docs/performance.md): empty bands 1 / 2 / 3 / 4 G' per thread at 4 / 4 /
+// 6 / 6 blocks, mini-app deck 0.167 / 0.135 / 0.121 / 0.118 s (4 G' at 5 blocks 0.119 s);
+// occupied bands 2 G' per thread at 4 blocks no faster than 1 (si214). A kernel's G' are
+// padded to whole groups (the last G' again, with weight 0: its terms are computed).
+inline constexpr int kOccupiedGp = 1, kOccupiedBlocks = 4;
+inline constexpr int kEmptyGp = 4, kEmptyBlocks = 6;
+
+// 32 bands per block: the best point of the sweeps on si214 and the mini-app deck
+// (H100, 2026-11-23: 0.0770 / 0.1159 s against 0.0778 / 0.1182 s with 64).
+inline constexpr int kDefaultBandBlock = 32;
+
+}  // namespace gpp::tuned_shape

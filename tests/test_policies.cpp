@@ -257,6 +257,22 @@ TEST(Tunables, VectorLengthAboveOne) {
     }
 }
 
+// The deck `p` with `perturb` applied to its input before the data are derived, and the
+// reference of the perturbed data; the perturbation must change the reference by more
+// than 1e-3 (else a test on it could not fail).
+template <class Perturb>
+std::unique_ptr<Problem> perturbed_problem(const DeckParams& p, const Perturb& perturb) {
+  auto pr = std::make_unique<Problem>();
+  pr->params = p;
+  pr->input = generate(p);
+  const SigmaSums plain = reference_sums(SpaceData(derive(pr->input)).host);
+  perturb(pr->input);
+  pr->data = std::make_unique<SpaceData>(derive(pr->input));
+  pr->reference = apply_start_values(reference_sums(pr->data->host), pr->input.asxtemp0, pr->input.achtemp0);
+  EXPECT_FALSE(results_close(apply_start_values(plain, pr->input.asxtemp0, pr->input.achtemp0), pr->reference, 1e-3));
+  return pr;
+}
+
 // The host policy's empty bands share one division among up to four frequencies, where
 // the product of their |wdiff|^2 stays finite. Plasmon-pole frequencies of ~1e45 (some G
 // of every G') make |wdiff|^2 ~1e90: the product of four overflows (1/inf = 0 would drop
@@ -267,18 +283,13 @@ TEST(HostPolicy, HugePlasmonPoleFrequenciesAreRight) {
   DeckParams p = small_deck(16, 4, 300, 6);
   p.nstart = 1;
   p.nend = 4;  // four frequencies: one group of four
-  Problem pr;
-  pr.input = generate(p);
-  const SigmaSums plain = reference_sums(SpaceData(derive(pr.input)).host);
-  for (int igp = 0; igp < p.ngpown; ++igp)
-    for (int ig = igp % 7; ig < p.ncouls; ig += 7) pr.input.wtilde_array(ig, igp) *= 1e45;
-  pr.data = std::make_unique<SpaceData>(derive(pr.input));
-  const SigmaResult ref = apply_start_values(reference_sums(pr.data->host), pr.input.asxtemp0, pr.input.achtemp0);
-  // The scaled G change the sums (else this test could not fail).
-  EXPECT_FALSE(results_close(apply_start_values(plain, pr.input.asxtemp0, pr.input.achtemp0), ref, 1e-3));
+  const auto pr = perturbed_problem(p, [&](InputDeck& in) {
+    for (int igp = 0; igp < p.ngpown; ++igp)
+      for (int ig = igp % 7; ig < p.ncouls; ig += 7) in.wtilde_array(ig, igp) *= 1e45;
+  });
   for (const SpaceKind k : build_spaces()) {
     if (!find_policy("host").runs_on(k)) continue;
-    EXPECT_TRUE(results_close(run_on(k, find_policy("host"), pr, Tunables{}), ref, kTol)) << name_of(k);
+    EXPECT_TRUE(results_close(run_on(k, find_policy("host"), *pr, Tunables{}), pr->reference, kTol)) << name_of(k);
   }
 }
 
@@ -334,27 +345,22 @@ TEST(HostPolicy, EmptyReciprocalRangesAreGuarded) {
   DeckParams p = small_deck(24, 6, 600, 2);
   p.nstart = 1;
   p.nend = 3;
-  Problem pr;
-  pr.input = generate(p);
-  const SigmaSums plain = reference_sums(SpaceData(derive(pr.input)).host);
-  {
-    const SpaceData d(derive(pr.input));
+  const auto pr = perturbed_problem(p, [&](InputDeck& in) {
+    const SpaceData d(derive(in));
     int n1 = 0;
     while (d.host.occ_array(n1) != 0.0) ++n1;
     const double x = d.host.wx_array_t(0, n1);
     for (int igp = 0; igp < p.ngpown; ++igp) {
-      for (int ig = igp % 9; ig < p.ncouls; ig += 9) pr.input.wtilde_array(ig, igp) = complex_t(x, 1e-21);
-      for (int ig = igp % 11; ig < p.ncouls; ig += 11) pr.input.wtilde_array(ig, igp) *= 1e45;
+      for (int ig = igp % 9; ig < p.ncouls; ig += 9) in.wtilde_array(ig, igp) = complex_t(x, 1e-21);
+      for (int ig = igp % 11; ig < p.ncouls; ig += 11) in.wtilde_array(ig, igp) *= 1e45;
     }
-  }
-  pr.data = std::make_unique<SpaceData>(derive(pr.input));
-  const SigmaResult ref = apply_start_values(reference_sums(pr.data->host), pr.input.asxtemp0, pr.input.achtemp0);
-  EXPECT_FALSE(results_close(apply_start_values(plain, pr.input.asxtemp0, pr.input.achtemp0), ref, 1e-3));
+  });
   for (const SpaceKind k : build_spaces()) {
     if (!find_policy("host").runs_on(k)) continue;
     for (const char* m : kEmptyReciprocals) {
       EmptyReciprocal mode(m);
-      EXPECT_TRUE(results_close(run_on(k, find_policy("host"), pr, Tunables{}), ref, kTol)) << m << " on " << name_of(k);
+      EXPECT_TRUE(results_close(run_on(k, find_policy("host"), *pr, Tunables{}), pr->reference, kTol))
+          << m << " on " << name_of(k);
     }
   }
 }

@@ -155,13 +155,25 @@ KOKKOS_FORCEINLINE_FUNCTION void sigma_term(const complex_t& wtilde, const compl
 /// reciprocal, 1/(|wdiff|^2 |cden|^2). Algebraically equal to the literal form; it
 /// rounds differently (a few ulps per term). A kernel may fold a weight into I_eps (the
 /// G' factor of sch), so that the terms of several G' add to one accumulator.
+///
+/// The arm tests are comparisons of |wdiff|^2 with per-pair thresholds (|delw|^2 =
+/// |wtilde|^2 / |wdiff|^2, |wdiff|^2 > 0):
+///   regular:   wdiffr > limittwo && delwr < limitone  <=>  wdiffr > thr,
+///              thr = max(limittwo, |wtilde|^2 / limitone);
+///   near pole: otherwise, if delwr > TOL_Zero          <=>  wdiffr < thr0,
+///              thr0 = |wtilde|^2 / TOL_Zero.
+/// The same arms as the literal tests except where |delw|^2 is within a rounding of
+/// limitone or TOL_Zero (as the host policy's per-G threshold).
 struct PairTerms {
   double wr, wi;       // wtilde
   double wi2;          // Im(wtilde)^2
   double wabs2;        // |wtilde|^2
+  double thr, thr0;    // the arm thresholds on |wdiff|^2 (above)
   double t2r, t2i;     // wtilde^2
   double t2i2;         // Im(wtilde^2)^2
   complex_t Iw;        // sch_weight * I_eps
+  complex_t WIw;       // wtilde Iw      (the empty bands' U = WIw mat)
+  complex_t VIw;       // |wtilde|^2 Iw  (the empty bands' V = VIw mat)
   double om2;          // |Omega2|^2 = |wtilde^2|^2 |I_eps|^2 (regular arm's sexcut test)
   double cut2;         // sexcut^2 |I_eps|^2
 };
@@ -169,17 +181,22 @@ struct PairTerms {
 KOKKOS_FORCEINLINE_FUNCTION double norm2(const double re, const double im) { return re * re + im * im; }
 
 KOKKOS_FORCEINLINE_FUNCTION PairTerms pair_terms(const complex_t& wtilde, const complex_t& I_eps, const double sexcut,
-                                                 const double sch_weight = 1.0) {
+                                                 const double limittwo, const double sch_weight = 1.0) {
   PairTerms p;
   p.wr = wtilde.real();
   p.wi = wtilde.imag();
   p.wi2 = p.wi * p.wi;
   p.wabs2 = norm2(wtilde);
+  const double thr_one = p.wabs2 * (1.0 / limitone);
+  p.thr = thr_one > limittwo ? thr_one : limittwo;
+  p.thr0 = p.wabs2 * (1.0 / TOL_Zero);
   const complex_t wtilde2 = wtilde * wtilde;
   p.t2r = wtilde2.real();
   p.t2i = wtilde2.imag();
   p.t2i2 = p.t2i * p.t2i;
   p.Iw = sch_weight * I_eps;
+  p.WIw = wtilde * p.Iw;
+  p.VIw = p.wabs2 * p.Iw;
   p.om2 = norm2(wtilde2) * norm2(I_eps);
   p.cut2 = sexcut * sexcut * norm2(I_eps);
   return p;
@@ -192,6 +209,9 @@ KOKKOS_FORCEINLINE_FUNCTION PairTerms pair_terms(const complex_t& wtilde, const 
 ///   occ * ssx * mat * ssx weight, regular arm = Q conj(cden) / |cden|^2 with
 ///   Q = occ * (ssx weight / sch weight) * wtilde^2 * P  (Omega2 = wtilde^2 I_eps).
 ///   Q conj(cden) = (cr + i t2i) Q = cr Q + T with T = i t2i Q (cden = cr - i t2i).
+/// Occupied bands keep P (their near-pole arm needs it) and take U = wtilde P, V =
+/// |wtilde|^2 P; empty bands need no P: U = WIw mat and V = VIw mat (two FP64
+/// instructions fewer).
 struct BandTerms {
   complex_t P, U, V, Q, T;
 };
@@ -199,13 +219,16 @@ struct BandTerms {
 template <bool Occupied>
 KOKKOS_FORCEINLINE_FUNCTION BandTerms band_terms(const PairTerms& p, const complex_t& mat, const double occ_ratio) {
   BandTerms b;
-  b.P = p.Iw * mat;
-  b.U = complex_t(p.wr * b.P.real() - p.wi * b.P.imag(), p.wr * b.P.imag() + p.wi * b.P.real());
-  b.V = p.wabs2 * b.P;
   if constexpr (Occupied) {
+    b.P = p.Iw * mat;
+    b.U = complex_t(p.wr * b.P.real() - p.wi * b.P.imag(), p.wr * b.P.imag() + p.wi * b.P.real());
+    b.V = p.wabs2 * b.P;
     const complex_t t2P(p.t2r * b.P.real() - p.t2i * b.P.imag(), p.t2r * b.P.imag() + p.t2i * b.P.real());
     b.Q = occ_ratio * t2P;
     b.T = complex_t(-p.t2i * b.Q.imag(), p.t2i * b.Q.real());
+  } else {
+    b.U = p.WIw * mat;
+    b.V = p.VIw * mat;
   }
   return b;
 }
@@ -235,12 +258,13 @@ KOKKOS_FORCEINLINE_FUNCTION double reciprocal(const double x) {
 /// and added under a mask (straight-line code: the frequencies of a band, and the G' of
 /// a thread, interleave); the near-pole arm, a few % of the terms, is not computed here:
 /// the return value says it is due (always false for empty bands, whose near-pole arm
-/// adds only to ssx), and fused_near_pole adds it.
+/// adds only to ssx), and near_pole_term computes it.
 template <bool Occupied>
 KOKKOS_FORCEINLINE_FUNCTION bool fused_term(const PairTerms& p, const BandTerms& b, const double wx,
-                                            const double limittwo, complex_t& sch_acc, complex_t& ssx_acc) {
+                                            complex_t& sch_acc, complex_t& ssx_acc) {
   const double dr = wx - p.wr;                     // wdiff = dr - i wi
   const double wdiffr = dr * dr + p.wi2;           // |wdiff|^2
+  const bool regular = wdiffr > p.thr;
   double cr = 0, R = 0, inv_wdiffr;
   if constexpr (Occupied) {
     cr = wx * wx - p.t2r;                          // cden = wx^2 - wtilde^2 = cr - i t2i
@@ -250,8 +274,6 @@ KOKKOS_FORCEINLINE_FUNCTION bool fused_term(const PairTerms& p, const BandTerms&
   } else {
     inv_wdiffr = reciprocal(wdiffr);               // no ssx: cden is not needed
   }
-  const double delwr = p.wabs2 * inv_wdiffr;       // |delw|^2 = |wtilde|^2 / |wdiff|^2
-  const bool regular = wdiffr > limittwo && delwr < limitone;
   // sch * mat = inv_wdiffr (wx U - V). Outside the regular arm the factor is 0 (a
   // select: inv_wdiffr may be inf or NaN there, wx U - V is finite).
   const double cre = wx * b.U.real() - b.V.real(), cim = wx * b.U.imag() - b.V.imag();
@@ -264,32 +286,39 @@ KOKKOS_FORCEINLINE_FUNCTION bool fused_term(const PairTerms& p, const BandTerms&
     const double m = keep ? inv_cden2 : 0.0;
     const double qr = cr * b.Q.real() + b.T.real(), qi = cr * b.Q.imag() + b.T.imag();
     ssx_acc = complex_t(m * qr + ssx_acc.real(), m * qi + ssx_acc.imag());
-    return !regular && delwr > TOL_Zero;
+    return !regular && wdiffr < p.thr0;
   } else {
     return false;
   }
 }
 
-/// The near-pole arm of an occupied band's term (where fused_term<true> returned true),
-/// added to ssx_acc (sch = 0 there). With cden = 4 wtilde^2 (delw + 1/2) and
-/// Omega2 = wtilde^2 I_eps, ssx = -I_eps delw / (4 (delw + 1/2)), and with
-/// delw = (a + i b) / |wdiff|^2:  delw / (delw + 1/2) = (a + i b) / c,
-/// c = (a + |wdiff|^2 / 2) + i b. So occ * ssx * mat * weights = -f P (a + i b) conj(c) / |c|^2
-/// with f = occ * (ssx weight / sch weight) / 4, and |ssx| / |I_eps| = |a + i b| / (4 |c|):
+/// The near-pole arm of an occupied band's term (where fused_term<true> returned true):
+/// what it adds to ssx (sch = 0 there), from wtilde = wr + i wi and the band's P. With
+/// cden = 4 wtilde^2 (delw + 1/2) and Omega2 = wtilde^2 I_eps,
+/// ssx = -I_eps delw / (4 (delw + 1/2)), and with delw = (a + i b) / |wdiff|^2:
+/// delw / (delw + 1/2) = (a + i b) / c, c = (a + |wdiff|^2 / 2) + i b. So
+/// occ * ssx * mat * weights = -f P (a + i b) conj(c) / |c|^2 with
+/// f = occ * (ssx weight / sch weight) / 4, and |ssx| / |I_eps| = |a + i b| / (4 |c|):
 /// the sexcut test is |a + i b|^2 / |c|^2 > 16 sexcut^2 (cut16 = 16 sexcut^2).
-KOKKOS_FORCEINLINE_FUNCTION void fused_near_pole(const PairTerms& p, const complex_t& P, const double wx,
-                                                 const double f, const double cut16, complex_t& ssx_acc) {
-  const double dr = wx - p.wr;
-  const double wdiffr = dr * dr + p.wi2;
-  const double a = p.wr * dr - p.wi2, b = p.wi * wx;  // wtilde conj(wdiff)
+KOKKOS_FORCEINLINE_FUNCTION complex_t near_pole_term(const double wr, const double wi, const complex_t& P,
+                                                     const double wx, const double f, const double cut16) {
+  const double dr = wx - wr;
+  const double wi2 = wi * wi;
+  const double wdiffr = dr * dr + wi2;
+  const double a = wr * dr - wi2, b = wi * wx;  // wtilde conj(wdiff)
   const double half = 0.5 * wdiffr;
   const double c_r = a + half;
   const double inv_c2 = reciprocal(c_r * c_r + b * b);
-  if (!(wx < 0.0 && norm2(a, b) * inv_c2 > cut16)) {
-    // (a + i b) conj(c) = (a c_r + b^2) + i b (c_r - a) = (a c_r + b^2) + i b |wdiff|^2 / 2
-    const complex_t num(a * c_r + b * b, b * half);
-    ssx_acc -= (f * inv_c2) * (P * num);
-  }
+  if (wx < 0.0 && norm2(a, b) * inv_c2 > cut16) return complex_t(0.0, 0.0);
+  // (a + i b) conj(c) = (a c_r + b^2) + i b (c_r - a) = (a c_r + b^2) + i b |wdiff|^2 / 2
+  const complex_t num(a * c_r + b * b, b * half);
+  return -(f * inv_c2) * (P * num);
+}
+
+/// fused_term's near-pole companion for one term: adds near_pole_term to ssx_acc.
+KOKKOS_FORCEINLINE_FUNCTION void fused_near_pole(const PairTerms& p, const complex_t& P, const double wx,
+                                                 const double f, const double cut16, complex_t& ssx_acc) {
+  ssx_acc += near_pole_term(p.wr, p.wi, P, wx, f, cut16);
 }
 
 /// matngmatmgp = conj(M(n1, G')) * M(n1, G)
@@ -333,19 +362,28 @@ KOKKOS_FORCEINLINE_FUNCTION void add_weighted_term(SigmaAccum<NW>& acc, const in
 /// frequency w. Occupied is the band's kind (occ != 0), fixed at compile time so that a
 /// kernel over empty bands holds none of ssx's registers. ssx_ratio is the ssx weight
 /// over the sch weight folded into p (1: g receives sch*mat and occ*ssx*mat times the
-/// weight; 2: GPP's 0.5 vcoul and vcoul). cut16 = 16 sexcut^2.
+/// weight; 2: GPP's 0.5 vcoul and vcoul). The regular arms only: near[w] says where the
+/// near-pole arm is due (occupied bands), and the returned terms hold its P. The caller
+/// adds near_pole_term there, at once (fused_band) or later (tuned's CUDA queue).
+template <bool Occupied, int NW, class Wx>
+KOKKOS_FORCEINLINE_FUNCTION BandTerms fused_band_regular(const PairTerms& p, const complex_t& aqsm,
+                                                         const complex_t& aqsn, const double occ, const Wx& wx,
+                                                         const double ssx_ratio, SigmaAccum<NW>& g, bool (&near)[NW]) {
+  const BandTerms b = band_terms<Occupied>(p, matngmatmgp(aqsm, aqsn), occ * ssx_ratio);
+  for (int w = 0; w < NW; ++w) near[w] = fused_term<Occupied>(p, b, wx(w), g.sch[w], g.ssx[w]);
+  return b;
+}
+
+/// fused_band_regular, then the near-pole arms at once (cut16 = 16 sexcut^2).
 template <bool Occupied, int NW, class Wx>
 KOKKOS_FORCEINLINE_FUNCTION void fused_band(const PairTerms& p, const complex_t& aqsm, const complex_t& aqsn,
-                                            const double occ, const Wx& wx, const double limittwo,
-                                            const double ssx_ratio, const double cut16, SigmaAccum<NW>& g) {
-  const BandTerms b = band_terms<Occupied>(p, matngmatmgp(aqsm, aqsn), occ * ssx_ratio);
+                                            const double occ, const Wx& wx, const double ssx_ratio,
+                                            const double cut16, SigmaAccum<NW>& g) {
+  bool near[NW];
+  const BandTerms b = fused_band_regular<Occupied>(p, aqsm, aqsn, occ, wx, ssx_ratio, g, near);
   if constexpr (Occupied) {
-    bool near[NW];
     bool any = false;
-    for (int w = 0; w < NW; ++w) {
-      near[w] = fused_term<true>(p, b, wx(w), limittwo, g.sch[w], g.ssx[w]);
-      any = any || near[w];
-    }
+    for (int w = 0; w < NW; ++w) any = any || near[w];
     // Measured on the H100 (docs/performance.md): running the arm once per lane for
     // whichever frequency it needs (a loop, or two passes with the frequency selected)
     // instead of once per frequency that any lane of the warp needs was 2x slower.
@@ -354,8 +392,6 @@ KOKKOS_FORCEINLINE_FUNCTION void fused_band(const PairTerms& p, const complex_t&
       for (int w = 0; w < NW; ++w)
         if (near[w]) fused_near_pole(p, b.P, wx(w), f, cut16, g.ssx[w]);
     }
-  } else {
-    for (int w = 0; w < NW; ++w) fused_term<false>(p, b, wx(w), limittwo, g.sch[w], g.ssx[w]);
   }
 }
 

@@ -62,16 +62,17 @@ struct FusedCost {
 FusedCost fused_cost();
 
 /// The fused form as `tuned` runs it (core/gpp_physics.hpp: pair_terms with a weight,
-/// band_terms, fused_term, fused_near_pole), by piece. The regular arm is computed for
+/// band_terms, fused_term, near_pole_term), by piece. The regular arm is computed for
 /// every term (added under a mask); the near-pole arm only where it is due.
 struct TunedCost {
   Ops pair_occupied;  // pair_terms: once per (G, G', occupied band block)
   Ops pair_empty;     // the part of pair_terms the empty bands' kernel uses
-  Ops band;           // mat, P, U, V: per (band, G', G)
+  Ops band;           // mat, P, U, V: per (occupied band, G', G)
+  Ops band_empty;     // mat, U, V: per (empty band, G', G)
   Ops band_occupied;  // Q, T: per (occupied band, G', G)
   Ops occ_term;       // fused_term<true>: every occupied term
   Ops occ_cut;        // its sexcut test (wx < 0)
-  Ops occ_near;       // fused_near_pole up to the test
+  Ops occ_near;       // near_pole_term up to the test, and its factor f
   Ops occ_near_cut;   // its sexcut test (wx < 0)
   Ops occ_near_ssx;   // ssx added (not cut)
   Ops empty_term;     // fused_term<false>: every empty term

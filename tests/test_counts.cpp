@@ -37,17 +37,20 @@ constexpr double kV6Reg = 30 + 19 + 8 + 18 + 6, kV6Near = 30 + 26 + 8 + 18 + 6, 
 // + wdiffr (2) + delwr (1) = 4, 1 reciprocal; regular adds 3 + 6 + 4 = 13.
 // Per (band, G', G): mat (6) + P (6), occupied + Q (8). Per (G, G', band block): 18.
 // (host)
-// tuned, per term (the regular arm computed for every term, added under a mask).
-// Occupied: dr (1) + wdiffr (2) + cr (2) + cden2 (2) + wdiffr*cden2 (1) + inv_wdiffr (1)
-// + delwr (1) + wx U - V (4) + sch += (4) + inv_cden2 (1) + cr Q + T (4) + ssx += (4) = 27,
-// 1 reciprocal; wx < 0: + 1 (|Omega2|^2 * inv_cden2). Near-pole: dr (1) + wdiffr (2)
-// + a (2) + b (1) + half (1) + c_r (1) + |c|^2 (3) = 11, 1 reciprocal; wx < 0: + 4; not
-// cut: num (4) + f*inv_c2 (1) + P*num (6) + ssx -= (4) = 15. Empty: dr (1) + wdiffr (2)
-// + delwr (1) + wx U - V (4) + sch += (4) = 12, 1 reciprocal. Per (band, G', G): mat (6)
-// + P (6) + U (6) + V (2) = 20, occupied + 11 (occ ratio 1, wtilde^2 P 6, Q 2, T 2). Per
-// (G, G', band block): occupied 23 (0.5 vcoul 1, wi2 1, |wtilde|^2 3, wtilde^2 6, t2i2 1,
-// Iw 2, |Omega2|^2 7, sexcut^2 |I_eps|^2 2), empty 7. Band blocks per kind of band; the
-// empty bands' G' in groups of 4 (ngpown padded up, the padding's terms computed).
+// tuned, per term (the regular arm computed for every term, added under a mask; the arm
+// tests are comparisons with per-pair thresholds). Occupied: dr (1) + wdiffr (2) + cr (2)
+// + cden2 (2) + wdiffr*cden2 (1) + inv_wdiffr (1) + wx U - V (4) + sch += (4)
+// + inv_cden2 (1) + cr Q + T (4) + ssx += (4) = 26, 1 reciprocal; wx < 0: + 1
+// (|Omega2|^2 * inv_cden2). Near-pole: f (1) + dr (1) + wi2 (1) + wdiffr (2) + a (2)
+// + b (1) + half (1) + c_r (1) + |c|^2 (3) = 13, 1 reciprocal; wx < 0: + 4; not cut:
+// num (4) + f*inv_c2 (1) + P*num (6) + ssx -= (4) = 15. Empty: dr (1) + wdiffr (2)
+// + wx U - V (4) + sch += (4) = 11, 1 reciprocal. Per (band, G', G): occupied mat (6)
+// + P (6) + U (6) + V (2) = 20, + 11 (occ ratio 1, wtilde^2 P 6, Q 2, T 2); empty mat (6)
+// + U (6) + V (6) = 18. Per (G, G', band block): occupied 25 (0.5 vcoul 1, wi2 1,
+// |wtilde|^2 3, thresholds 2, wtilde^2 6, t2i2 1, Iw 2, |Omega2|^2 7, sexcut^2 |I_eps|^2
+// 2), empty 16 (0.5 vcoul 1, wi2 1, |wtilde|^2 3, threshold 1, Iw 2, wtilde Iw 6,
+// |wtilde|^2 Iw 2). Band blocks per kind of band; the empty bands' G' in groups of 4
+// (ngpown padded up, the padding's terms computed).
 
 struct Term {
   bool occupied, wx_negative, cut;
@@ -113,10 +116,10 @@ double hand_flops(const std::string& policy, const Fixture& f, int band_block) {
     if (policy == "v6-blocked" || policy == "v8-bounded") total += t.arm == 0 ? kV6Reg : t.arm == 1 ? kV6Near : kV6Zero;
     if (policy == "tuned") {
       if (t.occupied) {
-        total += 27 + (t.wx_negative ? 1 : 0);
-        if (t.arm == 1) total += 11 + (t.wx_negative ? 4 : 0) + (t.cut ? 0 : 15);
+        total += 26 + (t.wx_negative ? 1 : 0);
+        if (t.arm == 1) total += 13 + (t.wx_negative ? 4 : 0) + (t.cut ? 0 : 15);
       } else {
-        total += 12;
+        total += 11;
       }
     }
   }
@@ -126,10 +129,10 @@ double hand_flops(const std::string& policy, const Fixture& f, int band_block) {
     const int occ = int(f.shape.occupied_bands), empty = f.data.nbands - occ;
     const double occ_blocks = (occ + band_block - 1) / band_block, empty_blocks = (empty + band_block - 1) / band_block;
     const double gp_empty = (f.data.ngpown + 3) / 4 * 4;  // G' groups of 4, padded
-    total += 23 * f.shape.ncouls * f.shape.ngpown * occ_blocks + 7 * f.shape.ncouls * gp_empty * empty_blocks +
-             20 * f.shape.ncouls * (f.shape.ngpown * occ + gp_empty * empty) +
+    total += 25 * f.shape.ncouls * f.shape.ngpown * occ_blocks + 16 * f.shape.ncouls * gp_empty * empty_blocks +
+             20 * f.shape.ncouls * f.shape.ngpown * occ + 18 * f.shape.ncouls * gp_empty * empty +
              11 * f.shape.ncouls * f.shape.ngpown * occ +
-             12 * (gp_empty - f.data.ngpown) * f.shape.ncouls * empty * f.data.nw;  // padding's terms
+             11 * (gp_empty - f.data.ngpown) * f.shape.ncouls * empty * f.data.nw;  // padding's terms
   }
   return total;
 }
@@ -184,13 +187,14 @@ TEST(Counts, PerArmCostsMatchHandCounts) {
   EXPECT_EQ((fu.occ_common + fu.occ_near + fu.occ_near_cut + fu.occ_near_ssx).flops(), 52);
   EXPECT_EQ((fu.empty_common + fu.empty_regular).flops(), 17);
   const counts::TunedCost tu = counts::tuned_cost();
-  EXPECT_EQ(tu.pair_occupied.flops(), 23);
-  EXPECT_EQ(tu.pair_empty.flops(), 7);
+  EXPECT_EQ(tu.pair_occupied.flops(), 25);
+  EXPECT_EQ(tu.pair_empty.flops(), 16);
   EXPECT_EQ(tu.band.flops(), 20);
+  EXPECT_EQ(tu.band_empty.flops(), 18);
   EXPECT_EQ(tu.band_occupied.flops(), 11);
-  EXPECT_EQ(tu.occ_term.flops(), 27);
-  EXPECT_EQ((tu.occ_near + tu.occ_near_cut + tu.occ_near_ssx).flops(), 30);
-  EXPECT_EQ(tu.empty_term.flops(), 12);
+  EXPECT_EQ(tu.occ_term.flops(), 26);
+  EXPECT_EQ((tu.occ_near + tu.occ_near_cut + tu.occ_near_ssx).flops(), 32);
+  EXPECT_EQ(tu.empty_term.flops(), 11);
   EXPECT_EQ(tu.occ_term.reciprocals + tu.occ_near.reciprocals + tu.empty_term.reciprocals, 3);
 }
 

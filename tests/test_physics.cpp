@@ -159,13 +159,13 @@ void fused_case(const complex_t& wtilde, const complex_t& I_eps, double wx, cons
   int branch;
   bool cut;
   physics::sigma_term<physics::LiteralForm>(wtilde, I_eps, wx, 0.25, 4.0, sch, ssx, branch, cut);
-  const auto p = physics::pair_terms(wtilde, I_eps, 4.0);
+  const auto p = physics::pair_terms(wtilde, I_eps, 4.0, 0.25);
   // fused_term adds to its accumulators: start them away from zero and take the start off
   const complex_t start_sch(0.375, -1.25), start_ssx(-0.625, 2.5);
   complex_t sch_mat = start_sch, ssx_mat = start_ssx;
   // The regular arm under a mask; the near-pole arm where fused_term says it is due.
   const auto b = physics::band_terms<Occupied>(p, mat, occ);
-  if (physics::fused_term<Occupied>(p, b, wx, 0.25, sch_mat, ssx_mat))
+  if (physics::fused_term<Occupied>(p, b, wx, sch_mat, ssx_mat))
     physics::fused_near_pole(p, b.P, wx, 0.25 * occ, 16.0 * 4.0 * 4.0, ssx_mat);
   sch_mat -= start_sch;
   ssx_mat -= start_ssx;
@@ -367,11 +367,11 @@ struct Fused {
   static constexpr double occ = Occupied ? 1.0 : 0.0;
   static TermValue eval(const HandTerm& c) {
     const complex_t mat(0.75, -0.5);
-    const auto p = physics::pair_terms(c.wtilde, c.I_eps, c.sexcut);
+    const auto p = physics::pair_terms(c.wtilde, c.I_eps, c.sexcut, c.limittwo);
     TermValue v;
     complex_t sch_mat(0, 0), ssx_mat(0, 0);  // fused_term adds to them
     const auto b = physics::band_terms<Occupied>(p, mat, occ);
-    if (physics::fused_term<Occupied>(p, b, c.wxt, c.limittwo, sch_mat, ssx_mat))
+    if (physics::fused_term<Occupied>(p, b, c.wxt, sch_mat, ssx_mat))
       physics::fused_near_pole(p, b.P, c.wxt, 0.25 * occ, 16.0 * c.sexcut * c.sexcut, ssx_mat);
     v.sch = sch_mat;
     v.ssx = ssx_mat;

@@ -105,6 +105,10 @@ Prepared prepare_this_rank(CLI::App& app, const RunOptions& o) {
       throw Error("--input " + o.input_path + " cannot be combined with " + given);
   } else {
     validate(o.deck);
+    // Before anything is generated: this rank's arrays against the memory available
+    // (docs/reliability.md; files are checked by their readers).
+    check_memory_fits("deck " + o.deck.name, o.deck.nbands, GpShare{mpi::rank(), mpi::size()}.count(o.deck.ngpown),
+                      o.deck.ncouls, o.deck.nend - (long long)o.deck.nstart + 1);
   }
   // A bad tuning file is refused before the deck is made.
   const std::string tuning_path =

@@ -1,5 +1,10 @@
 #include "gpp_startup.hpp"
 
+#include <Kokkos_Macros.hpp>
+
+#include <pthread.h>
+#include <sys/resource.h>
+
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -28,22 +33,47 @@ struct Setting {
   const char* option;      // --kokkos-NAME (also accepted by Kokkos 3.4 without "kokkos-")
   const char* legacy;      // Kokkos 3.4's unprefixed spelling, nullptr if none
   enum { Count, CountOrZero, CountList, Flag, Text } kind;
+  bool dropped;            // not read by Kokkos 4.3 and later (deprecated in 3.7, #6744)
+  const char* instead;     // what those versions read instead, nullptr if nothing
 };
 
 const Setting kSettings[] = {
-    {"KOKKOS_NUM_THREADS", "--kokkos-num-threads", nullptr, Setting::Count},
-    {nullptr, "--kokkos-threads", "--threads", Setting::Count},
-    {"KOKKOS_NUMA", "--kokkos-numa", "--numa", Setting::Count},
-    {"KOKKOS_DEVICE_ID", "--kokkos-device-id", "--device-id", Setting::CountOrZero},
-    {nullptr, "--kokkos-device", "--device", Setting::CountOrZero},
-    {"KOKKOS_NUM_DEVICES", "--kokkos-num-devices", "--num-devices", Setting::CountList},
-    {nullptr, "--kokkos-ndevices", "--ndevices", Setting::CountList},
-    {"KOKKOS_SKIP_DEVICE", nullptr, nullptr, Setting::CountOrZero},
-    {"KOKKOS_RAND_DEVICES", nullptr, nullptr, Setting::Flag},
-    {"KOKKOS_DISABLE_WARNINGS", "--kokkos-disable-warnings", nullptr, Setting::Flag},
-    {"KOKKOS_TUNE_INTERNALS", "--kokkos-tune-internals", nullptr, Setting::Flag},
-    {"KOKKOS_PRINT_CONFIGURATION", "--kokkos-print-configuration", nullptr, Setting::Flag},
+    {"KOKKOS_NUM_THREADS", "--kokkos-num-threads", nullptr, Setting::Count, false, nullptr},
+    {nullptr, "--kokkos-threads", "--threads", Setting::Count, true, "--kokkos-num-threads"},
+    {"KOKKOS_NUMA", "--kokkos-numa", "--numa", Setting::Count, true, nullptr},
+    {"KOKKOS_DEVICE_ID", "--kokkos-device-id", "--device-id", Setting::CountOrZero, false, nullptr},
+    {nullptr, "--kokkos-device", "--device", Setting::CountOrZero, true, "--kokkos-device-id"},
+    {"KOKKOS_NUM_DEVICES", "--kokkos-num-devices", "--num-devices", Setting::CountList, true,
+     "--kokkos-device-id or KOKKOS_VISIBLE_DEVICES"},
+    {nullptr, "--kokkos-ndevices", "--ndevices", Setting::CountList, true,
+     "--kokkos-device-id or KOKKOS_VISIBLE_DEVICES"},
+    {"KOKKOS_SKIP_DEVICE", nullptr, nullptr, Setting::CountOrZero, true, "KOKKOS_VISIBLE_DEVICES"},
+    {"KOKKOS_RAND_DEVICES", nullptr, nullptr, Setting::Flag, true, nullptr},
+    {"KOKKOS_DISABLE_WARNINGS", "--kokkos-disable-warnings", nullptr, Setting::Flag, false, nullptr},
+    {"KOKKOS_TUNE_INTERNALS", "--kokkos-tune-internals", nullptr, Setting::Flag, false, nullptr},
+    {"KOKKOS_PRINT_CONFIGURATION", "--kokkos-print-configuration", nullptr, Setting::Flag, false, nullptr},
 };
+
+// Kokkos 4.3 and later read only these options (core/src/impl/Kokkos_Core.cpp and the
+// tools' options); any other --kokkos-* gets a warning from Kokkos and then an
+// "unexpected argument" from gpp's parser: two lines. The legacy unprefixed spellings are
+// ordinary unknown options there.
+constexpr bool kModernKokkos = KOKKOS_VERSION >= 40300;
+const char* const kModernOptions[] = {"--kokkos-num-threads", "--kokkos-device-id", "--kokkos-disable-warnings",
+                                      "--kokkos-print-configuration", "--kokkos-tune-internals", "--kokkos-help",
+                                      "--kokkos-map-device-id-by", "--kokkos-tools-libs", "--kokkos-tools-library",
+                                      "--kokkos-tools-args", "--kokkos-tools-help"};
+
+std::string kokkos_version() {
+  return std::to_string(KOKKOS_VERSION / 10000) + "." + std::to_string(KOKKOS_VERSION / 100 % 100) + "." +
+         std::to_string(KOKKOS_VERSION % 100);
+}
+
+// One line for a setting this Kokkos no longer reads.
+std::string dropped(const std::string& what, const Setting& s, const char* then) {
+  return what + ": Kokkos " + kokkos_version() + " does not read it (dropped in Kokkos 4.3); " +
+         (s.instead ? std::string("use ") + s.instead + " instead" : std::string(then));
+}
 
 std::string expected(const Setting& s) {
   switch (s.kind) {
@@ -104,6 +134,8 @@ std::string check_startup(int argc, char* argv[]) {
   for (const Setting& s : kSettings) {
     if (!s.env) continue;
     const char* v = std::getenv(s.env);
+    if (v && kModernKokkos && s.dropped)
+      return dropped(std::string("environment variable ") + s.env + "=" + shown(v), s, "unset it");
     if (v && !valid(s, v))
       return std::string("environment variable ") + s.env + "=" + shown(v) + ": expected " + expected(s);
   }
@@ -112,8 +144,19 @@ std::string check_startup(int argc, char* argv[]) {
     if (a.rfind("--", 0) != 0) continue;
     const auto eq = a.find('=');
     const std::string name = a.substr(0, eq);
+    if (kModernKokkos && name.rfind("--kokkos-", 0) == 0) {
+      bool known = false;
+      for (const char* o : kModernOptions) known = known || name == o;
+      if (!known) {
+        for (const Setting& s : kSettings)
+          if (s.option && name == s.option) return dropped("option " + one_line(name), s, "leave it out");
+        return "option " + one_line(name) + ": not an option of Kokkos " + kokkos_version() +
+               " (--kokkos-num-threads, --kokkos-device-id, --kokkos-map-device-id-by, --kokkos-disable-warnings, "
+               "--kokkos-print-configuration, --kokkos-tune-internals, --kokkos-tools-*, --kokkos-help)";
+      }
+    }
     for (const Setting& s : kSettings) {
-      const bool match = (s.option && name == s.option) || (s.legacy && name == s.legacy);
+      const bool match = (s.option && name == s.option) || (s.legacy && name == s.legacy && !kModernKokkos);
       if (!match) continue;
       if (s.kind == Setting::Flag) {
         if (eq != std::string::npos && !valid(s, a.substr(eq + 1)))
@@ -126,6 +169,34 @@ std::string check_startup(int argc, char* argv[]) {
     }
   }
   return "";
+}
+
+int run_with_stack(int (*body)(int, char**), const int argc, char** argv) {
+  constexpr std::size_t kStackBytes = std::size_t(8) << 20;
+  rlimit limit{};
+  if (getrlimit(RLIMIT_STACK, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur >= kStackBytes)
+    return body(argc, argv);
+  struct Call {
+    int (*body)(int, char**);
+    int argc;
+    char** argv;
+    int result;
+  } call{body, argc, argv, 1};
+  pthread_attr_t attr;
+  if (pthread_attr_init(&attr) != 0) return body(argc, argv);
+  pthread_attr_setstacksize(&attr, kStackBytes);
+  pthread_setattr_default_np(&attr);  // GNU: the default of later pthread_create calls
+  pthread_t thread;
+  const auto start = [](void* p) -> void* {
+    auto* c = static_cast<Call*>(p);
+    c->result = c->body(c->argc, c->argv);
+    return nullptr;
+  };
+  const int created = pthread_create(&thread, &attr, start, &call);
+  pthread_attr_destroy(&attr);
+  if (created != 0) return body(argc, argv);
+  pthread_join(thread, nullptr);
+  return call.result;
 }
 
 }  // namespace gpp::app

@@ -12,6 +12,13 @@ namespace gpp::app {
 /// limit an I/O error (SIGXFSZ ignored) instead of killing the process.
 std::string check_startup(int argc, char* argv[]);
 
+/// body(argc, argv), on a thread with an 8 MiB stack where the stack limit (ulimit -s)
+/// is smaller; threads started later (the OpenMP pool, the CUDA driver's) get that size
+/// by default too. A small limit applies to the main thread and, through glibc's
+/// default, to every thread: the CUDA runtime and driver need more than 32 KiB
+/// (docs/reliability.md). Where the limit is 8 MiB or more, or unlimited, body runs here.
+int run_with_stack(int (*body)(int, char**), int argc, char** argv);
+
 }  // namespace gpp::app
 
 namespace gpp::app {

@@ -29,7 +29,8 @@ void usage(std::ostream& o) {
 }
 }  // namespace
 
-int main(int argc, char* argv[]) {
+namespace {
+int gpp_main(int argc, char* argv[]) {
   // MPI first, Kokkos after it (docs/mpi.md); without MPI this is one rank. Errors up to
   // the command are agreed on by every rank and printed once, by rank 0.
   gpp::mpi::Environment mpi_environment(argc, argv);
@@ -111,3 +112,6 @@ int main(int argc, char* argv[]) {
     return gpp::app::fail_this_rank(command, gpp::app::one_line(e.what()));
   }
 }
+}  // namespace
+
+int main(int argc, char* argv[]) { return gpp::app::run_with_stack(gpp_main, argc, argv); }

@@ -88,13 +88,17 @@ class Harness:
             return "refused", out, err
         return "bad-exit", out, err
 
-    def case(self, group, name, args, accept, env=None, inputs=(), pending=False, timeout=None, check=None):
+    def case(self, group, name, args, accept, env=None, inputs=(), pending=False, timeout=None, check=None,
+             says=None):
         cls, out, err = self.classify(args, env=env, inputs=inputs, timeout=timeout)
         if cls == "ok" and check is not None:
             why = check(out)
             if why:
                 cls = "wrong"
                 err = why.encode()
+        if cls == "refused" and says is not None and says not in err.decode("utf-8", "replace"):
+            cls = "wrong"  # refused, but not for the reason the case is about
+            err = f"refusal does not say '{says}': {err.decode('utf-8', 'replace').strip()}".encode()
         self.counts[(group, cls)] += 1
         line = err.decode("utf-8", "replace").strip().splitlines()
         summary = f"{group}/{name}: {cls}" + (f" ({line[-1][:200]})" if line else "")
@@ -310,8 +314,11 @@ def attack_options(h):
         accept = {"ok", "refused"} if "--help" in args else REFUSED
         h.case("options", " ".join(args), args, accept, inputs=[deck])
     # Sizes within range that cannot fit in memory: refused with the size before any work.
+    # Refused by gpp's own check before anything is allocated (not by an allocation that
+    # fails, or by the OOM killer on a machine that overcommits).
     h.case("options", "too-large-for-memory",
-           ["run", deck, "--nbands", "200000", "--ngpown", "200000", "--ncouls", "1000000", "--nvband", "10"], REFUSED)
+           ["run", deck, "--nbands", "200000", "--ngpown", "200000", "--ncouls", "1000000", "--nvband", "10"], REFUSED,
+           says="of host memory")
     h.case("options", "band-block-1-teams-fit", ["run", deck, "--policy", "v6-blocked", "--band-block", "1",
                                                  "--repeat", "1"], GOOD)
 

@@ -151,31 +151,30 @@ KOKKOS_FORCEINLINE_FUNCTION void sigma_term(const complex_t& wtilde, const compl
 
 /// The fused form (beyond the paper): everything that depends only on the (G, G') pair
 /// is computed once per pair, everything that depends on (band, G, G') once per band
-/// for all frequencies, and both denominators of the regular arm share one real
-/// reciprocal, 1/(|wdiff|^2 |cden|^2). Algebraically equal to the literal form; it
-/// rounds differently (a few ulps per term). A kernel may fold a weight into I_eps (the
-/// G' factor of sch), so that the terms of several G' add to one accumulator.
+/// for all frequencies, and the regular arm's denominators share one real reciprocal.
+/// Algebraically equal to the literal form; it rounds differently (a few ulps per term,
+/// see occupied_term for ssx). A kernel may fold a weight into I_eps (the G' factor of
+/// sch), so that the terms of several G' add to one accumulator.
 ///
-/// The arm tests are comparisons of |wdiff|^2 with per-pair thresholds (|delw|^2 =
-/// |wtilde|^2 / |wdiff|^2, |wdiff|^2 > 0):
+/// The arm tests are comparisons with per-pair thresholds (|delw|^2 = |wtilde|^2 /
+/// |wdiff|^2, |wdiff|^2 > 0):
 ///   regular:   wdiffr > limittwo && delwr < limitone  <=>  wdiffr > thr,
 ///              thr = max(limittwo, |wtilde|^2 / limitone);
 ///   near pole: otherwise, if delwr > TOL_Zero          <=>  wdiffr < thr0,
-///              thr0 = |wtilde|^2 / TOL_Zero.
-/// The same arms as the literal tests except where |delw|^2 is within a rounding of
-/// limitone or TOL_Zero (as the host policy's per-G threshold).
+///              thr0 = |wtilde|^2 / TOL_Zero;
+///   sexcut (regular arm, wx < 0): |ssx|^2 = |Omega2|^2 / |cden|^2 > sexcut^2 |I_eps|^2
+///              <=>  1/|cden|^2 > thrc = sexcut^2 |I_eps|^2 / |Omega2|^2.
+/// The same arms as the literal tests except where a quantity is within a rounding of
+/// its limit (as the host policy's per-G threshold).
 struct PairTerms {
   double wr, wi;       // wtilde
   double wi2;          // Im(wtilde)^2
   double wabs2;        // |wtilde|^2
   double thr, thr0;    // the arm thresholds on |wdiff|^2 (above)
-  double t2r, t2i;     // wtilde^2
-  double t2i2;         // Im(wtilde^2)^2
+  double thrc;         // the sexcut threshold on 1/|cden|^2 (above)
   complex_t Iw;        // sch_weight * I_eps
   complex_t WIw;       // wtilde Iw      (the empty bands' U = WIw mat)
   complex_t VIw;       // |wtilde|^2 Iw  (the empty bands' V = VIw mat)
-  double om2;          // |Omega2|^2 = |wtilde^2|^2 |I_eps|^2 (regular arm's sexcut test)
-  double cut2;         // sexcut^2 |I_eps|^2
 };
 
 KOKKOS_FORCEINLINE_FUNCTION double norm2(const double re, const double im) { return re * re + im * im; }
@@ -190,42 +189,33 @@ KOKKOS_FORCEINLINE_FUNCTION PairTerms pair_terms(const complex_t& wtilde, const 
   const double thr_one = p.wabs2 * (1.0 / limitone);
   p.thr = thr_one > limittwo ? thr_one : limittwo;
   p.thr0 = p.wabs2 * (1.0 / TOL_Zero);
-  const complex_t wtilde2 = wtilde * wtilde;
-  p.t2r = wtilde2.real();
-  p.t2i = wtilde2.imag();
-  p.t2i2 = p.t2i * p.t2i;
+  const double ieps2 = norm2(I_eps);
+  // |Omega2|^2 = |wtilde|^4 |I_eps|^2; where it is 0 the division gives inf (never cut)
+  // or, with sexcut = 0, NaN (never cut): as the literal 0 > 0.
+  p.thrc = (sexcut * sexcut * ieps2) / ((p.wabs2 * p.wabs2) * ieps2);
   p.Iw = sch_weight * I_eps;
   p.WIw = wtilde * p.Iw;
   p.VIw = p.wabs2 * p.Iw;
-  p.om2 = norm2(wtilde2) * norm2(I_eps);
-  p.cut2 = sexcut * sexcut * norm2(I_eps);
   return p;
 }
 
 /// What one band adds to a pair's terms, once for all frequencies. With
-/// mat = conj(aqsm) aqsn and P = Iw mat:
-///   sch * mat * weight = delw P = ((a + i b) / |wdiff|^2) P,  a + i b = wtilde conj(wdiff)
-///                      = wx wtilde - |wtilde|^2,  so  (a + i b) P = wx U - V;
-///   occ * ssx * mat * ssx weight, regular arm = Q conj(cden) / |cden|^2 with
-///   Q = occ * (ssx weight / sch weight) * wtilde^2 * P  (Omega2 = wtilde^2 I_eps).
-///   Q conj(cden) = (cr + i t2i) Q = cr Q + T with T = i t2i Q (cden = cr - i t2i).
-/// Occupied bands keep P (their near-pole arm needs it) and take U = wtilde P, V =
-/// |wtilde|^2 P; empty bands need no P: U = WIw mat and V = VIw mat (two FP64
-/// instructions fewer).
+/// mat = conj(aqsm) aqsn and P = Iw mat, U = wtilde P and V = |wtilde|^2 P:
+///   sch * mat * weight = delw P = P wtilde / (wx - wtilde) = U conj(wx - wtilde) / |wdiff|^2
+///                      = (wx U - V) / |wdiff|^2                      (wdiff = wx - wtilde).
+/// Occupied bands keep P (their near-pole arm needs it); empty bands need no P:
+/// U = WIw mat and V = VIw mat (two FP64 instructions fewer).
 struct BandTerms {
-  complex_t P, U, V, Q, T;
+  complex_t P, U, V;
 };
 
 template <bool Occupied>
-KOKKOS_FORCEINLINE_FUNCTION BandTerms band_terms(const PairTerms& p, const complex_t& mat, const double occ_ratio) {
+KOKKOS_FORCEINLINE_FUNCTION BandTerms band_terms(const PairTerms& p, const complex_t& mat) {
   BandTerms b;
   if constexpr (Occupied) {
     b.P = p.Iw * mat;
     b.U = complex_t(p.wr * b.P.real() - p.wi * b.P.imag(), p.wr * b.P.imag() + p.wi * b.P.real());
     b.V = p.wabs2 * b.P;
-    const complex_t t2P(p.t2r * b.P.real() - p.t2i * b.P.imag(), p.t2r * b.P.imag() + p.t2i * b.P.real());
-    b.Q = occ_ratio * t2P;
-    b.T = complex_t(-p.t2i * b.Q.imag(), p.t2i * b.Q.real());
   } else {
     b.U = p.WIw * mat;
     b.V = p.VIw * mat;
@@ -252,47 +242,58 @@ KOKKOS_FORCEINLINE_FUNCTION double reciprocal(const double x) {
 #endif
 }
 
-/// One frequency wx of one band for a pair, in the fused form: adds sch*mat to sch_acc
-/// and occ*ssx*mat to ssx_acc (times the weights folded into p and b). Occupied = false
-/// skips ssx (it is multiplied by occ = 0). The regular arm is computed for every term
-/// and added under a mask (straight-line code: the frequencies of a band, and the G' of
-/// a thread, interleave); the near-pole arm, a few % of the terms, is not computed here:
-/// the return value says it is due (always false for empty bands, whose near-pole arm
-/// adds only to ssx), and near_pole_term computes it.
-template <bool Occupied>
-KOKKOS_FORCEINLINE_FUNCTION bool fused_term(const PairTerms& p, const BandTerms& b, const double wx,
-                                            complex_t& sch_acc, complex_t& ssx_acc) {
-  const double dr = wx - p.wr;                     // wdiff = dr - i wi
-  const double wdiffr = dr * dr + p.wi2;           // |wdiff|^2
-  const bool regular = wdiffr > p.thr;
-  double cr = 0, R = 0, inv_wdiffr;
-  if constexpr (Occupied) {
-    cr = wx * wx - p.t2r;                          // cden = wx^2 - wtilde^2 = cr - i t2i
-    const double cden2 = cr * cr + p.t2i2;         // |cden|^2
-    R = reciprocal(wdiffr * cden2);
-    inv_wdiffr = R * cden2;
-  } else {
-    inv_wdiffr = reciprocal(wdiffr);               // no ssx: cden is not needed
-  }
-  // sch * mat = inv_wdiffr (wx U - V). Outside the regular arm the factor is 0 (a
-  // select: inv_wdiffr may be inf or NaN there, wx U - V is finite).
+/// One frequency wx of one empty band for a pair: adds sch*mat (times the weight folded
+/// into p) to sch_acc; the regular arm under a mask (its near-pole arm adds only to ssx,
+/// which occ = 0 removes).
+KOKKOS_FORCEINLINE_FUNCTION void empty_term(const PairTerms& p, const BandTerms& b, const double wx,
+                                            complex_t& sch_acc) {
+  const double dr = wx - p.wr;            // wdiff = dr - i wi
+  const double wdiffr = dr * dr + p.wi2;  // |wdiff|^2
+  const double inv_wdiffr = reciprocal(wdiffr);
+  // Outside the regular arm the factor is 0 (a select: inv_wdiffr may be inf or NaN
+  // there, wx U - V is finite).
+  const double s = wdiffr > p.thr ? inv_wdiffr : 0.0;
   const double cre = wx * b.U.real() - b.V.real(), cim = wx * b.U.imag() - b.V.imag();
-  const double s = regular ? inv_wdiffr : 0.0;
   sch_acc = complex_t(s * cre + sch_acc.real(), s * cim + sch_acc.imag());
-  if constexpr (Occupied) {
-    const double inv_cden2 = R * wdiffr;
-    // |ssx|^2 = |Omega2|^2 / |cden|^2; ssx * mat = Q conj(cden) / |cden|^2
-    const bool keep = regular && !(wx < 0.0 && p.om2 * inv_cden2 > p.cut2);
-    const double m = keep ? inv_cden2 : 0.0;
-    const double qr = cr * b.Q.real() + b.T.real(), qi = cr * b.Q.imag() + b.T.imag();
-    ssx_acc = complex_t(m * qr + ssx_acc.real(), m * qi + ssx_acc.imag());
-    return !regular && wdiffr < p.thr0;
-  } else {
-    return false;
-  }
 }
 
-/// The near-pole arm of an occupied band's term (where fused_term<true> returned true):
+/// One frequency wx of one occupied band for a pair, the regular arm (under masks).
+/// ssx's regular arm in partial fractions: with cden = wx^2 - wtilde^2 =
+/// (wx - wtilde)(wx + wtilde) and Omega2 = wtilde^2 I_eps,
+///   ssx * mat * weight = wtilde^2 P / cden = (1/2) (U / (wx - wtilde) - U / (wx + wtilde))
+///                      = (1/2) ((wx U - V) / |wdiff|^2 - (wx U + V) / |wsum|^2),
+/// wsum = wx + wtilde: half the band's sch term minus a term of the same shape. So a
+/// kernel sums sch and Y = sum of (wx U + V) / |wsum|^2 over the terms whose ssx is kept,
+/// plus (wx U - V) / |wdiff|^2 over the regular terms whose ssx is cut (they are in sch
+/// but not in ssx); over bands of one occupation occ, ssx * weight = h (sch - Y) with
+/// h = occ * (ssx weight / sch weight) / 2. One reciprocal, 1/(|wdiff|^2 |wsum|^2) =
+/// 1/|cden|^2, gives both denominators and the sexcut test. The subtraction loses
+/// digits where |wx| >> |wtilde| (ssx << sch there): about log10(|wx| / |wtilde|), far
+/// inside the verification tolerance. Adds to sch_acc and y_acc; returns whether the
+/// near-pole arm is due (near_pole_term computes it: the caller subtracts it from Y,
+/// with f = 1/2, the near-pole ssx over h). wx_negative: wx < 0 (the sexcut test's
+/// condition, staged per band).
+KOKKOS_FORCEINLINE_FUNCTION bool occupied_term(const PairTerms& p, const BandTerms& b, const double wx,
+                                               const bool wx_negative, complex_t& sch_acc, complex_t& y_acc) {
+  const double dr = wx - p.wr, sr = wx + p.wr;  // wdiff = dr - i wi, wsum = sr + i wi
+  const double wdiffr = dr * dr + p.wi2;        // |wdiff|^2
+  const double wsumr = sr * sr + p.wi2;         // |wsum|^2
+  const double R = reciprocal(wdiffr * wsumr);  // 1/|cden|^2
+  const double inv_wdiffr = R * wsumr, inv_wsumr = R * wdiffr;
+  const bool regular = wdiffr > p.thr;
+  const bool cut = wx_negative && R > p.thrc;
+  const double ur = wx * b.U.real(), ui = wx * b.U.imag();
+  const double cmr = ur - b.V.real(), cmi = ui - b.V.imag();  // wx U - V
+  const double cpr = ur + b.V.real(), cpi = ui + b.V.imag();  // wx U + V
+  const double s = regular ? inv_wdiffr : 0.0;
+  sch_acc = complex_t(s * cmr + sch_acc.real(), s * cmi + sch_acc.imag());
+  const double kept = regular && !cut ? inv_wsumr : 0.0;
+  const double dropped = cut ? s : 0.0;
+  y_acc = complex_t(kept * cpr + (dropped * cmr + y_acc.real()), kept * cpi + (dropped * cmi + y_acc.imag()));
+  return !regular && wdiffr < p.thr0;
+}
+
+/// The near-pole arm of an occupied band's term (where occupied_term returned true):
 /// what it adds to ssx (sch = 0 there), from wtilde = wr + i wi and the band's P. With
 /// cden = 4 wtilde^2 (delw + 1/2) and Omega2 = wtilde^2 I_eps,
 /// ssx = -I_eps delw / (4 (delw + 1/2)), and with delw = (a + i b) / |wdiff|^2:
@@ -315,10 +316,23 @@ KOKKOS_FORCEINLINE_FUNCTION complex_t near_pole_term(const double wr, const doub
   return -(f * inv_c2) * (P * num);
 }
 
-/// fused_term's near-pole companion for one term: adds near_pole_term to ssx_acc.
-KOKKOS_FORCEINLINE_FUNCTION void fused_near_pole(const PairTerms& p, const complex_t& P, const double wx,
-                                                 const double f, const double cut16, complex_t& ssx_acc) {
-  ssx_acc += near_pole_term(p.wr, p.wi, P, wx, f, cut16);
+/// One whole term through the pieces above, as the kernels combine them: sch*mat and
+/// occ*ssx*mat (times the weights) added to sch_acc and ssx_acc. ssx_ratio is the ssx
+/// weight over the sch weight folded into p; cut16 = 16 sexcut^2.
+template <bool Occupied>
+KOKKOS_FORCEINLINE_FUNCTION void fused_term(const PairTerms& p, const complex_t& mat, const double occ,
+                                            const double ssx_ratio, const double wx, const double cut16,
+                                            complex_t& sch_acc, complex_t& ssx_acc) {
+  const BandTerms b = band_terms<Occupied>(p, mat);
+  if constexpr (Occupied) {
+    complex_t sch(0.0, 0.0), y(0.0, 0.0);
+    if (occupied_term(p, b, wx, wx < 0.0, sch, y)) y -= near_pole_term(p.wr, p.wi, b.P, wx, 0.5, cut16);
+    const double h = 0.5 * occ * ssx_ratio;
+    sch_acc += sch;
+    ssx_acc += h * (sch - y);
+  } else {
+    empty_term(p, b, wx, sch_acc);
+  }
 }
 
 /// matngmatmgp = conj(M(n1, G')) * M(n1, G)
@@ -359,39 +373,39 @@ KOKKOS_FORCEINLINE_FUNCTION void add_weighted_term(SigmaAccum<NW>& acc, const in
 
 /// The fused band loop body (beyond the paper; the `tuned` policy): one band of a (G,
 /// G') pair for every frequency, in the fused form, into g. wx(w) is the band's
-/// frequency w. Occupied is the band's kind (occ != 0), fixed at compile time so that a
-/// kernel over empty bands holds none of ssx's registers. ssx_ratio is the ssx weight
-/// over the sch weight folded into p (1: g receives sch*mat and occ*ssx*mat times the
-/// weight; 2: GPP's 0.5 vcoul and vcoul). The regular arms only: near[w] says where the
-/// near-pole arm is due (occupied bands), and the returned terms hold its P. The caller
-/// adds near_pole_term there, at once (fused_band) or later (tuned's CUDA queue).
-template <bool Occupied, int NW, class Wx>
+/// frequency w. Occupied is the band's kind, fixed at compile time so that a kernel over
+/// empty bands holds none of ssx's registers. Empty bands: sch into g.sch. Occupied
+/// bands: sch into g.sch and Y (occupied_term) into g.ssx, regular arms only: near[w] says
+/// where the near-pole arm is due, and the returned terms hold its P; the caller
+/// subtracts near_pole_term (f = 1/2) from g.ssx there, at once (fused_band) or later
+/// (tuned's CUDA queue). wx_negative(w): wx(w) < 0.
+template <bool Occupied, int NW, class Wx, class WxNegative>
 KOKKOS_FORCEINLINE_FUNCTION BandTerms fused_band_regular(const PairTerms& p, const complex_t& aqsm,
-                                                         const complex_t& aqsn, const double occ, const Wx& wx,
-                                                         const double ssx_ratio, SigmaAccum<NW>& g, bool (&near)[NW]) {
-  const BandTerms b = band_terms<Occupied>(p, matngmatmgp(aqsm, aqsn), occ * ssx_ratio);
-  for (int w = 0; w < NW; ++w) near[w] = fused_term<Occupied>(p, b, wx(w), g.sch[w], g.ssx[w]);
+                                                         const complex_t& aqsn, const Wx& wx,
+                                                         const WxNegative& wx_negative, SigmaAccum<NW>& g,
+                                                         bool (&near)[NW]) {
+  const BandTerms b = band_terms<Occupied>(p, matngmatmgp(aqsm, aqsn));
+  for (int w = 0; w < NW; ++w) {
+    if constexpr (Occupied) {
+      near[w] = occupied_term(p, b, wx(w), wx_negative(w), g.sch[w], g.ssx[w]);
+    } else {
+      empty_term(p, b, wx(w), g.sch[w]);
+      near[w] = false;
+    }
+  }
   return b;
 }
 
 /// fused_band_regular, then the near-pole arms at once (cut16 = 16 sexcut^2).
-template <bool Occupied, int NW, class Wx>
+template <bool Occupied, int NW, class Wx, class WxNegative>
 KOKKOS_FORCEINLINE_FUNCTION void fused_band(const PairTerms& p, const complex_t& aqsm, const complex_t& aqsn,
-                                            const double occ, const Wx& wx, const double ssx_ratio,
-                                            const double cut16, SigmaAccum<NW>& g) {
+                                            const Wx& wx, const WxNegative& wx_negative, const double cut16,
+                                            SigmaAccum<NW>& g) {
   bool near[NW];
-  const BandTerms b = fused_band_regular<Occupied>(p, aqsm, aqsn, occ, wx, ssx_ratio, g, near);
+  const BandTerms b = fused_band_regular<Occupied>(p, aqsm, aqsn, wx, wx_negative, g, near);
   if constexpr (Occupied) {
-    bool any = false;
-    for (int w = 0; w < NW; ++w) any = any || near[w];
-    // Measured on the H100 (docs/performance.md): running the arm once per lane for
-    // whichever frequency it needs (a loop, or two passes with the frequency selected)
-    // instead of once per frequency that any lane of the warp needs was 2x slower.
-    if (any) {
-      const double f = 0.25 * occ * ssx_ratio;
-      for (int w = 0; w < NW; ++w)
-        if (near[w]) fused_near_pole(p, b.P, wx(w), f, cut16, g.ssx[w]);
-    }
+    for (int w = 0; w < NW; ++w)
+      if (near[w]) g.ssx[w] -= near_pole_term(p.wr, p.wi, b.P, wx(w), 0.5, cut16);
   }
 }
 

@@ -13,6 +13,7 @@
 #include "gpp_tuned_shape.hpp"
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 
 namespace gpp::counts {
@@ -72,10 +73,10 @@ FusedCost fused_cost() {
 TunedCost tuned_cost() {
   TunedCost c;
   // 0.5 vcoul (1M); wi2 (1M); |wtilde|^2 (2M 1A); the thresholds |wtilde|^2/limitone and
-  // |wtilde|^2/TOL_Zero (2M, constant reciprocals); wtilde^2 (4M 2A); t2i2 (1M);
-  // Iw = weight*I_eps (2M); |wtilde^2|^2 (2M 1A) * |I_eps|^2 (2M 1A) (1M); sexcut^2 (1M)
-  // * |I_eps|^2 (1M)
-  c.pair_occupied = ops(1 + 2 + 1 + 1, 1 + 1 + 2 + 2 + 4 + 1 + 2 + 2 + 2 + 1 + 1 + 1);
+  // |wtilde|^2/TOL_Zero (2M, constant reciprocals); |I_eps|^2 (2M 1A); sexcut^2 (1M)
+  // * |I_eps|^2 (1M); |wtilde|^4 (1M) * |I_eps|^2 (1M); thrc, their quotient (1 divide);
+  // Iw = weight*I_eps (2M)
+  c.pair_occupied = ops(1 + 1, 1 + 1 + 2 + 2 + 2 + 1 + 1 + 1 + 1 + 2, 1);
   // 0.5 vcoul (1M), wi2 (1M), |wtilde|^2 (2M 1A), the regular threshold (1M), Iw (2M),
   // WIw = wtilde Iw (4M 2A), VIw = |wtilde|^2 Iw (2M)
   c.pair_empty = ops(1 + 2, 1 + 1 + 2 + 1 + 2 + 4 + 2);
@@ -83,23 +84,21 @@ TunedCost tuned_cost() {
   c.band = ops(2 + 2 + 2, 4 + 4 + 4 + 2);
   // mat (4M 2A); U = WIw*mat (4M 2A); V = VIw*mat (4M 2A)
   c.band_empty = ops(2 + 2 + 2, 4 + 4 + 4);
-  // occ*ratio (1M); wtilde^2 P (4M 2A); Q = (occ ratio) (wtilde^2 P) (2M); T = i t2i Q (2M)
-  c.band_occupied = ops(2, 1 + 4 + 2 + 2);
-  // dr (1A); wdiffr (1M 1A); cr (1M 1A); cden2 (1M 1A); wdiffr*cden2 (1M), 1 reciprocal;
-  // inv_wdiffr (1M); wx U - V (2M 2A); sch += s*(..) (2M 2A); inv_cden2 (1M);
-  // cr Q + T (2M 2A); ssx += m*(..) (2M 2A). The arm tests compare with thresholds.
-  c.occ_term = ops(1 + 1 + 1 + 1 + 2 + 2 + 2 + 2, 1 + 1 + 1 + 1 + 1 + 2 + 2 + 1 + 2 + 2, 1);
-  // |Omega2|^2 * inv_cden2 (1M) against sexcut^2 |I_eps|^2
-  c.occ_cut = ops(0, 1);
-  // f = occ ratio / 4 (1M); dr (1A); wi2 (1M); wdiffr (1M 1A); a (1M 1A); b (1M);
-  // |wdiff|^2/2 (1M); c_r (1A); |c|^2 (2M 1A), 1 reciprocal
-  c.occ_near = ops(1 + 1 + 1 + 1 + 1, 1 + 1 + 1 + 1 + 1 + 1 + 2, 1);
+  // dr, sr (2A); wdiffr, wsumr (2M 2A); wdiffr*wsumr (1M), 1 reciprocal; inv_wdiffr,
+  // inv_wsumr (2M); wx U (2M); wx U -+ V (4A); sch += s*(..) (2M 2A); Y += kept*(..)
+  // (2M 2A) and += dropped*(..) (2M 2A). The arm and sexcut tests compare with thresholds.
+  c.occ_term = ops(2 + 2 + 4 + 2 + 2 + 2, 2 + 1 + 2 + 2 + 2 + 2 + 2, 1);
+  // dr (1A); wi2 (1M); wdiffr (1M 1A); a (1M 1A); b (1M); |wdiff|^2/2 (1M); c_r (1A);
+  // |c|^2 (2M 1A), 1 reciprocal
+  c.occ_near = ops(1 + 1 + 1 + 1 + 1, 1 + 1 + 1 + 1 + 1 + 2, 1);
   // |a + ib|^2 (2M 1A) * inv_c2 (1M) against 16 sexcut^2
   c.occ_near_cut = ops(1, 3);
-  // num = (a c_r + b^2, b half) (3M 1A); f*inv_c2 (1M); P*num (4M 2A); ssx -= (2M 2A)
+  // num = (a c_r + b^2, b half) (3M 1A); f*inv_c2 (1M); P*num (4M 2A); Y -= (2M 2A)
   c.occ_near_ssx = ops(1 + 2 + 2, 3 + 1 + 4 + 2);
   // dr (1A); wdiffr (1M 1A), 1 reciprocal; wx U - V (2M 2A); sch += (2M 2A)
   c.empty_term = ops(1 + 1 + 2 + 2, 1 + 2 + 2, 1);
+  // h (sch - Y) (2A 2M)
+  c.block_occupied = ops(2, 2);
   return c;
 }
 
@@ -163,9 +162,15 @@ template ArmCounts arm_statistics(const DeviceExec&, const GppData<DeviceExec::m
 
 template <class MemorySpace>
 Shape shape_of(const GppData<MemorySpace>& d) {
-  Shape s{double(d.nbands), double(d.ngpown), double(d.ncouls), double(d.nw), 0};
+  Shape s{double(d.nbands), double(d.ngpown), double(d.ncouls), double(d.nw), 0, {}};
   auto occ = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d.occ_array);
-  for (int n = 0; n < d.nbands; ++n) s.occupied_bands += occ(n) != 0.0;
+  std::map<double, int> groups;
+  for (int n = 0; n < d.nbands; ++n)
+    if (occ(n) != 0.0) ++groups[occ(n)];
+  for (const auto& g : groups) {
+    s.occupied_bands += g.second;
+    s.occupation_groups.push_back(g.second);
+  }
   return s;
 }
 template Shape shape_of(const GppData<Kokkos::HostSpace>&);
@@ -224,14 +229,16 @@ Work count_policy(const std::string& policy, const Shape& s, const ArmCounts& ar
     // G' padded to whole groups per kernel (the padding's terms are computed, weight 0)
     const auto padded = [&](int k) { return std::ceil(double(s.ngpown) / k) * k; };
     const double gp_occ = padded(tuned_shape::kOccupiedGp), gp_empty = padded(tuned_shape::kEmptyGp);
-    add(c.pair_occupied, s.ncouls * gp_occ * std::ceil(occupied / band_block));
+    // occupied blocks never hold two occupations (tuned.cpp: band_blocks)
+    double occupied_blocks = 0;
+    for (const int g : s.occupation_groups) occupied_blocks += std::ceil(g / band_block);
+    add(c.pair_occupied, s.ncouls * gp_occ * occupied_blocks);
     add(c.pair_empty, s.ncouls * gp_empty * std::ceil(empty / band_block));
     add(c.band, s.ncouls * gp_occ * occupied);
     add(c.band_empty, s.ncouls * gp_empty * empty);
-    add(c.band_occupied, s.ncouls * gp_occ * occupied);
+    add(c.block_occupied, gp_occ * occupied_blocks * s.nw);
     const double pad_occ = gp_occ / s.ngpown, pad_empty = gp_empty / s.ngpown;
     add(c.occ_term, double(arms.count(1)) * pad_occ);
-    add(c.occ_cut, double(arms.count(1, 1)) * pad_occ);
     add(c.occ_near, double(arms.count(1, -1, physics::kNearPole)));
     add(c.occ_near_cut, double(arms.count(1, 1, physics::kNearPole)));
     add(c.occ_near_ssx, double(arms.count(1, -1, physics::kNearPole, 0)));

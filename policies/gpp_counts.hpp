@@ -15,6 +15,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace gpp::counts {
 
@@ -62,20 +63,19 @@ struct FusedCost {
 FusedCost fused_cost();
 
 /// The fused form as `tuned` runs it (core/gpp_physics.hpp: pair_terms with a weight,
-/// band_terms, fused_term, near_pole_term), by piece. The regular arm is computed for
-/// every term (added under a mask); the near-pole arm only where it is due.
+/// band_terms, occupied_term, empty_term, near_pole_term), by piece. The regular arm is
+/// computed for every term (added under masks); the near-pole arm only where it is due.
 struct TunedCost {
-  Ops pair_occupied;  // pair_terms: once per (G, G', occupied band block)
-  Ops pair_empty;     // the part of pair_terms the empty bands' kernel uses
-  Ops band;           // mat, P, U, V: per (occupied band, G', G)
-  Ops band_empty;     // mat, U, V: per (empty band, G', G)
-  Ops band_occupied;  // Q, T: per (occupied band, G', G)
-  Ops occ_term;       // fused_term<true>: every occupied term
-  Ops occ_cut;        // its sexcut test (wx < 0)
-  Ops occ_near;       // near_pole_term up to the test, and its factor f
-  Ops occ_near_cut;   // its sexcut test (wx < 0)
-  Ops occ_near_ssx;   // ssx added (not cut)
-  Ops empty_term;     // fused_term<false>: every empty term
+  Ops pair_occupied;   // pair_terms: once per (G, G', occupied band block)
+  Ops pair_empty;      // the part of pair_terms the empty bands' kernel uses
+  Ops band;            // mat, P, U, V: per (occupied band, G', G)
+  Ops band_empty;      // mat, U, V: per (empty band, G', G)
+  Ops occ_term;        // occupied_term: every occupied term
+  Ops occ_near;        // near_pole_term up to the test
+  Ops occ_near_cut;    // its sexcut test (wx < 0)
+  Ops occ_near_ssx;    // taken from Y (not cut)
+  Ops empty_term;      // empty_term: every empty term
+  Ops block_occupied;  // ssx = h (sch - Y): per (G', occupied band block, frequency)
 };
 TunedCost tuned_cost();
 
@@ -106,6 +106,7 @@ ArmCounts arm_statistics(const ExecSpace& space, const GppData<typename ExecSpac
 /// The shape of a deck a count needs.
 struct Shape {
   double nbands = 0, ngpown = 0, ncouls = 0, nw = 0, occupied_bands = 0;
+  std::vector<int> occupation_groups;  // occupied bands per distinct occupation (tuned's blocks)
   double updates() const { return nbands * ngpown * ncouls * nw; }
 };
 template <class MemorySpace>

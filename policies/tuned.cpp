@@ -2,21 +2,31 @@
 // block), threads over G, every frequency in one pass, the fused physics
 // (core/gpp_physics.hpp: fused_band): the (G, G') invariants computed once per thread,
 // what depends on (band, G, G') once per band, one real reciprocal per term, the regular
-// arm under a mask and the near-pole arm behind one branch per band and frequency.
+// arm under masks and the near-pole arm where it is due.
 //
 // Beyond v8's structure (each measured on the H100, docs/performance.md):
 //  - occupied and empty bands in two launches over a band order (occupied bands first):
 //    the empty bands' kernel has no ssx, so it needs fewer registers and is compiled for
 //    more warps per SM (at most 80 registers: 24 warps instead of 16); neither kernel
 //    branches on occ;
+//  - the occupied kernel sums sch and Y (physics::occupied_term: ssx's regular arm in
+//    partial fractions, half of sch minus a term of sch's shape), and a team turns them
+//    into ssx = occ (sch - Y) once; a block of bands therefore never holds two
+//    occupations (band_blocks);
+//  - on CUDA the occupied kernel's near-pole terms are queued per warp in team scratch
+//    and computed 32 at a time (NearQueue);
 //  - each thread of the empty kernel computes kEmptyGp G' for its G (a G' group per team):
 //    the G' weights are folded into each band's terms (0.5 vcoul into I_eps, ssx's vcoul
 //    as the ratio 2), so the G' of a thread share one set of accumulators; aqsntemp(G,
 //    band) is loaded once for all of them, and their terms are independent chains;
-//  - a band block's per-band values (band index, wx, occ, aqsm of the group's G') are
-//    staged in team scratch memory: the band loop reads them from shared memory.
+//  - a band block's per-band values (band index, wx and its sign, occ, aqsm of the
+//    group's G') are staged in team scratch memory: the band loop reads them from shared
+//    memory.
 #include "gpp_kernels.hpp"
 #include "gpp_tuned_shape.hpp"
+
+#include <algorithm>
+#include <vector>
 
 namespace gpp {
 namespace {
@@ -26,27 +36,55 @@ using namespace tuned_shape;
 template <class MemorySpace>
 using BandOrder = Kokkos::View<int*, MemorySpace>;
 
-// Bands with occ != 0 first, then the empty ones (each in increasing order); returns the
-// number of occupied bands.
+// The bands in the order the kernels take them, and their blocks.
 template <class MemorySpace>
-int band_order(const GppData<MemorySpace>& d, BandOrder<MemorySpace>& order) {
+struct BandBlocks {
+  BandOrder<MemorySpace> order;  // occupied bands (occ != 0) by occupation, then the empty ones
+  BandOrder<MemorySpace> start;  // block b holds order(start(b) .. start(b+1)-1)
+  int occupied_blocks = 0, blocks = 0;
+};
+
+// Occupied bands first, grouped by occupation (largest first, each group in increasing
+// band order), then the empty ones in increasing order; blocks of at most band_block
+// bands, none across two occupations: the occupied kernel applies the block's
+// occupation once, to its sums (physics::occupied_term).
+template <class MemorySpace>
+BandBlocks<MemorySpace> band_blocks(const GppData<MemorySpace>& d, const int band_block) {
   const auto occ = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d.occ_array);
-  order = BandOrder<MemorySpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::tuned::band_order"), d.nbands);
-  auto h = Kokkos::create_mirror_view(order);
-  int k = 0;
+  std::vector<int> order;
   for (int n = 0; n < d.nbands; ++n)
-    if (occ(n) != 0.0) h(k++) = n;
-  const int n_occupied = k;
+    if (occ(n) != 0.0) order.push_back(n);
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return occ(x) > occ(y); });
+  const int n_occupied = int(order.size());
   for (int n = 0; n < d.nbands; ++n)
-    if (occ(n) == 0.0) h(k++) = n;
-  Kokkos::deep_copy(order, h);
-  return n_occupied;
+    if (occ(n) == 0.0) order.push_back(n);
+  std::vector<int> start;
+  int occupied_blocks = 0;
+  for (int k = 0; k < d.nbands; ++k) {
+    const bool first_empty = k == n_occupied;
+    if (k == 0 || first_empty || k - start.back() == band_block ||
+        (k < n_occupied && !(occ(order[k]) == occ(order[start.back()]))))
+      start.push_back(k);
+    if (k < n_occupied) occupied_blocks = int(start.size());
+  }
+  start.push_back(d.nbands);
+  BandBlocks<MemorySpace> r;
+  r.occupied_blocks = occupied_blocks;
+  r.blocks = int(start.size()) - 1;
+  r.order = BandOrder<MemorySpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::tuned::band_order"), d.nbands);
+  r.start = BandOrder<MemorySpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::tuned::block_start"),
+                                   start.size());
+  Kokkos::deep_copy(r.order, Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(order.data(), order.size()));
+  Kokkos::deep_copy(r.start, Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(start.data(), start.size()));
+  return r;
 }
 
-// Per staged band: wx(NW), occ, aqsm of the K G' (re, im).
+// Per staged band: wx(NW), occ, aqsm of the K G' (re, im); and the band index and
+// whether each wx < 0 (the sexcut test's condition) as ints.
 template <int NW, int K>
 struct Staged {
   static constexpr int stride = NW + 1 + 2 * K;
+  static constexpr int int_stride = 1 + NW;
 };
 
 // The near-pole queue of the occupied kernel on CUDA. A warp's regular arms are
@@ -80,7 +118,8 @@ std::size_t staged_bytes(const int bands, const int team_size) {
   using Scratch = typename ExecSpace::scratch_memory_space;
   using Doubles = Kokkos::View<double*, Scratch, Kokkos::MemoryUnmanaged>;
   using Ints = Kokkos::View<int*, Scratch, Kokkos::MemoryUnmanaged>;
-  std::size_t bytes = Doubles::shmem_size(std::size_t(bands) * Staged<NW, K>::stride) + Ints::shmem_size(bands);
+  std::size_t bytes = Doubles::shmem_size(std::size_t(bands) * Staged<NW, K>::stride) +
+                      Ints::shmem_size(std::size_t(bands) * Staged<NW, K>::int_stride);
   if (Occupied && kWarpQueue<ExecSpace>) {
     const std::size_t warps = (std::size_t(team_size) + 31) / 32;
     bytes += Doubles::shmem_size(warps * NearQueue<NW>::kDoubles) + Ints::shmem_size(warps * NearQueue<NW>::kInts);
@@ -95,8 +134,8 @@ using TunedPolicyBounds =
 // The sums over the bands order(k_begin .. k_end-1), all of one kind (Occupied), weighted.
 template <int NW, bool Occupied, class ExecSpace>
 SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename ExecSpace::memory_space>& in,
-                          const BandOrder<typename ExecSpace::memory_space>& order, const int k_begin,
-                          const int k_end, const int band_block, const int team_size) {
+                          const BandBlocks<typename ExecSpace::memory_space>& blocks, const int b_begin,
+                          const int b_end, const int band_block, const int team_size) {
   constexpr int K = Occupied ? kOccupiedGp : kEmptyGp;
   using Policy = Kokkos::TeamPolicy<ExecSpace, TunedPolicyBounds<Occupied>>;
   using Member = typename Policy::member_type;
@@ -104,15 +143,17 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
   using ScratchDoubles = Kokkos::View<double*, Scratch, Kokkos::MemoryUnmanaged>;
   using ScratchInts = Kokkos::View<int*, Scratch, Kokkos::MemoryUnmanaged>;
   SigmaAccum<NW> result;
-  if (k_end <= k_begin) return result;
+  if (b_end <= b_begin) return result;
   const int groups = (in.ngpown + K - 1) / K;
-  const int league = groups * ((k_end - k_begin + band_block - 1) / band_block);
+  const int league = groups * (b_end - b_begin);
+  const auto order = blocks.order;
+  const auto start = blocks.start;
 
   const auto body = KOKKOS_LAMBDA(const Member& member, SigmaAccum<NW>& acc) {
-    constexpr int kStride = Staged<NW, K>::stride;
+    constexpr int kStride = Staged<NW, K>::stride, kIntStride = Staged<NW, K>::int_stride;
     const int g = member.league_rank() % groups;  // neighbouring teams share a band block
-    const int kb = k_begin + (member.league_rank() / groups) * band_block;
-    const int ke = kb + band_block < k_end ? kb + band_block : k_end;
+    const int block = b_begin + member.league_rank() / groups;
+    const int kb = start(block), ke = start(block + 1);
     // The group's G' (past ngpown: the last G' again, with weight 0).
     int igp[K];
     double vcoul[K];
@@ -122,12 +163,15 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
       vcoul[j] = q < in.ngpown ? in.vcoul_loc(igp[j]) : 0.0;
     }
     const ScratchDoubles staged(member.team_scratch(0), band_block * kStride);
-    const ScratchInts staged_n(member.team_scratch(0), band_block);
+    const ScratchInts staged_i(member.team_scratch(0), band_block * kIntStride);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(member, ke - kb), [&](const int i) {
       const int n1 = order(kb + i);
-      staged_n(i) = n1;
+      staged_i(i * kIntStride) = n1;
       double* s = &staged(i * kStride);
-      for (int w = 0; w < NW; ++w) s[w] = in.wx_array_bt(n1, w);
+      for (int w = 0; w < NW; ++w) {
+        s[w] = in.wx_array_bt(n1, w);
+        staged_i(i * kIntStride + 1 + w) = s[w] < 0.0;
+      }
       s[NW] = in.occ_array(n1);
       for (int j = 0; j < K; ++j) {
         const complex_t m = in.aqsmtemp_local_bt(n1, igp[j]);
@@ -172,23 +216,25 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
               const int code = item_code[slot];
               const int src = code & 31, bw = code >> 5, bi = bw / NW, w = bw - bi * NW;
               const double* s = &staged(bi * kStride);
-              const complex_t t = physics::near_pole_term(lane_wr[src], lane_wi[src],
-                                                          complex_t(item_pr[slot], item_pi[slot]), s[w],
-                                                          0.25 * s[NW] * 2.0, cut16);
+              // Y (in mine.ssx) takes the near-pole ssx over h: f = 1/2 (physics::occupied_term)
+              const complex_t t = physics::near_pole_term(
+                  lane_wr[src], lane_wi[src], complex_t(item_pr[slot], item_pi[slot]), s[w], 0.5, cut16);
               for (int v = 0; v < NW; ++v)
-                mine.ssx[v] += complex_t(v == w ? t.real() : 0.0, v == w ? t.imag() : 0.0);
+                mine.ssx[v] -= complex_t(v == w ? t.real() : 0.0, v == w ? t.imag() : 0.0);
             };
             int count = 0;  // queued terms (the same on every lane)
-            int n_next = staged_n(0);
+            int n_next = staged_i(0);
             complex_t next = in.aqsntemp(ig, n_next);
             for (int i = 0; i < ke - kb; ++i) {
               const complex_t aqsn = next;
-              n_next = staged_n(i + 1 < ke - kb ? i + 1 : i);
+              n_next = staged_i((i + 1 < ke - kb ? i + 1 : i) * kIntStride);
               next = in.aqsntemp(ig, n_next);
               const double* s = &staged(i * kStride);
+              const int* neg = &staged_i(i * kIntStride + 1);
               bool near[NW];
               const physics::BandTerms b = physics::fused_band_regular<true>(
-                  p, complex_t(s[NW + 1], s[NW + 2]), aqsn, s[NW], [&](const int w) { return s[w]; }, 2.0, mine, near);
+                  p, complex_t(s[NW + 1], s[NW + 2]), aqsn, [&](const int w) { return s[w]; },
+                  [&](const int w) { return neg[w] != 0; }, mine, near);
               for (int w = 0; w < NW; ++w) {
                 const unsigned due = __ballot_sync(mask, near[w]);
                 if (near[w]) {
@@ -225,19 +271,27 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
             // aqsntemp(G, band) comes from L2 (each element is read once per G' group): the
             // next band's element is loaded before this band is computed (past the block's
             // last band the last one again: no branch).
-            int n_next = staged_n(0);
+            int n_next = staged_i(0);
             complex_t next = in.aqsntemp(ig, n_next);
             for (int i = 0; i < ke - kb; ++i) {
               const complex_t aqsn = next;
-              n_next = staged_n(i + 1 < ke - kb ? i + 1 : i);
+              n_next = staged_i((i + 1 < ke - kb ? i + 1 : i) * kIntStride);
               next = in.aqsntemp(ig, n_next);
               const double* s = &staged(i * kStride);
+              const int* neg = &staged_i(i * kIntStride + 1);
               for (int j = 0; j < K; ++j)
-                physics::fused_band<Occupied>(p[j], complex_t(s[NW + 1 + 2 * j], s[NW + 2 + 2 * j]), aqsn, s[NW],
-                                              [&](const int w) { return s[w]; }, 2.0, cut16, mine);
+                physics::fused_band<Occupied>(p[j], complex_t(s[NW + 1 + 2 * j], s[NW + 2 + 2 * j]), aqsn,
+                                              [&](const int w) { return s[w]; },
+                                              [&](const int w) { return neg[w] != 0; }, cut16, mine);
             }
           },
           PlusReducer<SigmaAccum<NW>, Scratch>(team_total));
+    }
+    // Occupied bands: team_total.ssx holds Y, and ssx * weight = h (sch - Y) with h =
+    // occ * (ssx weight 2 / sch weight 1) / 2 = occ, one occupation per block.
+    if constexpr (Occupied) {
+      const double h = staged(NW);
+      for (int w = 0; w < NW; ++w) team_total.ssx[w] = h * (team_total.sch[w] - team_total.ssx[w]);
     }
     Kokkos::single(Kokkos::PerTeam(member), [&]() { acc += team_total; });
   };
@@ -277,10 +331,9 @@ SigmaSums tuned(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t
   t.team_size = team_size;
   SigmaAccum<NW> result;
   if (mode == RunMode::Check) return kernels::to_sums(result);
-  BandOrder<typename ExecSpace::memory_space> order;
-  const int n_occupied = band_order(d, order);
-  result += tuned_part<NW, true>(space, in, order, 0, n_occupied, block, team_size);
-  result += tuned_part<NW, false>(space, in, order, n_occupied, d.nbands, block, team_size);
+  const auto blocks = band_blocks(d, block);
+  result += tuned_part<NW, true>(space, in, blocks, 0, blocks.occupied_blocks, block, team_size);
+  result += tuned_part<NW, false>(space, in, blocks, blocks.occupied_blocks, blocks.blocks, block, team_size);
   return kernels::to_sums(result);
 }
 

@@ -6,6 +6,7 @@
 #include "gpp_test_util.hpp"
 
 #include <complex>
+#include <map>
 
 namespace gpp::test {
 namespace {
@@ -37,19 +38,19 @@ constexpr double kV6Reg = 30 + 19 + 8 + 18 + 6, kV6Near = 30 + 26 + 8 + 18 + 6, 
 // + wdiffr (2) + delwr (1) = 4, 1 reciprocal; regular adds 3 + 6 + 4 = 13.
 // Per (band, G', G): mat (6) + P (6), occupied + Q (8). Per (G, G', band block): 18.
 // (host)
-// tuned, per term (the regular arm computed for every term, added under a mask; the arm
-// tests are comparisons with per-pair thresholds). Occupied: dr (1) + wdiffr (2) + cr (2)
-// + cden2 (2) + wdiffr*cden2 (1) + inv_wdiffr (1) + wx U - V (4) + sch += (4)
-// + inv_cden2 (1) + cr Q + T (4) + ssx += (4) = 26, 1 reciprocal; wx < 0: + 1
-// (|Omega2|^2 * inv_cden2). Near-pole: f (1) + dr (1) + wi2 (1) + wdiffr (2) + a (2)
-// + b (1) + half (1) + c_r (1) + |c|^2 (3) = 13, 1 reciprocal; wx < 0: + 4; not cut:
-// num (4) + f*inv_c2 (1) + P*num (6) + ssx -= (4) = 15. Empty: dr (1) + wdiffr (2)
-// + wx U - V (4) + sch += (4) = 11, 1 reciprocal. Per (band, G', G): occupied mat (6)
-// + P (6) + U (6) + V (2) = 20, + 11 (occ ratio 1, wtilde^2 P 6, Q 2, T 2); empty mat (6)
-// + U (6) + V (6) = 18. Per (G, G', band block): occupied 25 (0.5 vcoul 1, wi2 1,
-// |wtilde|^2 3, thresholds 2, wtilde^2 6, t2i2 1, Iw 2, |Omega2|^2 7, sexcut^2 |I_eps|^2
-// 2), empty 16 (0.5 vcoul 1, wi2 1, |wtilde|^2 3, threshold 1, Iw 2, wtilde Iw 6,
-// |wtilde|^2 Iw 2). Band blocks per kind of band; the empty bands' G' in groups of 4
+// tuned, per term (the regular arm computed for every term, added under masks; the arm
+// and sexcut tests are comparisons with per-pair thresholds). Occupied: dr, sr (2)
+// + wdiffr, wsumr (4) + their product (1) + inv_wdiffr, inv_wsumr (2) + wx U (2)
+// + wx U -+ V (4) + sch += (4) + Y += kept (4) + Y += dropped (4) = 27, 1 reciprocal.
+// Near-pole: dr (1) + wi2 (1) + wdiffr (2) + a (2) + b (1) + half (1) + c_r (1) + |c|^2
+// (3) = 12, 1 reciprocal; wx < 0: + 4; not cut: num (4) + f*inv_c2 (1) + P*num (6)
+// + Y -= (4) = 15. Empty: dr (1) + wdiffr (2) + wx U - V (4) + sch += (4) = 11,
+// 1 reciprocal. Per (band, G', G): occupied mat (6) + P (6) + U (6) + V (2) = 20; empty
+// mat (6) + U (6) + V (6) = 18. Per (G, G', band block): occupied 16 (0.5 vcoul 1, wi2 1,
+// |wtilde|^2 3, thresholds 2, |I_eps|^2 3, sexcut^2 |I_eps|^2 2, |wtilde|^4 |I_eps|^2 2,
+// Iw 2) and 1 divide, empty 16 (0.5 vcoul 1, wi2 1, |wtilde|^2 3, threshold 1, Iw 2,
+// wtilde Iw 6, |wtilde|^2 Iw 2). Per (G', occupied block, frequency): h (sch - Y) 4.
+// Occupied blocks per occupation, never across two; the empty bands' G' in groups of 4
 // (ngpown padded up, the padding's terms computed).
 
 struct Term {
@@ -116,8 +117,8 @@ double hand_flops(const std::string& policy, const Fixture& f, int band_block) {
     if (policy == "v6-blocked" || policy == "v8-bounded") total += t.arm == 0 ? kV6Reg : t.arm == 1 ? kV6Near : kV6Zero;
     if (policy == "tuned") {
       if (t.occupied) {
-        total += 26 + (t.wx_negative ? 1 : 0);
-        if (t.arm == 1) total += 13 + (t.wx_negative ? 4 : 0) + (t.cut ? 0 : 15);
+        total += 27;
+        if (t.arm == 1) total += 12 + (t.wx_negative ? 4 : 0) + (t.cut ? 0 : 15);
       } else {
         total += 11;
       }
@@ -126,12 +127,18 @@ double hand_flops(const std::string& policy, const Fixture& f, int band_block) {
   const double pairs = f.shape.nbands * f.shape.ngpown * f.shape.ncouls;
   if (policy.rfind("v", 0) == 0 && policy != "v5-iw-outside" && policy[1] < '5') total += 6 * pairs;
   if (policy == "tuned") {
+    // occupied blocks per occupation, counted here from the deck's occ array
+    std::map<double, int> groups;
+    for (int n = 0; n < f.data.nbands; ++n)
+      if (f.data.occ_array(n) != 0.0) ++groups[f.data.occ_array(n)];
+    double occ_blocks = 0;
+    for (const auto& g : groups) occ_blocks += (g.second + band_block - 1) / band_block;
     const int occ = int(f.shape.occupied_bands), empty = f.data.nbands - occ;
-    const double occ_blocks = (occ + band_block - 1) / band_block, empty_blocks = (empty + band_block - 1) / band_block;
+    const double empty_blocks = (empty + band_block - 1) / band_block;
     const double gp_empty = (f.data.ngpown + 3) / 4 * 4;  // G' groups of 4, padded
-    total += 25 * f.shape.ncouls * f.shape.ngpown * occ_blocks + 16 * f.shape.ncouls * gp_empty * empty_blocks +
+    total += 16 * f.shape.ncouls * f.shape.ngpown * occ_blocks + 16 * f.shape.ncouls * gp_empty * empty_blocks +
              20 * f.shape.ncouls * f.shape.ngpown * occ + 18 * f.shape.ncouls * gp_empty * empty +
-             11 * f.shape.ncouls * f.shape.ngpown * occ +
+             4 * f.shape.ngpown * occ_blocks * f.data.nw +
              11 * (gp_empty - f.data.ngpown) * f.shape.ncouls * empty * f.data.nw;  // padding's terms
   }
   return total;
@@ -187,15 +194,16 @@ TEST(Counts, PerArmCostsMatchHandCounts) {
   EXPECT_EQ((fu.occ_common + fu.occ_near + fu.occ_near_cut + fu.occ_near_ssx).flops(), 52);
   EXPECT_EQ((fu.empty_common + fu.empty_regular).flops(), 17);
   const counts::TunedCost tu = counts::tuned_cost();
-  EXPECT_EQ(tu.pair_occupied.flops(), 25);
+  EXPECT_EQ(tu.pair_occupied.flops(), 16);
   EXPECT_EQ(tu.pair_empty.flops(), 16);
   EXPECT_EQ(tu.band.flops(), 20);
   EXPECT_EQ(tu.band_empty.flops(), 18);
-  EXPECT_EQ(tu.band_occupied.flops(), 11);
-  EXPECT_EQ(tu.occ_term.flops(), 26);
-  EXPECT_EQ((tu.occ_near + tu.occ_near_cut + tu.occ_near_ssx).flops(), 32);
+  EXPECT_EQ(tu.occ_term.flops(), 27);
+  EXPECT_EQ((tu.occ_near + tu.occ_near_cut + tu.occ_near_ssx).flops(), 31);
   EXPECT_EQ(tu.empty_term.flops(), 11);
+  EXPECT_EQ(tu.block_occupied.flops(), 4);
   EXPECT_EQ(tu.occ_term.reciprocals + tu.occ_near.reciprocals + tu.empty_term.reciprocals, 3);
+  EXPECT_EQ(tu.pair_occupied.reciprocals, 1);
 }
 
 class PolicyCount : public ::testing::TestWithParam<std::string> {};
@@ -229,12 +237,17 @@ TEST(Counts, ReciprocalsPerForm) {
   EXPECT_EQ(counts::count_policy("v0-collapse3", f.shape, f.arms, t).ops.sqrts, 2 * terms);
   EXPECT_EQ(counts::count_policy("v3-noabs", f.shape, f.arms, t).ops.reciprocals, terms + reg + near);
   // fused: one per term (tuned: also the padding's terms of the empty bands' G' groups
-  // of 4), one more per occupied near-pole term
+  // of 4, and one divide per (G, G', occupied block): the sexcut threshold), one more per
+  // occupied near-pole term. The deck's 21 bands: one block of 32 per occupation.
   const double padding = ((f.data.ngpown + 3) / 4 * 4 - f.data.ngpown) * double(f.shape.ncouls) *
                          (f.data.nbands - f.shape.occupied_bands) * f.data.nw;
   EXPECT_GT(padding, 0);  // the deck's ngpown is not a multiple of 4
+  std::map<double, int> occupations;
+  for (int n = 0; n < f.data.nbands; ++n)
+    if (f.data.occ_array(n) != 0.0) ++occupations[f.data.occ_array(n)];
+  EXPECT_EQ(occupations.size(), 2u);  // 1, and 0.5 at the Fermi level
   EXPECT_EQ(counts::count_policy("tuned", f.shape, f.arms, t).ops.reciprocals,
-            terms + padding + double(f.arms.count(1, -1, 1)));
+            terms + padding + double(f.arms.count(1, -1, 1)) + f.shape.ncouls * f.shape.ngpown * 2.0);
   EXPECT_EQ(counts::count_policy("host", f.shape, f.arms, t).ops.reciprocals, terms + double(f.arms.count(1, -1, 1)));
 }
 

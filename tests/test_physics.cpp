@@ -163,10 +163,8 @@ void fused_case(const complex_t& wtilde, const complex_t& I_eps, double wx, cons
   // fused_term adds to its accumulators: start them away from zero and take the start off
   const complex_t start_sch(0.375, -1.25), start_ssx(-0.625, 2.5);
   complex_t sch_mat = start_sch, ssx_mat = start_ssx;
-  // The regular arm under a mask; the near-pole arm where fused_term says it is due.
-  const auto b = physics::band_terms<Occupied>(p, mat, occ);
-  if (physics::fused_term<Occupied>(p, b, wx, sch_mat, ssx_mat))
-    physics::fused_near_pole(p, b.P, wx, 0.25 * occ, 16.0 * 4.0 * 4.0, ssx_mat);
+  // The regular arm under masks, the near-pole arm where it is due, ssx as h (sch - Y).
+  physics::fused_term<Occupied>(p, mat, occ, 1.0, wx, 16.0 * 4.0 * 4.0, sch_mat, ssx_mat);
   sch_mat -= start_sch;
   ssx_mat -= start_ssx;
   ++taken[branch];
@@ -360,7 +358,7 @@ struct Reciprocal : SigmaTermForm<physics::ReciprocalForm> {};
 struct TwoWay : SigmaTermForm<physics::TwoWayForm> {};
 struct Optimised : SigmaTermForm<physics::OptimisedForm> {};
 
-// The fused form takes P = I_eps*mat and Q = occ*Omega2*mat and returns sch*mat and
+// The fused form (physics::fused_term: the pieces the kernels run, for one term) returns sch*mat and
 // occ*ssx*mat; mat = 0.75 - 0.5i (exact), divided out in the check below.
 template <bool Occupied>
 struct Fused {
@@ -370,9 +368,7 @@ struct Fused {
     const auto p = physics::pair_terms(c.wtilde, c.I_eps, c.sexcut, c.limittwo);
     TermValue v;
     complex_t sch_mat(0, 0), ssx_mat(0, 0);  // fused_term adds to them
-    const auto b = physics::band_terms<Occupied>(p, mat, occ);
-    if (physics::fused_term<Occupied>(p, b, c.wxt, sch_mat, ssx_mat))
-      physics::fused_near_pole(p, b.P, c.wxt, 0.25 * occ, 16.0 * c.sexcut * c.sexcut, ssx_mat);
+    physics::fused_term<Occupied>(p, mat, occ, 1.0, c.wxt, 16.0 * c.sexcut * c.sexcut, sch_mat, ssx_mat);
     v.sch = sch_mat;
     v.ssx = ssx_mat;
     return v;

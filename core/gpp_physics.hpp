@@ -376,9 +376,8 @@ KOKKOS_FORCEINLINE_FUNCTION void add_weighted_term(SigmaAccum<NW>& acc, const in
 /// frequency w. Occupied is the band's kind, fixed at compile time so that a kernel over
 /// empty bands holds none of ssx's registers. Empty bands: sch into g.sch. Occupied
 /// bands: sch into g.sch and Y (occupied_term) into g.ssx, regular arms only: near[w] says
-/// where the near-pole arm is due, and the returned terms hold its P; the caller
-/// subtracts near_pole_term (f = 1/2) from g.ssx there, at once (fused_band) or later
-/// (tuned's CUDA queue). wx_negative(w): wx(w) < 0.
+/// where the near-pole arm is due, and the returned terms hold its P; fused_band
+/// subtracts near_pole_term (f = 1/2) from g.ssx there. wx_negative(w): wx(w) < 0.
 template <bool Occupied, int NW, class Wx, class WxNegative>
 KOKKOS_FORCEINLINE_FUNCTION BandTerms fused_band_regular(const PairTerms& p, const complex_t& aqsm,
                                                          const complex_t& aqsn, const Wx& wx,
@@ -396,7 +395,11 @@ KOKKOS_FORCEINLINE_FUNCTION BandTerms fused_band_regular(const PairTerms& p, con
   return b;
 }
 
-/// fused_band_regular, then the near-pole arms at once (cut16 = 16 sexcut^2).
+/// fused_band_regular, then the near-pole arms at once (cut16 = 16 sexcut^2), each behind
+/// a branch that a warp takes where any of its lanes needs it. Measured on the H100
+/// (docs/performance.md): computing them once per lane for whichever frequency it needs
+/// was 2x slower, and queueing them per warp in shared memory to compute them 32 at a
+/// time no faster once the kernel ran 24 warps per SM.
 template <bool Occupied, int NW, class Wx, class WxNegative>
 KOKKOS_FORCEINLINE_FUNCTION void fused_band(const PairTerms& p, const complex_t& aqsm, const complex_t& aqsn,
                                             const Wx& wx, const WxNegative& wx_negative, const double cut16,

@@ -13,8 +13,6 @@
 //    partial fractions, half of sch minus a term of sch's shape), and a team turns them
 //    into ssx = occ (sch - Y) once; a block of bands therefore never holds two
 //    occupations (band_blocks);
-//  - on CUDA the occupied kernel's near-pole terms are queued per warp in team scratch
-//    and computed 32 at a time (NearQueue);
 //  - each thread of the empty kernel computes kEmptyGp G' for its G (a G' group per team):
 //    the G' weights are folded into each band's terms (0.5 vcoul into I_eps, ssx's vcoul
 //    as the ratio 2), so the G' of a thread share one set of accumulators; aqsntemp(G,
@@ -87,44 +85,14 @@ struct Staged {
   static constexpr int int_stride = 1 + NW;
 };
 
-// The near-pole queue of the occupied kernel on CUDA. A warp's regular arms are
-// straight-line code, but its near-pole arms (2-3% of the terms, on any lane) would run
-// once for every (band, frequency) that any of its 32 lanes needs (most of them, with 26
-// of 32 lanes idle). Instead each warp queues its near-pole terms in team scratch (the
-// band's P, the band slot, frequency and lane) and computes them 32 at a time, one per
-// lane: every term's arm on a full warp. Any lane may compute any term: the kernel sums
-// every term into one total per frequency. Per warp: the Re and Im of wtilde of each
-// lane, and kCapacity items (fewer than 32 left after a flush, plus one band's 32 NW).
-template <int NW>
-struct NearQueue {
-  static constexpr int kCapacity = 32 * (NW + 1);
-  static constexpr int kDoubles = 2 * 32 + 2 * kCapacity;  // wtilde per lane, P per item
-  static constexpr int kInts = kCapacity;                   // (band slot * NW + w) * 32 + lane
-};
-
-template <class ExecSpace>
-inline constexpr bool kWarpQueue =
-#if defined(KOKKOS_ENABLE_CUDA)
-    std::is_same_v<ExecSpace, Kokkos::Cuda>;
-#else
-    false;
-#endif
-
-// Team scratch bytes for a block of `bands` bands and `team_size` threads (what
-// tuned_part requests): the staged band values, and in the occupied kernel on CUDA a
-// near-pole queue per warp.
-template <int NW, int K, bool Occupied, class ExecSpace>
-std::size_t staged_bytes(const int bands, const int team_size) {
+// Team scratch bytes for a block of `bands` bands (what tuned_part requests).
+template <int NW, int K, class ExecSpace>
+std::size_t staged_bytes(const int bands) {
   using Scratch = typename ExecSpace::scratch_memory_space;
   using Doubles = Kokkos::View<double*, Scratch, Kokkos::MemoryUnmanaged>;
   using Ints = Kokkos::View<int*, Scratch, Kokkos::MemoryUnmanaged>;
-  std::size_t bytes = Doubles::shmem_size(std::size_t(bands) * Staged<NW, K>::stride) +
-                      Ints::shmem_size(std::size_t(bands) * Staged<NW, K>::int_stride);
-  if (Occupied && kWarpQueue<ExecSpace>) {
-    const std::size_t warps = (std::size_t(team_size) + 31) / 32;
-    bytes += Doubles::shmem_size(warps * NearQueue<NW>::kDoubles) + Ints::shmem_size(warps * NearQueue<NW>::kInts);
-  }
-  return bytes;
+  return Doubles::shmem_size(std::size_t(bands) * Staged<NW, K>::stride) +
+         Ints::shmem_size(std::size_t(bands) * Staged<NW, K>::int_stride);
 }
 
 template <bool Occupied>
@@ -182,111 +150,31 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
     member.team_barrier();
     const double cut16 = 16.0 * in.sexcut * in.sexcut;
     SigmaAccum<NW> team_total;  // weighted sch*mat and occ*ssx*mat over the team's G, G' and bands
-    if constexpr (Occupied && kWarpQueue<ExecSpace>) {
-#if defined(__CUDA_ARCH__)
-      static_assert(K == 1, "the near-pole queue holds one G' per thread");
-      using Q = NearQueue<NW>;
-      // Threads of a team are consecutive in threadIdx.y (vector length 1): warp w holds
-      // ranks 32w .. 32w+31.
-      const int rank = member.team_rank(), lane = rank & 31, warp = rank >> 5;
-      const int warp_lanes = member.team_size() - 32 * warp < 32 ? member.team_size() - 32 * warp : 32;
-      const int warps = (member.team_size() + 31) / 32;
-      const ScratchDoubles qd(member.team_scratch(0), warps * Q::kDoubles);
-      const ScratchInts qi(member.team_scratch(0), warps * Q::kInts);
-      double* const lane_wr = &qd(warp * Q::kDoubles);
-      double* const lane_wi = lane_wr + 32;
-      double* const item_pr = lane_wi + 32;
-      double* const item_pi = item_pr + Q::kCapacity;
-      int* const item_code = &qi(warp * Q::kInts);
-      const unsigned below = (1u << lane) - 1u;
-      Kokkos::parallel_reduce(
-          Kokkos::TeamThreadRange(member, in.ncouls),
-          [&](const int ig, SigmaAccum<NW>& mine) {
-            // The lanes of this warp in this pass (the last pass over G may hold fewer).
-            const int left = in.ncouls - (ig - lane);
-            const int n_act = left < warp_lanes ? left : warp_lanes;
-            const unsigned mask = n_act >= 32 ? 0xffffffffu : (1u << n_act) - 1u;
-            const physics::PairTerms p =
-                physics::pair_terms(in.wtilde_array(ig, igp[0]), in.I_eps_array(ig, igp[0]), in.sexcut, in.limittwo,
-                                    0.5 * vcoul[0]);
-            lane_wr[lane] = p.wr;
-            lane_wi[lane] = p.wi;
-            // One queued term, computed by this lane, into its sums.
-            const auto near_item = [&](const int slot) {
-              const int code = item_code[slot];
-              const int src = code & 31, bw = code >> 5, bi = bw / NW, w = bw - bi * NW;
-              const double* s = &staged(bi * kStride);
-              // Y (in mine.ssx) takes the near-pole ssx over h: f = 1/2 (physics::occupied_term)
-              const complex_t t = physics::near_pole_term(
-                  lane_wr[src], lane_wi[src], complex_t(item_pr[slot], item_pi[slot]), s[w], 0.5, cut16);
-              for (int v = 0; v < NW; ++v)
-                mine.ssx[v] -= complex_t(v == w ? t.real() : 0.0, v == w ? t.imag() : 0.0);
-            };
-            int count = 0;  // queued terms (the same on every lane)
-            int n_next = staged_i(0);
-            complex_t next = in.aqsntemp(ig, n_next);
-            for (int i = 0; i < ke - kb; ++i) {
-              const complex_t aqsn = next;
-              n_next = staged_i((i + 1 < ke - kb ? i + 1 : i) * kIntStride);
-              next = in.aqsntemp(ig, n_next);
-              const double* s = &staged(i * kStride);
-              const int* neg = &staged_i(i * kIntStride + 1);
-              bool near[NW];
-              const physics::BandTerms b = physics::fused_band_regular<true>(
-                  p, complex_t(s[NW + 1], s[NW + 2]), aqsn, [&](const int w) { return s[w]; },
-                  [&](const int w) { return neg[w] != 0; }, mine, near);
-              for (int w = 0; w < NW; ++w) {
-                const unsigned due = __ballot_sync(mask, near[w]);
-                if (near[w]) {
-                  const int slot = count + __popc(due & below);
-                  item_pr[slot] = b.P.real();
-                  item_pi[slot] = b.P.imag();
-                  item_code[slot] = ((i * NW + w) << 5) | lane;
-                }
-                count += __popc(due);
-              }
-              if (count >= n_act) {
-                __syncwarp(mask);
-                do {
-                  count -= n_act;
-                  near_item(count + lane);
-                  __syncwarp(mask);  // the slots are free again
-                } while (count >= n_act);
-              }
-            }
-            __syncwarp(mask);
-            if (lane < count) near_item(lane);
-            __syncwarp(mask);  // before the next pass writes its lanes and items
-          },
-          PlusReducer<SigmaAccum<NW>, Scratch>(team_total));
-#endif
-    } else {
-      Kokkos::parallel_reduce(
-          Kokkos::TeamThreadRange(member, in.ncouls),
-          [&](const int ig, SigmaAccum<NW>& mine) {
-            physics::PairTerms p[K];  // sch's G' weight 0.5 vcoul folded in (ssx's: vcoul, ratio 2)
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(member, in.ncouls),
+        [&](const int ig, SigmaAccum<NW>& mine) {
+          physics::PairTerms p[K];  // sch's G' weight 0.5 vcoul folded in (ssx's: vcoul, ratio 2)
+          for (int j = 0; j < K; ++j)
+            p[j] = physics::pair_terms(in.wtilde_array(ig, igp[j]), in.I_eps_array(ig, igp[j]), in.sexcut,
+                                       in.limittwo, 0.5 * vcoul[j]);
+          // aqsntemp(G, band) comes from L2 (each element is read once per G' group): the
+          // next band's element is loaded before this band is computed (past the block's
+          // last band the last one again: no branch).
+          int n_next = staged_i(0);
+          complex_t next = in.aqsntemp(ig, n_next);
+          for (int i = 0; i < ke - kb; ++i) {
+            const complex_t aqsn = next;
+            n_next = staged_i((i + 1 < ke - kb ? i + 1 : i) * kIntStride);
+            next = in.aqsntemp(ig, n_next);
+            const double* s = &staged(i * kStride);
+            const int* neg = &staged_i(i * kIntStride + 1);
             for (int j = 0; j < K; ++j)
-              p[j] = physics::pair_terms(in.wtilde_array(ig, igp[j]), in.I_eps_array(ig, igp[j]), in.sexcut,
-                                         in.limittwo, 0.5 * vcoul[j]);
-            // aqsntemp(G, band) comes from L2 (each element is read once per G' group): the
-            // next band's element is loaded before this band is computed (past the block's
-            // last band the last one again: no branch).
-            int n_next = staged_i(0);
-            complex_t next = in.aqsntemp(ig, n_next);
-            for (int i = 0; i < ke - kb; ++i) {
-              const complex_t aqsn = next;
-              n_next = staged_i((i + 1 < ke - kb ? i + 1 : i) * kIntStride);
-              next = in.aqsntemp(ig, n_next);
-              const double* s = &staged(i * kStride);
-              const int* neg = &staged_i(i * kIntStride + 1);
-              for (int j = 0; j < K; ++j)
-                physics::fused_band<Occupied>(p[j], complex_t(s[NW + 1 + 2 * j], s[NW + 2 + 2 * j]), aqsn,
-                                              [&](const int w) { return s[w]; },
-                                              [&](const int w) { return neg[w] != 0; }, cut16, mine);
-            }
-          },
-          PlusReducer<SigmaAccum<NW>, Scratch>(team_total));
-    }
+              physics::fused_band<Occupied>(p[j], complex_t(s[NW + 1 + 2 * j], s[NW + 2 + 2 * j]), aqsn,
+                                            [&](const int w) { return s[w]; },
+                                            [&](const int w) { return neg[w] != 0; }, cut16, mine);
+          }
+        },
+        PlusReducer<SigmaAccum<NW>, Scratch>(team_total));
     // Occupied bands: team_total.ssx holds Y, and ssx * weight = h (sch - Y) with h =
     // occ * (ssx weight 2 / sch weight 1) / 2 = occ, one occupation per block.
     if constexpr (Occupied) {
@@ -297,7 +185,7 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
   };
 
   auto policy = Policy(space, league, team_size);
-  policy.set_scratch_size(0, Kokkos::PerTeam(staged_bytes<NW, K, Occupied, ExecSpace>(band_block, team_size)));
+  policy.set_scratch_size(0, Kokkos::PerTeam(staged_bytes<NW, K, ExecSpace>(band_block)));
   Kokkos::parallel_reduce(Occupied ? "gpp::tuned(occupied)" : "gpp::tuned(empty)", policy, body,
                           SigmaReducer<NW>(result));
   return result;
@@ -319,8 +207,8 @@ SigmaSums tuned(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t
                 " threads this kernel can launch on " + ExecSpace::name());
   // 128 threads measured 1.5-2% faster than 256 on the H200 (si214, mini-app deck).
   const int team_size = t.team_size > 0 ? t.team_size : (128 < max_team ? 128 : max_team);
-  const std::size_t scratch_empty = staged_bytes<NW, kEmptyGp, false, ExecSpace>(block, team_size);
-  const std::size_t scratch_occupied = staged_bytes<NW, kOccupiedGp, true, ExecSpace>(block, team_size);
+  const std::size_t scratch_empty = staged_bytes<NW, kEmptyGp, ExecSpace>(block);
+  const std::size_t scratch_occupied = staged_bytes<NW, kOccupiedGp, ExecSpace>(block);
   const std::size_t scratch = scratch_empty > scratch_occupied ? scratch_empty : scratch_occupied;
   const std::size_t scratch_max = Policy::scratch_size_max(0);
   if (scratch > scratch_max)

@@ -96,6 +96,7 @@ Prepared prepare_this_rank(CLI::App& app, const RunOptions& o) {
     runs.push_back({e, placement(*e, requested), t});
   }
   check_results_path(o.output_path);
+  const GpShare share{mpi::rank(), mpi::size()};
   const long long max_device_bytes = o.max_device_mem.empty() ? 0 : parse_bytes(o.max_device_mem, "--max-device-mem");
   const CLI::Option* deck_file = app.get_config_ptr();
   check_outputs(output_requests(o),
@@ -107,15 +108,14 @@ Prepared prepare_this_rank(CLI::App& app, const RunOptions& o) {
     validate(o.deck);
     // Before anything is generated: this rank's arrays against the memory available
     // (docs/reliability.md; files are checked by their readers).
-    check_memory_fits("deck " + o.deck.name, o.deck.nbands, GpShare{mpi::rank(), mpi::size()}.count(o.deck.ngpown),
-                      o.deck.ncouls, o.deck.nend - (long long)o.deck.nstart + 1);
+    check_memory_fits("deck " + o.deck.name, o.deck.nbands, share.count(o.deck.ngpown), o.deck.ncouls,
+                      o.deck.nend - (long long)o.deck.nstart + 1);
   }
   // A bad tuning file is refused before the deck is made.
   const std::string tuning_path =
       !o.use_tuning || o.tuning == "none" ? std::string() : o.tuning.empty() ? default_tuning_path() : o.tuning;
   std::optional<TuningFile> tuning;
   if (!tuning_path.empty()) tuning = read_tuning_file(tuning_path);
-  const GpShare share{mpi::rank(), mpi::size()};
   Prepared p{o.input_path.empty() ? make_session(o.deck, share)
                                   : make_session_from_file(o.input_path, app.count("--name") ? o.deck.name : "", share),
              std::move(runs), tuning_path};

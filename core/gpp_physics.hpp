@@ -316,6 +316,13 @@ KOKKOS_FORCEINLINE_FUNCTION complex_t near_pole_term(const double wr, const doub
   return -(f * inv_c2) * (P * num);
 }
 
+/// Occupied bands of one occupation occ: the weighted ssx from the sums of occupied_term,
+/// h (sch - Y) with h = occ * (ssx weight / sch weight) / 2 (ssx_ratio: that ratio).
+KOKKOS_FORCEINLINE_FUNCTION complex_t occupied_ssx(const complex_t& sch, const complex_t& y, const double occ,
+                                                   const double ssx_ratio) {
+  return (0.5 * occ * ssx_ratio) * (sch - y);
+}
+
 /// One whole term through the pieces above, as the kernels combine them: sch*mat and
 /// occ*ssx*mat (times the weights) added to sch_acc and ssx_acc. ssx_ratio is the ssx
 /// weight over the sch weight folded into p; cut16 = 16 sexcut^2.
@@ -327,9 +334,8 @@ KOKKOS_FORCEINLINE_FUNCTION void fused_term(const PairTerms& p, const complex_t&
   if constexpr (Occupied) {
     complex_t sch(0.0, 0.0), y(0.0, 0.0);
     if (occupied_term(p, b, wx, wx < 0.0, sch, y)) y -= near_pole_term(p.wr, p.wi, b.P, wx, 0.5, cut16);
-    const double h = 0.5 * occ * ssx_ratio;
     sch_acc += sch;
-    ssx_acc += h * (sch - y);
+    ssx_acc += occupied_ssx(sch, y, occ, ssx_ratio);
   } else {
     empty_term(p, b, wx, sch_acc);
   }
@@ -373,42 +379,28 @@ KOKKOS_FORCEINLINE_FUNCTION void add_weighted_term(SigmaAccum<NW>& acc, const in
 
 /// The fused band loop body (beyond the paper; the `tuned` policy): one band of a (G,
 /// G') pair for every frequency, in the fused form, into g. wx(w) is the band's
-/// frequency w. Occupied is the band's kind, fixed at compile time so that a kernel over
-/// empty bands holds none of ssx's registers. Empty bands: sch into g.sch. Occupied
-/// bands: sch into g.sch and Y (occupied_term) into g.ssx, regular arms only: near[w] says
-/// where the near-pole arm is due, and the returned terms hold its P; fused_band
-/// subtracts near_pole_term (f = 1/2) from g.ssx there. wx_negative(w): wx(w) < 0.
-template <bool Occupied, int NW, class Wx, class WxNegative>
-KOKKOS_FORCEINLINE_FUNCTION BandTerms fused_band_regular(const PairTerms& p, const complex_t& aqsm,
-                                                         const complex_t& aqsn, const Wx& wx,
-                                                         const WxNegative& wx_negative, SigmaAccum<NW>& g,
-                                                         bool (&near)[NW]) {
-  const BandTerms b = band_terms<Occupied>(p, matngmatmgp(aqsm, aqsn));
-  for (int w = 0; w < NW; ++w) {
-    if constexpr (Occupied) {
-      near[w] = occupied_term(p, b, wx(w), wx_negative(w), g.sch[w], g.ssx[w]);
-    } else {
-      empty_term(p, b, wx(w), g.sch[w]);
-      near[w] = false;
-    }
-  }
-  return b;
-}
-
-/// fused_band_regular, then the near-pole arms at once (cut16 = 16 sexcut^2), each behind
-/// a branch that a warp takes where any of its lanes needs it. Measured on the H100
+/// frequency w, wx_negative(w) whether it is < 0. Occupied is the band's kind, fixed at
+/// compile time so that a kernel over empty bands holds none of ssx's registers. Empty
+/// bands: sch into g.sch. Occupied bands: sch into g.sch and Y (occupied_term) into g.ssx,
+/// the regular arms under masks, then the near-pole arms where they are due
+/// (near_pole_term with f = 1/2, subtracted from Y; cut16 = 16 sexcut^2), each behind a
+/// branch that a warp takes where any of its lanes needs it. Measured on the H100
 /// (docs/performance.md): computing them once per lane for whichever frequency it needs
 /// was 2x slower, and queueing them per warp in shared memory to compute them 32 at a
-/// time no faster once the kernel ran 24 warps per SM.
+/// time no faster once the kernel ran 24 warps per SM. The caller turns a block's sums
+/// into ssx with occupied_ssx.
 template <bool Occupied, int NW, class Wx, class WxNegative>
 KOKKOS_FORCEINLINE_FUNCTION void fused_band(const PairTerms& p, const complex_t& aqsm, const complex_t& aqsn,
                                             const Wx& wx, const WxNegative& wx_negative, const double cut16,
                                             SigmaAccum<NW>& g) {
-  bool near[NW];
-  const BandTerms b = fused_band_regular<Occupied>(p, aqsm, aqsn, wx, wx_negative, g, near);
+  const BandTerms b = band_terms<Occupied>(p, matngmatmgp(aqsm, aqsn));
   if constexpr (Occupied) {
+    bool near[NW];
+    for (int w = 0; w < NW; ++w) near[w] = occupied_term(p, b, wx(w), wx_negative(w), g.sch[w], g.ssx[w]);
     for (int w = 0; w < NW; ++w)
       if (near[w]) g.ssx[w] -= near_pole_term(p.wr, p.wi, b.P, wx(w), 0.5, cut16);
+  } else {
+    for (int w = 0; w < NW; ++w) empty_term(p, b, wx(w), g.sch[w]);
   }
 }
 

@@ -99,7 +99,7 @@ template <bool Occupied>
 using TunedPolicyBounds =
     Kokkos::LaunchBounds<128, Occupied ? kOccupiedBlocks : kEmptyBlocks>;
 
-// The sums over the bands order(k_begin .. k_end-1), all of one kind (Occupied), weighted.
+// The sums over the bands of blocks b_begin .. b_end-1, all of one kind (Occupied), weighted.
 template <int NW, bool Occupied, class ExecSpace>
 SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename ExecSpace::memory_space>& in,
                           const BandBlocks<typename ExecSpace::memory_space>& blocks, const int b_begin,
@@ -175,12 +175,11 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
           }
         },
         PlusReducer<SigmaAccum<NW>, Scratch>(team_total));
-    // Occupied bands: team_total.ssx holds Y, and ssx * weight = h (sch - Y) with h =
-    // occ * (ssx weight 2 / sch weight 1) / 2 = occ, one occupation per block.
-    if constexpr (Occupied) {
-      const double h = staged(NW);
-      for (int w = 0; w < NW; ++w) team_total.ssx[w] = h * (team_total.sch[w] - team_total.ssx[w]);
-    }
+    // Occupied bands: team_total.ssx holds Y; the block has one occupation (band_blocks)
+    // and the ssx weight vcoul is 2 sch weights.
+    if constexpr (Occupied)
+      for (int w = 0; w < NW; ++w)
+        team_total.ssx[w] = physics::occupied_ssx(team_total.sch[w], team_total.ssx[w], staged(NW), 2.0);
     Kokkos::single(Kokkos::PerTeam(member), [&]() { acc += team_total; });
   };
 

@@ -1,5 +1,7 @@
 #include "gpp_startup.hpp"
 
+#include "gpp_text.hpp"
+
 #include <Kokkos_Macros.hpp>
 
 #include <pthread.h>
@@ -197,64 +199,6 @@ int run_with_stack(int (*body)(int, char**), const int argc, char** argv) {
   if (created != 0) return body(argc, argv);
   pthread_join(thread, nullptr);
   return call.result;
-}
-
-}  // namespace gpp::app
-
-namespace gpp::app {
-
-namespace {
-// Length of the printable character (ASCII or well-formed UTF-8) at text[i], 0 if none.
-std::size_t printable_length(const std::string& text, std::size_t i) {
-  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
-  const std::size_t n = text.size();
-  const unsigned char c = s[i];
-  if (c >= 0x20 && c < 0x7f) return 1;
-  if (c < 0xc2 || c > 0xf4) return 0;
-  const std::size_t want = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
-  bool ok = i + want <= n;
-  for (std::size_t k = 1; ok && k < want; ++k) ok = (s[i + k] & 0xc0) == 0x80;
-  if (ok && want == 3) ok = !(c == 0xe0 && s[i + 1] < 0xa0) && !(c == 0xed && s[i + 1] >= 0xa0);
-  if (ok && want == 4) ok = !(c == 0xf0 && s[i + 1] < 0x90) && !(c == 0xf4 && s[i + 1] >= 0x90);
-  return ok ? want : 0;
-}
-}  // namespace
-
-bool is_text(const std::string& text) {
-  for (std::size_t i = 0; i < text.size();) {
-    const std::size_t len = printable_length(text, i);
-    if (len == 0 && text[i] != '\n' && text[i] != '\r' && text[i] != '\t') return false;
-    i += len > 0 ? len : 1;
-  }
-  return true;
-}
-
-std::string one_line(const std::string& text) {
-  static const char hex[] = "0123456789abcdef";
-  std::string out;
-  const std::size_t n = text.size();
-  for (std::size_t i = 0; i < n;) {
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    const std::size_t len = printable_length(text, i);
-    if (len > 0) {
-      out.append(text, i, len);
-      i += len;
-      continue;
-    }
-    if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else {
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-    ++i;
-  }
-  return out;
 }
 
 }  // namespace gpp::app

@@ -20,16 +20,3 @@ std::string check_startup(int argc, char* argv[]);
 int run_with_stack(int (*body)(int, char**), int argc, char** argv);
 
 }  // namespace gpp::app
-
-namespace gpp::app {
-
-/// `text` as one printable line: control characters and bytes that are not UTF-8 are
-/// written as escapes (\n, \x89), so that an error message naming a file, a deck or a
-/// value is always exactly one line.
-std::string one_line(const std::string& text);
-
-/// True when `text` is UTF-8 without control characters other than newline, carriage
-/// return and tab.
-bool is_text(const std::string& text);
-
-}  // namespace gpp::app

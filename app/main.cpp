@@ -1,33 +1,14 @@
 // gpp: the General Plasmon Pole self-energy kernel of BerkeleyGW.
-#include "gpp_cli.hpp"
-#include "gpp_io_cli.hpp"
+#include "gpp_commands.hpp"
 #include "gpp_mpi.hpp"
 #include "gpp_placement.hpp"
-#include "gpp_roofline.hpp"
 #include "gpp_startup.hpp"
+#include "gpp_text.hpp"
 
 #include <Kokkos_Core.hpp>
 
 #include <iostream>
 #include <optional>
-
-namespace {
-void usage(std::ostream& o) {
-  o << "gpp: the General Plasmon Pole (GPP) self-energy kernel of BerkeleyGW, in Kokkos\n\n"
-       "usage: gpp COMMAND [options]    (gpp COMMAND --help for a command's options)\n"
-       "       gpp --version            (version, git hash, Kokkos version and backends)\n\n"
-       "commands:\n"
-       "  run       run a deck with one policy, a list, or all; time and verify it\n"
-       "  bench     time a list of policies on a deck; table, CSV and JSON rows\n"
-       "  sweep     time and verify every point of a grid of tunables; CSV, best point, tuning file\n"
-       "  tune      search a policy's tunables (coordinate descent) and write the tuning file\n"
-       "  ceilings  measure the FP64 peak and each memory level's bandwidth (JSON for charts)\n"
-       "  roofline  times, counted and profiled FLOPs and bytes of policies (roofline CSV)\n"
-       "  convert   convert between synthetic decks, the original .dat file and HDF5 decks\n"
-       "  policies  list the execution policies and their tunables\n\n"
-       "Kokkos options (--kokkos-num-threads=N, ...) may be given anywhere.\n";
-}
-}  // namespace
 
 namespace {
 int gpp_main(int argc, char* argv[]) {
@@ -80,29 +61,29 @@ int gpp_main(int argc, char* argv[]) {
     std::cerr.rdbuf(nullptr);
   }
   if (argc < 2) {
-    usage(std::cerr);
+    gpp::app::usage(std::cerr);
     return 1;
   }
   const std::string command = argv[1];
   const std::vector<std::string> args(argv + 2, argv + argc);
   try {
     if (command == "-h" || command == "--help") {
-      usage(std::cout);
+      gpp::app::usage(std::cout);
       return 0;
     }
     if (command == "--version") return gpp::app::cmd_version(std::cout);
-    if (gpp::mpi::size() > 1 && command != "run" && command != "policies")
+    const gpp::app::Command* c = gpp::app::find_command(command);
+    if (!c) {
+      std::string names;
+      const auto& all = gpp::app::commands();
+      for (std::size_t i = 0; i < all.size(); ++i)
+        names += std::string(i == 0 ? "" : i + 1 == all.size() ? " or " : ", ") + all[i].name;
+      std::cerr << "gpp: error: unknown command '" << gpp::app::one_line(command) << "' (expected " << names << ")\n";
+      return 1;
+    }
+    if (gpp::mpi::size() > 1 && !c->many_ranks)
       throw gpp::mpi::CollectiveError("runs on one rank; under mpirun, use gpp run (docs/mpi.md)");
-    if (command == "run") return gpp::app::cmd_run(args);
-    if (command == "convert") return gpp::app::cmd_convert(args);
-    if (command == "policies") return gpp::app::cmd_policies(args);
-    if (command == "bench") return gpp::app::cmd_bench(args);
-    if (command == "sweep") return gpp::app::cmd_sweep(args);
-    if (command == "tune") return gpp::app::cmd_tune(args);
-    if (command == "ceilings") return gpp::app::cmd_ceilings(args);
-    if (command == "roofline") return gpp::app::cmd_roofline(args);
-    std::cerr << "gpp: error: unknown command '" << gpp::app::one_line(command) << "' (expected run, bench, sweep, tune, ceilings, roofline, convert or policies)\n";
-    return 1;
+    return c->run(args);
   } catch (const gpp::mpi::CollectiveError& e) {  // every rank has it: rank 0 prints it
     std::cerr << "gpp " << command << ": error: " << gpp::app::one_line(e.what()) << "\n";
     return 1;

@@ -26,4 +26,4 @@ add_custom_target(gpp_build_info_update
 add_library(gpp_build_info STATIC ${GPP_BUILD_INFO_SOURCE})
 add_library(gpp::build_info ALIAS gpp_build_info)
 add_dependencies(gpp_build_info gpp_build_info_update)
-target_include_directories(gpp_build_info PUBLIC ${PROJECT_SOURCE_DIR}/app)
+target_include_directories(gpp_build_info PUBLIC ${PROJECT_SOURCE_DIR}/record)

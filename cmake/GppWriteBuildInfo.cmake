@@ -1,5 +1,5 @@
 # cmake -DGPP_SOURCE_DIR=... -DGPP_OUTPUT=... -DGPP_VERSION=... [-DGIT_EXECUTABLE=...] -P GppWriteBuildInfo.cmake
-# Writes the definitions of app/gpp_build_info.hpp to GPP_OUTPUT, touching the file only
+# Writes the definitions of record/gpp_build_info.hpp to GPP_OUTPUT, touching the file only
 # when its content changes (configure_file compares before writing).
 set(_hash "unknown")
 if(GIT_EXECUTABLE)

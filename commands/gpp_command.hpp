@@ -5,6 +5,7 @@
 #include "gpp_cli.hpp"
 #include "gpp_counts.hpp"
 #include "gpp_record.hpp"
+#include "gpp_outputs.hpp"
 #include "gpp_session.hpp"
 
 #include <CLI/CLI.hpp>

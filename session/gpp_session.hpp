@@ -133,7 +133,7 @@ void Session::for_each_chunk(const ExecSpace& space, F&& f, bool first_only) {
 /// Build the session from deck parameters (synthetic decks).
 Session make_session(const DeckParams& p, const GpShare& share = {});
 
-/// Build the session from an input file (.dat or HDF5 deck, app/gpp_session_file.cpp);
+/// Build the session from an input file (.dat or HDF5 deck, session/gpp_session_file.cpp);
 /// the deck is called `name`, or after the file when `name` is empty.
 Session make_session_from_file(const std::string& path, const std::string& name = "", const GpShare& share = {});
 

@@ -1,5 +1,6 @@
 #pragma once
 // Command-line pieces shared by the gpp commands.
+#include "gpp_commands.hpp"
 #include "gpp_input.hpp"
 #include "gpp_policy.hpp"
 #include "gpp_session.hpp"
@@ -50,14 +51,7 @@ std::vector<const PolicyEntry*> select_policies(const std::string& spec);
 /// Only the tunables `entry` reads (for runs over several policies).
 Tunables tunables_for(const PolicyEntry& entry, const Tunables& t);
 
-int cmd_run(const std::vector<std::string>& args);
-/// `gpp --version`: version, git hash, Kokkos version and the backends compiled in.
-int cmd_version(std::ostream& out);
 /// The Kokkos backends this binary was compiled with ("Serial,OpenMP").
 std::string kokkos_backends();
-int cmd_policies(const std::vector<std::string>& args);
-int cmd_bench(const std::vector<std::string>& args);
-int cmd_sweep(const std::vector<std::string>& args);
-int cmd_tune(const std::vector<std::string>& args);
 
 }  // namespace gpp::app

@@ -1,7 +1,6 @@
 #include "gpp_tuning.hpp"
 
 #include "gpp_json.hpp"
-#include "gpp_record.hpp"
 
 #include <sys/stat.h>
 
@@ -10,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <utility>
 
 namespace gpp::app {
 namespace {
@@ -284,6 +284,19 @@ TuningFile read_tuning_file(const std::string& path) {
   if (!f) throw Error("tuning file " + path + ": cannot read it: " + std::strerror(errno));
   const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   return parse_tuning(text, path);
+}
+
+void json_tunables(Json& j, const std::string& key, const Tunables& t) {
+  j.begin_object(key);
+  for (const auto& [name, v] : {std::pair<const char*, int>{"band_block", t.band_block}, {"ig_block", t.ig_block},
+                                {"team_size", t.team_size}, {"vector_length", t.vector_length}})
+    if (v > 0) j.value(name, v);
+  if (!t.tile.empty()) {
+    j.begin_array("tile");
+    for (int v : t.tile) j.value("", v);
+    j.end_array();
+  }
+  j.end_object();
 }
 
 std::string to_json(const TuningFile& f) {

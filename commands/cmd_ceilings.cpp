@@ -3,6 +3,7 @@
 // (docs/roofline.md); the JSON every roofline chart reads (docs/formats.md).
 #include "gpp_cli.hpp"
 #include "gpp_record.hpp"
+#include "gpp_outputs.hpp"
 #include "gpp_roofline.hpp"
 
 #include <iomanip>

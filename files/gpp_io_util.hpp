@@ -1,6 +1,6 @@
 #pragma once
 // Small helpers shared by the file readers (host code).
-#include "gpp_types.hpp"
+#include "gpp_error.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -110,10 +110,6 @@ std::string describe_tunables(const Tunables& t);
 /// validated names or numbers: no spaces, '=' or newlines can appear in them).
 std::string result_line(const RunRecord& r, const PolicyRun& run);
 
-class Json;
-/// The tunables as a JSON object under `key` (band_block, ..., tile), those that are set.
-void json_tunables(Json& j, const std::string& key, const Tunables& t);
-
 /// The record as JSON (one schema for run, bench and sweep; docs/formats.md).
 std::string to_json(const RunRecord& r);
 
@@ -121,20 +117,11 @@ std::string to_json(const RunRecord& r);
 const std::string& csv_header();
 std::string csv_rows(const RunRecord& r);
 
+/// The HDF5 results file of a run (layout in docs/io.md), written atomically
+/// (gpp_record_h5.cpp).
+void write_results_h5(const std::string& path, const RunRecord& r);
+
 /// Provenance lines of the text output.
 std::string describe_provenance(const RunRecord& r);
-
-/// Writes `content` to `path` through a temporary name and a rename.
-void write_file_atomically(const std::string& path, const std::string& content);
-
-/// The output files a command was asked for, each with the option that named it.
-struct OutputRequest {
-  std::string option, path;
-};
-
-/// Refuses, before any work, every output that cannot be written: a missing or
-/// unwritable directory, a directory or special file as the target, a name too long for
-/// the temporary suffix, an output that is one of the inputs, two outputs at one path.
-void check_outputs(const std::vector<OutputRequest>& outputs, const std::vector<std::string>& inputs);
 
 }  // namespace gpp::app

@@ -1,7 +1,7 @@
 #include "gpp_cli.hpp"
 
 #include "gpp_deck_path.hpp"
-#include "gpp_startup.hpp"
+#include "gpp_text.hpp"
 
 #include <sys/stat.h>
 #include <algorithm>

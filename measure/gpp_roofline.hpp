@@ -75,7 +75,4 @@ struct RooflineRow {
 const std::string& roofline_csv_header();
 std::string roofline_csv_row(const RooflineRow& r);
 
-int cmd_ceilings(const std::vector<std::string>& args);
-int cmd_roofline(const std::vector<std::string>& args);
-
 }  // namespace gpp::app

@@ -38,6 +38,11 @@ TuningFile parse_tuning(const std::string& text, const std::string& path);
 /// The file as JSON.
 std::string to_json(const TuningFile& f);
 
+class Json;
+/// The tunables as a JSON object under `key` (band_block, ..., tile), those that are set:
+/// the one form of tunables in tuning files and in run records.
+void json_tunables(Json& j, const std::string& key, const Tunables& t);
+
 /// Where `gpp run`/`bench` look when no --tuning is given: $GPP_TUNING_FILE when set
 /// and not empty, else ~/.config/gpp/tuning.json when that file exists, else "".
 std::string default_tuning_path();

@@ -25,9 +25,4 @@ void check_team_counts(const std::vector<const PolicyEntry*>& policies, const Tu
 /// Refuses an --output name that is not .h5/.hdf5, or a build without HDF5.
 void check_results_path(const std::string& path);
 
-/// The HDF5 results file of a run (layout in docs/io.md), written atomically.
-void write_results_h5(const std::string& path, const RunRecord& r);
-
-int cmd_convert(const std::vector<std::string>& args);
-
 }  // namespace gpp::app

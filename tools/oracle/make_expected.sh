@@ -21,7 +21,7 @@ cd "$root"
 commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 # Uncommitted changes to what the results depend on (the oracle, the decks, the generator
 # and the .dat writer) are named in the header.
-dirty=$(git status --porcelain -- tools/oracle tests/oracle/*.toml core/gpp_input.cpp io app 2>/dev/null |
+dirty=$(git status --porcelain -- tools/oracle tests/oracle/*.toml core/gpp_input.cpp formats commands 2>/dev/null |
   awk '{printf "%s%s", sep, $2; sep=" "}')
 fc_version=$("$fc" --version | head -n 1)
 when=$(date -u +%Y-%m-%dT%H:%M:%SZ)

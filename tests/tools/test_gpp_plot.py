@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Tests of tools/gpp_plot.py on tests/fixtures (registered with ctest by tests/CMakeLists.txt).
 
-  python3 tests/test_gpp_plot.py [Charts|BadInput|Extraction] [-v]
+  python3 tests/tools/test_gpp_plot.py [Charts|BadInput|Extraction] [-v]
 
 Charts runs every subcommand as a user would and checks the files it writes; BadInput
 checks that bad files and options give one line on stderr, exit 1 and no file; Extraction
@@ -18,8 +18,8 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPT = os.path.join(HERE, "..", "tools", "gpp_plot.py")
-FIXTURES = os.path.join(HERE, "fixtures")
+SCRIPT = os.path.join(HERE, "..", "..", "tools", "gpp_plot.py")
+FIXTURES = os.path.join(HERE, "..", "fixtures")
 ROOFLINE = os.path.join(FIXTURES, "roofline-h100.csv")
 CEILINGS = os.path.join(FIXTURES, "ceilings-h100.json")
 SWEEP = os.path.join(FIXTURES, "sweep-h100.csv")

@@ -15,7 +15,7 @@ CASE:
 
 Tolerances (docs/mpi.md "summation bound"): a sum of n terms whose magnitudes add up to
 M, computed in any order in double precision, lies within atol = (128 + 4 sqrt(n)) u M
-of the exact sum (tests/test_oracle.cpp, u = 2^-53), so two orders (1 rank and N ranks,
+of the exact sum (tests/oracle/test_oracle.cpp, u = 2^-53), so two orders (1 rank and N ranks,
 chunked and unchunked) differ by at most 2 atol; rtol = 1e-11 as the oracle test. M and
 n come from the oracle files. Decks without them: rtol 1e-10 of the value (spec section
 8: up to 300x cancellation on ~1e5 terms gives 2 * (128 + 4 sqrt(1e5)) u * 300 < 1e-10).
@@ -208,7 +208,7 @@ def case_chunks(tmp):
     oracle = read_oracle(os.path.join(A.source_dir, "tests", "oracle", "small-gamma.expected"))
     whole, _ = run_json(base, n, os.path.join(tmp, "whole.json"))
     # small-gamma: ncouls 1024, nbands 16, nw 1: the bands' arrays take 262,528 bytes, a G'
-    # column 33,544 (app/gpp_session.cpp chunk_bytes); 400K leaves room for 4 columns: 5
+    # column 33,544 (session/gpp_session.cpp chunk_bytes); 400K leaves room for 4 columns: 5
     # chunks of the 20 columns on 1 rank, 3 of 10 on 2 ranks, 2 of 7 on 3 ranks.
     chunked, p = run_json(base + ["--max-device-mem", "400K"], n, os.path.join(tmp, "chunked.json"))
     if whole and chunked:

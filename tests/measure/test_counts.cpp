@@ -1,4 +1,4 @@
-// The counted work of each policy (policies/gpp_counts.hpp) against hand counts of the
+// The counted work of each policy (measure/gpp_counts.hpp) against hand counts of the
 // spec's formulas, weighted by an independent classification of every term of a small
 // non-uniform deck (std::complex, not the physics header).
 #include "gpp_counts.hpp"

@@ -1,5 +1,5 @@
 // MPI over G' and chunks (docs/mpi.md): the pieces that need no second rank. The ranks
-// themselves are tested through the binary (tests/mpi/gpp_mpi_check.py).
+// themselves are tested through the binary (tests/session/gpp_mpi_check.py).
 #include "gpp_placement.hpp"
 #include "gpp_session.hpp"
 #include "gpp_test_util.hpp"

@@ -48,7 +48,7 @@ class Gpp(CMakePackage, CudaPackage):
     depends_on("cmake@3.18:", type="build")
 
     # Kokkos 3.4 (Debian 12) and 4.x are what the code is written and tested for
-    # (core/gpp_compat.hpp); Kokkos 5 is untested.
+    # (backend/gpp_compat.hpp); Kokkos 5 is untested.
     depends_on("kokkos@3.4:4")
     for _std in ("17", "20"):
         depends_on(f"kokkos cxxstd={_std}", when=f"cxxstd={_std}")

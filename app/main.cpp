@@ -55,6 +55,11 @@ int gpp_main(int argc, char* argv[]) {
     if (root) std::cerr << "gpp: error: " << e.what() << "\n";
     return 1;
   }
+  // Every rank runs the same command line (what Kokkos left of it): a rank given another
+  // command or other options would wait forever in a collective the others never reach.
+  std::string command_line;
+  for (int i = 1; i < argc; ++i) command_line += std::string(i > 1 ? " " : "") + argv[i];
+  if (!agreed(gpp::mpi::compare_with_rank0("command line", command_line))) return 1;
   // Output from rank 0 only (the placement lines above were gathered to it).
   if (!root) {
     std::cout.rdbuf(nullptr);

@@ -120,6 +120,10 @@ if(NOT GPP_ENABLE_HDF5 STREQUAL "OFF")
   endif()
 endif()
 
+# JSON (run records, ceilings, tuning files): nlohmann/json, header-only (Debian:
+# nlohmann-json3-dev; spack: nlohmann-json).
+find_package(nlohmann_json 3.10 CONFIG REQUIRED)
+
 find_package(CLI11 CONFIG QUIET)
 if(NOT TARGET CLI11::CLI11)
   find_path(GPP_CLI11_INCLUDE CLI/CLI.hpp REQUIRED)

@@ -6,6 +6,9 @@
 
 #include <iomanip>
 #include <iostream>
+#include <sstream>
+
+#include <unistd.h>
 
 namespace gpp::app {
 
@@ -28,35 +31,40 @@ int cmd_bench(const std::vector<std::string>& args) {
   prepare_reference(s, parse_verify_mode(o.verify), o.rtol);
   RunRecord rec = make_record("bench", command_line, s);
 
-  // The table is printed as the runs finish (a bench is long); nothing can be refused
-  // any more.
-  std::cout << describe_deck(s);
-  std::cout << "verifying every run against the " << s.target.against << " (tolerance " << s.target.tolerance
+  // The text is printed after the output files are written (a failed write is the one
+  // line); on a terminal, stderr shows which policy runs.
+  std::ostringstream out;
+  const bool progress = ::isatty(STDERR_FILENO);
+  out << describe_deck(s);
+  out << "verifying every run against the " << s.target.against << " (tolerance " << s.target.tolerance
             << ", took " << s.reference_s << " s)\n"
             << "nominal FLOP rate: " << kNominalFlopsPerUpdate << " FLOPs per update (the paper's count, see docs)\n\n";
   const double updates = rec.deck.updates;
-  std::cout << std::left << std::setw(15) << "policy" << std::setw(8) << "space" << std::right << std::setw(12)
+  out << std::left << std::setw(15) << "policy" << std::setw(8) << "space" << std::right << std::setw(12)
             << "median [s]" << std::setw(12) << "min [s]" << std::setw(12) << "max [s]" << std::setw(12)
             << "updates/s" << std::setw(10) << "TFLOP/s" << std::setw(11) << "rel err" << "  verified\n";
   for (const auto& planned : p.runs) {
+    if (progress) std::cerr << "\rgpp bench: " << planned.entry->name << "    " << std::flush;
     rec.runs.push_back(run_policy(s, *planned.entry, planned.space, planned.tunables, o.repeat, o.warmup));
     rec.runs.back().tunables_source = planned.tunables_source;
     const PolicyRun& r = rec.runs.back();
-    std::cout << std::left << std::setw(15) << r.policy << std::setw(8) << to_string(r.space.kind) << std::right
+    out << std::left << std::setw(15) << r.policy << std::setw(8) << to_string(r.space.kind) << std::right
               << std::setprecision(5) << std::setw(12) << r.median() << std::setw(12) << r.min() << std::setw(12)
               << r.max() << std::setprecision(4) << std::setw(12) << updates / r.median() << std::setprecision(3)
               << std::setw(10) << updates * kNominalFlopsPerUpdate / r.median() / 1e12 << std::setprecision(2)
               << std::setw(11) << r.rel_error << "  " << (!s.target.performed() ? "n/a" : r.verified ? "yes" : "NO")
-              << std::endl;
+              << "\n";
   }
+  if (progress) std::cerr << "\r\033[K" << std::flush;
   update_after_runs(rec, s);
-  std::cout << "\n";
+  out << "\n";
   for (const auto& r : rec.runs)
-    std::cout << "tunables (" << r.policy << "): " << describe_tunables(r.tunables) << " (from: " << r.tunables_source
-              << ")\n";
-  std::cout << describe_provenance(rec);
-  for (const auto& r : rec.runs) std::cout << result_line(rec, r) << "\n";
+    out << "tunables (" << r.policy << "): " << describe_tunables(r.tunables) << " (from: " << r.tunables_source
+        << ")\n";
+  out << describe_provenance(rec);
+  for (const auto& r : rec.runs) out << result_line(rec, r) << "\n";
   write_outputs(o, rec);
+  std::cout << out.str() << std::flush;
   return rec.passed() ? 0 : 2;
 }
 

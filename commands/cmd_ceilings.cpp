@@ -8,6 +8,7 @@
 
 #include <iomanip>
 #include <iostream>
+#include <sstream>
 
 namespace gpp::app {
 
@@ -20,7 +21,7 @@ int cmd_ceilings(const std::vector<std::string>& args) {
   app.add_flag("--quick", quick, "Small sizes and short runs (tests): the values are rough");
   if (int rc = parse(app, "ceilings", args); rc >= 0) return rc;
   const SpaceKind kind = space_name.empty() ? default_space() : parse_space(space_name);
-  check_outputs({{"--json", json_path}}, {});
+  check_files({}, {{"--json", json_path}});
 
   CeilingsFile c;
   c.date = utc_now();
@@ -53,20 +54,23 @@ int cmd_ceilings(const std::vector<std::string>& args) {
                  " (cache sizes: " + caches.source + ")";
   });
 
-  std::cout << "device: " << c.device << " (" << c.backend << ", " << c.space << " space)\n"
+  // The file first: a failed write is the one line printed.
+  if (!json_path.empty()) write_file_atomically(json_path, to_json(c));
+  std::ostringstream out;
+  out << "device: " << c.device << " (" << c.backend << ", " << c.space << " space)\n"
             << std::setprecision(4) << "FP64 FMA peak: " << c.fp64.value << " GFLOP/s (" << c.fp64.method << ")\n";
   for (const auto& l : c.bandwidth)
-    std::cout << std::left << std::setw(5) << l.level << std::right << std::setw(10) << l.gbs << " GB/s at "
+    out << std::left << std::setw(5) << l.level << std::right << std::setw(10) << l.gbs << " GB/s at "
               << l.working_set_bytes << " bytes\n";
-  std::cout << "sweep (working set bytes: GB/s):";
-  for (const auto& p : c.sweep) std::cout << " " << (long long)p.working_set_bytes << ": " << p.gbs;
-  std::cout << "\n";
+  out << "sweep (working set bytes: GB/s):";
+  for (const auto& p : c.sweep) out << " " << (long long)p.working_set_bytes << ": " << p.gbs;
+  out << "\n";
   if (!c.sweep_rotated.empty()) {
-    std::cout << "rotated sweep (no L1 reuse):";
-    for (const auto& p : c.sweep_rotated) std::cout << " " << (long long)p.working_set_bytes << ": " << p.gbs;
-    std::cout << "\n";
+    out << "rotated sweep (no L1 reuse):";
+    for (const auto& p : c.sweep_rotated) out << " " << (long long)p.working_set_bytes << ": " << p.gbs;
+    out << "\n";
   }
-  if (!json_path.empty()) write_file_atomically(json_path, to_json(c));
+  std::cout << out.str() << std::flush;
   return 0;
 }
 

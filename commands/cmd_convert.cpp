@@ -6,6 +6,7 @@
 #include "gpp_fortran_io.hpp"
 #include "gpp_io_cli.hpp"
 #include "gpp_memory.hpp"
+#include "gpp_outputs.hpp"
 #include "gpp_reference.hpp"
 
 #include <sys/stat.h>
@@ -90,11 +91,12 @@ int cmd_convert(const std::vector<std::string>& args) {
 
   // Everything that can be refused is checked before any work.
   const DeckFormat out_format = deck_format_for_writing(out);
+  // IN (or the deck file) a regular file, OUT writable and not IN however spelled.
+  const CLI::Option* deck_file = app->get_config_ptr();
+  check_files({{"IN", from_file ? a.files[0] : std::string()},
+               {"--deck", deck_file && deck_file->count() > 0 ? deck_file->as<std::string>() : std::string()}},
+              {{"OUT", out}});
   if (from_file) {
-    struct stat in_st, out_st;
-    if (a.files[0] == out || (::stat(a.files[0].c_str(), &in_st) == 0 && ::stat(out.c_str(), &out_st) == 0 &&
-                              in_st.st_dev == out_st.st_dev && in_st.st_ino == out_st.st_ino))
-      throw Error(out + " is the input file: convert writes a new file, give another name");
     if (const std::string given = deck_option_given(*app); !given.empty())
       throw Error(a.files[0] + ": an input file cannot be combined with " + given);
   } else {

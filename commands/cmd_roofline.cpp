@@ -7,6 +7,9 @@
 #include "gpp_counts.hpp"
 #include "gpp_io_cli.hpp"
 #include "gpp_roofline.hpp"
+#include "gpp_child.hpp"
+#include "gpp_inputs.hpp"
+#include "gpp_json.hpp"
 
 #include <algorithm>
 #include <array>
@@ -57,25 +60,14 @@ std::string shell_quote(const std::string& s) {
   return o + "'";
 }
 
-/// Runs a shell command; its exit status.
-int run_shell(const std::string& cmd) {
-  const int rc = std::system(cmd.c_str());
-  return rc == -1 ? -1 : WIFEXITED(rc) ? WEXITSTATUS(rc) : 128;
-}
+std::string tail(const std::string& s, std::size_t n) { return s.size() > n ? "..." + s.substr(s.size() - n) : s; }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string ncu_version(const std::string& ncu) {
-  const std::string tmp = (std::getenv("TMPDIR") ? std::string(std::getenv("TMPDIR")) : "/tmp") + "/gpp_ncu_version_" +
-                          std::to_string(::getpid());
-  run_shell(shell_quote(ncu) + " --version > " + shell_quote(tmp) + " 2>&1");
-  const std::string out = slurp(tmp);
-  std::remove(tmp.c_str());
+std::string ncu_version(const std::string& ncu, double limit_s) {
+  const ChildResult r = run_child({ncu, "--version"}, limit_s);
+  if (r.timed_out)
+    throw Error("--ncu " + ncu + ": 'ncu --version' did not finish within " + format_double(limit_s) +
+                " s (--profiler-timeout)");
+  const std::string& out = r.output;
   const std::size_t v = out.find("Version ");
   if (v == std::string::npos) return "ncu";
   std::string ver;
@@ -124,10 +116,10 @@ std::vector<std::string> tunable_arguments(const PolicyEntry& e, const Tunables&
 /// One ncu launch of `gpp run` for one policy; the counters of its NVTX range, or the
 /// reason it failed.
 std::optional<NcuCounters> profile(const std::string& ncu, const std::vector<std::string>& deck_args,
-                                   const PolicyEntry& e, const Tunables& t, std::string& why) {
+                                   const PolicyEntry& e, const Tunables& t, double limit_s, std::string& why) {
   const std::string base = (std::getenv("TMPDIR") ? std::string(std::getenv("TMPDIR")) : "/tmp") + "/gpp_ncu_" +
                            std::to_string(::getpid()) + "_" + e.name;
-  const std::string report = base + ".csv", log = base + ".log";
+  const std::string report = base + ".csv";
   std::string metrics;
   for (const auto& m : ncu_metrics()) metrics += (metrics.empty() ? "" : ",") + m;
   std::vector<std::string> cmd = {ncu,          "--csv",     "--page",          "raw",       "--print-units", "base",
@@ -152,44 +144,80 @@ std::optional<NcuCounters> profile(const std::string& ncu, const std::vector<std
   cmd.insert(cmd.end(), tun.begin(), tun.end());
   std::string line;
   for (const auto& a : cmd) line += (line.empty() ? "" : " ") + shell_quote(a);
-  std::cerr << "profiling " << e.name << ": " << line << "\n";
-  const int rc = run_shell(line + " > " + shell_quote(log) + " 2>&1");
-  const std::string text = slurp(report), out = slurp(log);
-  std::remove(report.c_str());
-  std::remove(log.c_str());
-  if (rc != 0) {
-    why = "ncu exited with status " + std::to_string(rc) + ": " + out.substr(out.size() > 400 ? out.size() - 400 : 0) +
-          text.substr(text.size() > 400 ? text.size() - 400 : 0);
+  if (::isatty(STDERR_FILENO)) std::cerr << "profiling " << e.name << " (at most " << limit_s << " s): " << line << "\n";
+  const ChildResult r = run_child(cmd, limit_s);
+  struct Remove {
+    std::string path;
+    ~Remove() { std::remove(path.c_str()); }
+  } remove_report{report};
+  if (r.timed_out)
+    throw Error("--ncu: profiling " + e.name + " did not finish within " + format_double(limit_s) +
+                " s and was stopped (--profiler-timeout sets the limit)");
+  if (r.status != 0) {
+    why = "ncu exited with status " + std::to_string(r.status) + ": " + tail(r.output, 400);
     return std::nullopt;
   }
   try {
-    return parse_ncu_raw_csv(text);
+    return parse_ncu_raw_csv(read_input_file("ncu report", report, kMaxCsvBytes));
   } catch (const Error& err) {
     why = err.what();
     return std::nullopt;
   }
 }
 
-void plot(const std::string& dir, const std::string& csv, const std::string& ceilings,
-          const std::vector<std::string>& policies) {
-  const std::string script = std::string(GPP_SOURCE_DIR) + "/tools/gpp_plot.py";
-  const std::string python = find_on_path("python3");
-  if (python.empty() || ::access(script.c_str(), R_OK) != 0) {
-    std::cerr << "--plot: skipped (needs python3 and " << script << ")\n";
-    return;
-  }
-  std::vector<std::string> cmds = {"times --csv " + shell_quote(csv) + " --out " + shell_quote(dir + "/times")};
+/// The python that draws the charts: $GPP_PLOT_PYTHON, else python3 on PATH.
+std::string plot_python() {
+  if (const char* p = std::getenv("GPP_PLOT_PYTHON"); p && *p) return p;
+  return find_on_path("python3");
+}
+
+std::string plot_script() { return std::string(GPP_SOURCE_DIR) + "/tools/gpp_plot.py"; }
+
+/// Refuses --plot before any work when no chart could be drawn: no python3, no script,
+/// no matplotlib, or a python that does not answer within the time limit.
+void check_plot_tools(const std::string& dir, double limit_s) {
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) throw Error("--plot " + dir + ": not a directory");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) throw Error("--plot " + dir + ": the directory is not writable");
+  const std::string python = plot_python();
+  if (python.empty()) throw Error("--plot: needs python3 (on PATH, or $GPP_PLOT_PYTHON)");
+  if (::access(plot_script().c_str(), R_OK) != 0) throw Error("--plot: needs " + plot_script());
+  const ChildResult r = run_child({python, "-c", "import matplotlib, numpy"}, limit_s);
+  if (r.timed_out)
+    throw Error("--plot: " + python + " did not answer within " + format_double(limit_s) + " s (--plot-timeout)");
+  if (r.status != 0) throw Error("--plot: " + python + " cannot import matplotlib and numpy (Debian: python3-matplotlib)");
+}
+
+/// Draws every chart, each under the time limit; the files written. gpp::Error for a
+/// chart that was not drawn (a requested chart that is missing is a failure).
+std::vector<std::string> plot(const std::string& dir, const std::string& csv, const std::string& ceilings,
+                              const std::vector<std::string>& policies, double limit_s) {
+  const std::string python = plot_python(), script = plot_script();
+  std::vector<std::vector<std::string>> charts = {{"times", "--csv", csv, "--out", dir + "/times"}};
   if (!ceilings.empty()) {
-    cmds.push_back("path --csv " + shell_quote(csv) + " --ceilings " + shell_quote(ceilings) + " --out " +
-                   shell_quote(dir + "/path"));
+    charts.push_back({"path", "--csv", csv, "--ceilings", ceilings, "--out", dir + "/path"});
     for (const auto& p : policies)
-      cmds.push_back("roofline --csv " + shell_quote(csv) + " --ceilings " + shell_quote(ceilings) + " --policy " +
-                     shell_quote(p) + " --out " + shell_quote(dir + "/roofline-" + p));
+      charts.push_back({"roofline", "--csv", csv, "--ceilings", ceilings, "--policy", p, "--out", dir + "/roofline-" + p});
   }
-  for (const auto& c : cmds) {
-    const std::string line = shell_quote(python) + " " + shell_quote(script) + " " + c + " --formats png,svg";
-    if (run_shell(line) != 0) std::cerr << "--plot: failed: " << line << "\n";
+  std::vector<std::string> written;
+  for (auto& c : charts) {
+    std::vector<std::string> cmd{python, script};
+    cmd.insert(cmd.end(), c.begin(), c.end());
+    cmd.insert(cmd.end(), {"--formats", "png,svg"});
+    const ChildResult r = run_child(cmd, limit_s);
+    if (r.timed_out)
+      throw Error("--plot: the " + c[0] + " chart was not drawn: tools/gpp_plot.py did not finish within " +
+                  format_double(limit_s) + " s (--plot-timeout)");
+    if (r.status != 0) {
+      std::string last = r.output;
+      while (!last.empty() && last.back() == '\n') last.pop_back();
+      last = last.substr(last.find_last_of('\n') == std::string::npos ? 0 : last.find_last_of('\n') + 1);
+      throw Error("--plot: the " + c[0] + " chart was not drawn (tools/gpp_plot.py exited with status " +
+                  std::to_string(r.status) + ": " + tail(last, 200) + ")");
+    }
+    written.push_back(r.output);
   }
+  return written;
 }
 
 }  // namespace
@@ -200,39 +228,62 @@ int cmd_roofline(const std::vector<std::string>& args) {
   RunOptions o;
   add_run_options(app, o, "roofline");
   std::string ceilings_path, ncu_option = "auto", plot_dir;
-  app.add_option("--ceilings", ceilings_path, "Ceilings JSON (gpp ceilings --json) for the % of FP64 peak");
+  bool ceilings_any_device = false;
+  double profiler_timeout = 3600, plot_timeout = 300;
+  app.add_option("--ceilings", ceilings_path, "Ceilings JSON (gpp ceilings --json) of this device, for the % of FP64 peak");
+  app.add_flag("--ceilings-any-device", ceilings_any_device,
+               "Use a ceilings file measured on another device or backend (refused otherwise)");
+  app.add_option("--profiler-timeout", profiler_timeout, "Stop Nsight Compute after this many seconds per policy")
+      ->capture_default_str();
+  app.add_option("--plot-timeout", plot_timeout, "Stop tools/gpp_plot.py after this many seconds per chart")
+      ->capture_default_str();
   app.add_option("--ncu", ncu_option, "Nsight Compute: its path, auto (on a CUDA device: $NCU, PATH, "
                                       "/usr/local/cuda/bin/ncu) or off")
       ->capture_default_str();
   app.add_option("--plot", plot_dir, "Draw the charts into this directory (python3 tools/gpp_plot.py)");
   if (int rc = parse(app, "roofline", input_file_as_option(args)); rc >= 0) return rc;
   if (o.csv_path.empty()) throw Error("--csv FILE is required (the roofline CSV, docs/formats.md)");
-  std::optional<double> peak;
-  if (!ceilings_path.empty()) peak = read_fp64_peak(ceilings_path);
-  if (!plot_dir.empty()) {
-    struct stat st;
-    if (::stat(plot_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-      throw Error("--plot " + plot_dir + ": not a directory");
-  }
+  check_time_limit("--profiler-timeout", profiler_timeout);
+  check_time_limit("--plot-timeout", plot_timeout);
+  o.more_inputs = {{"--ceilings", ceilings_path}};
+  check_files(o.more_inputs, {});
+  std::optional<CeilingsSummary> ceilings;
+  if (!ceilings_path.empty()) ceilings = read_ceilings(ceilings_path);
+  if (!plot_dir.empty()) check_plot_tools(plot_dir, plot_timeout);
   Prepared p = prepare(app, o);
+  std::optional<double> peak;
+  if (ceilings) {
+    // The percentage of peak is this machine's: a ceilings file of another device (or
+    // backend) is refused unless that is the intent.
+    for (const auto& r : p.runs) {
+      const SpaceInfo where = space_info(r.space);
+      if (!ceilings_any_device && (where.device != ceilings->device || where.backend != ceilings->backend))
+        throw Error("--ceilings " + ceilings_path + ": measured on " + ceilings->device + " (" + ceilings->backend +
+                    "), but " + r.entry->name + " runs on " + where.device + " (" + where.backend +
+                    "): measure this device (gpp ceilings --json), or give --ceilings-any-device");
+    }
+    peak = ceilings->fp64_peak_gflops;
+  }
   bool cuda_device = false;
   for (const auto& r : p.runs)
     cuda_device = cuda_device || (r.space == SpaceKind::Device && std::string(DeviceExec::name()) == "Cuda");
   const std::string ncu = resolve_ncu(ncu_option, cuda_device);
-  const std::string profiler = ncu.empty() ? "none" : ncu_version(ncu);
+  const std::string profiler = ncu.empty() ? "none" : ncu_version(ncu, profiler_timeout);
   Session& s = p.session;
   prepare_reference(s, parse_verify_mode(o.verify), o.rtol);
   std::vector<std::string> command_line{"gpp", "roofline"};
   command_line.insert(command_line.end(), args.begin(), args.end());
   RunRecord rec = make_record("roofline", command_line, s);
 
-  std::cout << describe_deck(s) << "profiler: " << profiler << "\n";
+  // The text is printed after every file (CSV, JSON, charts) is written.
+  std::ostringstream out;
+  out << describe_deck(s) << "profiler: " << profiler << "\n";
   const WorkCounter work(s, p.runs.front().space);
   const counts::ArmCounts& arms = work.arms;
   const counts::Shape& shape = work.shape;
   rec.branches = arms.branches();
-  std::cout << describe_branches(*rec.branches) << "\n";
-  std::cout << std::left << std::setw(15) << "policy" << std::right << std::setw(12) << "median [s]" << std::setw(12)
+  out << describe_branches(*rec.branches) << "\n";
+  out << std::left << std::setw(15) << "policy" << std::right << std::setw(12) << "median [s]" << std::setw(12)
             << "FLOP/update" << std::setw(12) << "GFLOP/s" << std::setw(12) << "AI compuls." << std::setw(14)
             << "GFLOP/s (ncu)" << std::setw(9) << "AI L1" << std::setw(9) << "AI L2" << std::setw(9) << "AI DRAM"
             << std::setw(9) << "% peak" << "\n";
@@ -265,12 +316,12 @@ int cmd_roofline(const std::vector<std::string>& args) {
     row.fp64_peak_gflops = peak;
     if (!ncu.empty() && planned.space == SpaceKind::Device) {
       std::string why;
-      row.ncu = profile(ncu, deck_arguments(args), *planned.entry, run.tunables, why);
+      row.ncu = profile(ncu, deck_arguments(args), *planned.entry, run.tunables, profiler_timeout, why);
       if (row.ncu) {
         row.profiler = profiler;
         row.clock_control = "none";
       } else {
-        std::cerr << "warning: " << run.policy << ": no profile (" << why << "); analytic row only\n";
+        out << "warning: " << run.policy << ": no profile (" << why << "); analytic row only\n";
       }
     }
     rows += roofline_csv_row(row);
@@ -278,22 +329,22 @@ int cmd_roofline(const std::vector<std::string>& args) {
     // time limit, a profiler that hangs) keeps every finished row in a complete CSV.
     write_file_atomically(o.csv_path, roofline_csv_header() + "\n" + rows);
     const double g = row.flops_counted / row.time_s / 1e9;
-    std::cout << std::left << std::setw(15) << run.policy << std::right << std::setprecision(4) << std::setw(12)
+    out << std::left << std::setw(15) << run.policy << std::right << std::setprecision(4) << std::setw(12)
               << row.time_s << std::setw(12) << row.flops_counted / row.updates << std::setw(12) << g << std::setw(12)
               << row.flops_counted / row.bytes_compulsory;
     if (row.ncu) {
       const double f = row.ncu->dadd + row.ncu->dmul + 2 * row.ncu->dfma;
-      std::cout << std::setw(14) << f / row.time_s / 1e9 << std::setw(9) << f / row.ncu->bytes_l1 << std::setw(9)
+      out << std::setw(14) << f / row.time_s / 1e9 << std::setw(9) << f / row.ncu->bytes_l1 << std::setw(9)
                 << f / row.ncu->bytes_l2 << std::setw(9) << f / row.ncu->bytes_dram;
     } else {
-      std::cout << std::setw(14) << "-" << std::setw(9) << "-" << std::setw(9) << "-" << std::setw(9) << "-";
+      out << std::setw(14) << "-" << std::setw(9) << "-" << std::setw(9) << "-" << std::setw(9) << "-";
     }
     if (peak)
-      std::cout << std::setw(9) << 100 * (row.ncu ? (row.ncu->dadd + row.ncu->dmul + 2 * row.ncu->dfma) : row.flops_counted) /
+      out << std::setw(9) << 100 * (row.ncu ? (row.ncu->dadd + row.ncu->dmul + 2 * row.ncu->dfma) : row.flops_counted) /
                                        row.time_s / 1e9 / *peak;
-    std::cout << (run.status == "ok" ? "" : "  " + run.status) << std::endl;
+    out << (run.status == "ok" ? "" : "  " + run.status) << "\n";
   }
-  std::cout << "FLOPs: counted from each policy's form of the physics (FMA = 2, reciprocals apart); nominal "
+  out << "FLOPs: counted from each policy's form of the physics (FMA = 2, reciprocals apart); nominal "
             << counts::kNominalFlopsPerUpdate << " FLOPs/update is the paper's count (see docs/roofline.md)\n";
   RunOptions other = o;
   other.csv_path.clear();
@@ -301,8 +352,9 @@ int cmd_roofline(const std::vector<std::string>& args) {
   if (!plot_dir.empty()) {
     std::vector<std::string> names;
     for (const auto& r : rec.runs) names.push_back(r.policy);
-    plot(plot_dir, o.csv_path, ceilings_path, names);
+    for (const auto& lines : plot(plot_dir, o.csv_path, ceilings_path, names, plot_timeout)) out << lines;
   }
+  std::cout << out.str() << std::flush;
   return rec.passed() ? 0 : 2;
 }
 

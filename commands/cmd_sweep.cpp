@@ -9,6 +9,7 @@
 #include "gpp_tuning.hpp"
 
 #include <sys/stat.h>
+#include <cerrno>
 #include <unistd.h>
 
 #include <chrono>
@@ -118,8 +119,61 @@ void point_line(std::ostream& out, const RunRecord& rec, const PolicyRun& r) {
 /// The tuning file at `path` if it exists (to merge into), else an empty one.
 TuningFile existing_tuning(const std::string& path) {
   struct stat st;
-  if (path.empty() || ::stat(path.c_str(), &st) != 0) return {};
+  if (path.empty() || (::stat(path.c_str(), &st) != 0 && errno == ENOENT)) return {};
   return read_tuning_file(path);
+}
+
+/// A point whose time and tunables may go into a tuning file: it verified, its time is
+/// one a run can take, and its tunables run here as gpp run would run them.
+bool tunable_point(Session& s, const sweep::Row& r, const PolicyEntry& entry, SpaceKind k) {
+  if (r.status != "ok") return false;
+  const Tunables& t = r.tunables;
+  for (const int v : {t.band_block, t.ig_block, t.team_size, t.vector_length})
+    if (v > kMaxTunable) return false;  // gpp run would refuse it
+  for (const int v : t.tile)
+    if (v > kMaxTunable) return false;
+  try {
+    check_time(r.time_median_s, "time_median_s");
+    resolve(s, entry, k, r.tunables);
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+/// The row this run would write for a point on `k` (its origin: device, build, deck).
+sweep::Row origin_row(const RunRecord& rec, SpaceKind k) {
+  const SpaceInfo where = space_info(k);
+  sweep::Row r;
+  r.device = where.device;
+  r.backend = where.backend;
+  r.git = rec.build.git;
+  r.version = rec.build.version;
+  r.kokkos = rec.build.kokkos_version;
+  r.deck = rec.deck.name;
+  r.nbands = rec.deck.nbands;
+  r.ngpown = rec.deck.ngpown;
+  r.ncouls = rec.deck.ncouls;
+  r.nw = rec.deck.nw;
+  return r;
+}
+
+/// Refuses a resumed CSV with a row from another device, backend, build or deck: such a
+/// row would mark a point done that this run never measured.
+void check_resumed_rows(const sweep::CsvFile& old, const RunRecord& rec, const std::string& path) {
+  for (std::size_t i = 0; i < old.rows.size(); ++i) {
+    const sweep::Row& row = old.rows[i];
+    const std::string at = "--resume " + path + ": row " + std::to_string(i + 1) + " ";
+    SpaceKind k;
+    try {
+      k = parse_space(row.space);
+    } catch (const Error& e) {
+      throw Error(at + "space '" + row.space + "': " + e.what());
+    }
+    if (const std::string d = sweep::origin_difference(row, origin_row(rec, k)); !d.empty())
+      throw Error(at + "is of another " + d +
+                  ": rows of another device, backend, build or deck cannot mark points done (sweep into a new CSV)");
+  }
 }
 
 TuningEntry entry_of(const sweep::Row& best, const RunRecord& rec) {
@@ -187,15 +241,13 @@ int cmd_sweep(const std::vector<std::string>& args) {
       o.policy.empty() ? default_policy_name(o.space.empty() ? default_space() : parse_space(o.space)) : o.policy;
   o.policy = policy_spec;
   sweep::check_axes_used(axes, select_policies(policy_spec));
+  if (!resume.empty() && o.csv_path.empty()) o.csv_path = resume;
+  o.more_inputs = {{"--resume", resume, "--csv"}, {"--tuning-out", tuning_out, "--tuning-out", true}};
+  o.more_outputs = {{"--tuning-out", tuning_out}};
+  check_files(o.more_inputs, {});  // what they are, before they are read
   sweep::CsvFile old;
-  if (!resume.empty()) {
-    old = sweep::read_sweep_csv(resume, csv_header());
-    if (o.csv_path.empty()) o.csv_path = resume;
-  }
+  if (!resume.empty()) old = sweep::read_sweep_csv(resume, csv_header());
   TuningFile tuning = existing_tuning(tuning_out);
-  const CLI::Option* deck_file = app.get_config_ptr();
-  check_outputs({{"--csv", o.csv_path}, {"--json", o.json_path}, {"--tuning-out", tuning_out}},
-                {o.input_path, deck_file && deck_file->count() > 0 ? deck_file->as<std::string>() : std::string()});
   Prepared p = prepare(app, o);
   Session& s = p.session;
   std::vector<std::vector<Tunables>> grids;
@@ -205,16 +257,19 @@ int cmd_sweep(const std::vector<std::string>& args) {
     total += grids.back().size();
   }
 
-  prepare_reference(s, parse_verify_mode(o.verify), o.rtol);
   RunRecord rec = make_record("sweep", command_line_of("sweep", args), s);
-  std::cout << describe_deck(s);
+  if (!resume.empty()) check_resumed_rows(old, rec, resume);
+  prepare_reference(s, parse_verify_mode(o.verify), o.rtol);
+  rec = make_record("sweep", command_line_of("sweep", args), s);
+  // The text is printed after every file is written (a failed write is the one line).
+  std::ostringstream out;
+  out << describe_deck(s);
   if (s.target.performed())
-    std::cout << "verifying every run against the " << s.target.against << " (tolerance " << s.target.tolerance
-              << ", took " << s.reference_s << " s)\n";
-  std::cout << "sweep: " << total << " points, " << o.repeat << " timed runs each after " << o.warmup
-            << " warm-up";
-  if (!resume.empty()) std::cout << "; " << old.rows.size() << " rows already in " << resume;
-  std::cout << "\n\n";
+    out << "verifying every run against the " << s.target.against << " (tolerance " << s.target.tolerance
+        << ", took " << s.reference_s << " s)\n";
+  out << "sweep: " << total << " points, " << o.repeat << " timed runs each after " << o.warmup << " warm-up";
+  if (!resume.empty()) out << "; " << old.rows.size() << " rows already in " << resume;
+  out << "\n\n";
 
   const WorkCounter counter(s, p.runs.front().space);
   const bool progress = ::isatty(STDERR_FILENO);
@@ -250,7 +305,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
         ran_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - p0).count();
       }
       if (progress) std::cerr << "\r\033[K" << std::flush;
-      point_line(std::cout, rec, run);
+      point_line(out, rec, run);
       rec.runs.push_back(run);
       done.push_back(row_of(rec, run));
     }
@@ -258,21 +313,21 @@ int cmd_sweep(const std::vector<std::string>& args) {
   if (progress) std::cerr << "\r\033[K" << std::flush;
   update_after_runs(rec, s);
 
-  std::cout << "\n" << k - skipped << " points measured or refused, " << skipped << " skipped (already done), in "
-            << seconds(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()) << "\n";
-  std::cout << describe_provenance(rec);
+  out << "\n" << k - skipped << " points measured or refused, " << skipped << " skipped (already done), in "
+      << seconds(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()) << "\n";
+  out << describe_provenance(rec);
   // The best point of each policy over every row of this deck, device and backend (old
   // rows of a resumed sweep included).
   for (const auto& planned : p.runs) {
     const SpaceInfo where = space_info(planned.space);
     const sweep::Row* best = nullptr;
     for (const auto& d : done)
-      if (d.status == "ok" && d.policy == planned.entry->name && d.space == to_string(planned.space) &&
-          d.device == where.device && d.backend == where.backend && d.nbands == rec.deck.nbands &&
-          d.ngpown == rec.deck.ngpown && d.ncouls == rec.deck.ncouls && d.nw == rec.deck.nw &&
-          std::isfinite(d.time_median_s) && (!best || d.time_median_s < best->time_median_s))
+      if (d.policy == planned.entry->name && d.space == to_string(planned.space) && d.device == where.device &&
+          d.backend == where.backend && d.nbands == rec.deck.nbands && d.ngpown == rec.deck.ngpown &&
+          d.ncouls == rec.deck.ncouls && d.nw == rec.deck.nw && (!best || d.time_median_s < best->time_median_s) &&
+          tunable_point(s, d, *planned.entry, planned.space))
         best = &d;
-    std::cout << best_line(planned.entry->name, to_string(planned.space), best) << "\n";
+    out << best_line(planned.entry->name, to_string(planned.space), best) << "\n";
     if (best && !tuning_out.empty()) tuning.merge(entry_of(*best, rec));
   }
   if (!o.csv_path.empty()) {
@@ -283,8 +338,9 @@ int cmd_sweep(const std::vector<std::string>& args) {
   if (!o.json_path.empty()) write_file_atomically(o.json_path, to_json(rec));
   if (!tuning_out.empty()) {
     write_file_atomically(tuning_out, to_json(tuning));
-    std::cout << "tuning file: " << tuning_out << " (" << tuning.entries.size() << " entries)\n";
+    out << "tuning file: " << tuning_out << " (" << tuning.entries.size() << " entries)\n";
   }
+  std::cout << out.str() << std::flush;
   for (const auto& r : rec.runs)
     if (r.status == "wrong") return 2;
   return 0;
@@ -306,13 +362,16 @@ int cmd_tune(const std::vector<std::string>& args) {
   const std::vector<std::string> argv = input_file_as_option(args);
   if (int rc = parse(app, "tune", argv); rc >= 0) return rc;
 
+  if (!std::isfinite(budget) || budget > 3.2e7)
+    throw Error("--budget " + format_double(budget) + ": give a positive number of seconds, at most a year");
   if (o.policy.empty()) o.policy = default_policy_name(o.space.empty() ? default_space() : parse_space(o.space));
   if (select_policies(o.policy).size() != 1) throw Error("--policy: gpp tune tunes one policy at a time");
+  const std::string out_option = tuning_out.empty() ? "tuning file (" + tuning_source() + ")" : "--tuning-out";
   if (tuning_out.empty()) tuning_out = default_tuning_out_path();
+  o.more_inputs = {{out_option, tuning_out, out_option, true}};
+  o.more_outputs = {{out_option, tuning_out}};
+  check_files(o.more_inputs, {});
   TuningFile tuning = existing_tuning(tuning_out);
-  const CLI::Option* deck_file = app.get_config_ptr();
-  check_outputs({{"--csv", o.csv_path}, {"--json", o.json_path}, {"--tuning-out", tuning_out}},
-                {o.input_path, deck_file && deck_file->count() > 0 ? deck_file->as<std::string>() : std::string()});
   Prepared p = prepare(app, o);
   Session& s = p.session;
   const PolicyEntry& entry = *p.runs.front().entry;
@@ -322,12 +381,14 @@ int cmd_tune(const std::vector<std::string>& args) {
 
   prepare_reference(s, parse_verify_mode(o.verify), o.rtol);
   RunRecord rec = make_record("tune", command_line_of("tune", args), s);
-  std::cout << describe_deck(s);
+  // The text is printed after every file is written (a failed write is the one line).
+  std::ostringstream out;
+  out << describe_deck(s);
   if (s.target.performed())
-    std::cout << "verifying every run against the " << s.target.against << " (tolerance " << s.target.tolerance
-              << ")\n";
-  std::cout << "tune: " << entry.name << " on the " << to_string(k) << ", coordinate descent (x2, /2) from "
-            << describe_tunables(current) << ", budget " << seconds(budget) << "\n\n";
+    out << "verifying every run against the " << s.target.against << " (tolerance " << s.target.tolerance << ")\n";
+  out << "tune: " << entry.name << " on the " << to_string(k) << ", coordinate descent (x2, /2) from "
+      << describe_tunables(current) << ", budget " << seconds(budget) << "\n\n";
+  const bool progress = ::isatty(STDERR_FILENO);
 
   const WorkCounter counter(s, k);
   const auto t0 = std::chrono::steady_clock::now();
@@ -345,7 +406,9 @@ int cmd_tune(const std::vector<std::string>& args) {
     if (const PolicyRun* r = tried(key)) return *r;
     rec.runs.push_back(why.empty() ? measure(s, entry, k, requested, o, "tune") : invalid_run(entry, k, key, why, "tune"));
     rec.runs.back().flops = counter.flops(rec.runs.back());
-    point_line(std::cout, rec, rec.runs.back());
+    point_line(out, rec, rec.runs.back());
+    if (progress)
+      std::cerr << "\rgpp tune: " << rec.runs.size() << " points, elapsed " << seconds(elapsed()) << "    " << std::flush;
     wrong = wrong || rec.runs.back().status == "wrong";
     return rec.runs.back();
   };
@@ -391,22 +454,25 @@ int cmd_tune(const std::vector<std::string>& args) {
     }
     if (!best) break;
   }
+  if (progress) std::cerr << "\r\033[K" << std::flush;
   update_after_runs(rec, s);
-  std::cout << "\nstopped: " << stop << " after " << rec.runs.size() << " points, " << seconds(elapsed()) << "\n"
-            << describe_provenance(rec);
+  out << "\nstopped: " << stop << " after " << rec.runs.size() << " points, " << seconds(elapsed()) << "\n"
+      << describe_provenance(rec);
+  if (!o.csv_path.empty()) write_file_atomically(o.csv_path, csv_header() + "\n" + csv_rows(rec));
+  if (!o.json_path.empty()) write_file_atomically(o.json_path, to_json(rec));
   const PolicyRun* best_run = tried(current);
-  if (!best_run || !good(*best_run)) {
-    std::cout << best_line(entry.name, to_string(k), nullptr) << "\n";
+  const sweep::Row best = best_run ? row_of(rec, *best_run) : sweep::Row{};
+  if (!best_run || !good(*best_run) || !tunable_point(s, best, entry, k)) {
+    out << best_line(entry.name, to_string(k), nullptr) << "\n";
+    std::cout << out.str() << std::flush;
     std::cerr << "gpp tune: error: the defaults of " << entry.name << " did not run and verify; no tuning file written\n";
     return wrong ? 2 : 1;
   }
-  const sweep::Row best = row_of(rec, *best_run);
-  std::cout << best_line(entry.name, to_string(k), &best) << "\n";
+  out << best_line(entry.name, to_string(k), &best) << "\n";
   tuning.merge(entry_of(best, rec));
   write_file_atomically(tuning_out, to_json(tuning));
-  std::cout << "tuning file: " << tuning_out << " (" << tuning.entries.size() << " entries)\n";
-  if (!o.csv_path.empty()) write_file_atomically(o.csv_path, csv_header() + "\n" + csv_rows(rec));
-  if (!o.json_path.empty()) write_file_atomically(o.json_path, to_json(rec));
+  out << "tuning file: " << tuning_out << " (" << tuning.entries.size() << " entries)\n";
+  std::cout << out.str() << std::flush;
   return wrong ? 2 : 0;
 }
 

@@ -77,26 +77,27 @@ class DeckToml : public CLI::ConfigTOML {
 };
 
 // CLI11's PositiveNumber prints its range as two 309-digit numbers; these say it plainly.
+// Repeats and warm-up runs: at most a million (a larger count is a typo, not a benchmark).
+constexpr long long kMaxRuns = 1000000;
 CLI::Validator positive_integer() {
   return CLI::Validator(
       [](std::string& v) -> std::string {
         long long n = 0;
-        if (!CLI::detail::lexical_cast(v, n)) return "expected a positive integer, got '" + one_line(v) + "'";
-        if (n <= 0) return "must be a positive integer (got " + v + ")";
+        if (!CLI::detail::lexical_cast(v, n)) return "expected a positive integer, got '" + excerpt(v) + "'";
+        if (n <= 0) return "must be a positive integer (got " + excerpt(v) + ")";
+        if (n > kMaxRuns) return "must be at most " + std::to_string(kMaxRuns) + " (got " + excerpt(v) + ")";
         return "";
       },
       "POSITIVE");
 }
-// Blocks, teams and tiles: at most 2^20, so that block arithmetic (n + block) and tile
-// products stay far inside int and long with sizes up to 2^30 (core/gpp_input.cpp).
-constexpr long long kMaxTunable = 1 << 20;
+// Blocks, teams and tiles: at most kMaxTunable (policies/gpp_policy.hpp).
 CLI::Validator tunable_size() {
   return CLI::Validator(
       [](std::string& v) -> std::string {
         long long n = 0;
-        if (!CLI::detail::lexical_cast(v, n)) return "expected a positive integer, got '" + one_line(v) + "'";
-        if (n <= 0) return "must be a positive integer (got " + v + ")";
-        if (n > kMaxTunable) return "must be at most " + std::to_string(kMaxTunable) + " (got " + v + ")";
+        if (!CLI::detail::lexical_cast(v, n)) return "expected a positive integer, got '" + excerpt(v) + "'";
+        if (n <= 0) return "must be a positive integer (got " + excerpt(v) + ")";
+        if (n > kMaxTunable) return "must be at most " + std::to_string(kMaxTunable) + " (got " + excerpt(v) + ")";
         return "";
       },
       "SIZE");
@@ -105,8 +106,9 @@ CLI::Validator non_negative_integer() {
   return CLI::Validator(
       [](std::string& v) -> std::string {
         long long n = 0;
-        if (!CLI::detail::lexical_cast(v, n)) return "expected a non-negative integer, got '" + one_line(v) + "'";
-        if (n < 0) return "must be zero or positive (got " + v + ")";
+        if (!CLI::detail::lexical_cast(v, n)) return "expected a non-negative integer, got '" + excerpt(v) + "'";
+        if (n < 0) return "must be zero or positive (got " + excerpt(v) + ")";
+        if (n > kMaxRuns) return "must be at most " + std::to_string(kMaxRuns) + " (got " + excerpt(v) + ")";
         return "";
       },
       "NON-NEGATIVE");
@@ -115,8 +117,8 @@ CLI::Validator positive_real() {
   return CLI::Validator(
       [](std::string& v) -> std::string {
         double x = 0;
-        if (!CLI::detail::lexical_cast(v, x)) return "expected a positive number, got '" + one_line(v) + "'";
-        if (!(x > 0) || !std::isfinite(x)) return "must be a positive finite number (got " + v + ")";
+        if (!CLI::detail::lexical_cast(v, x)) return "expected a positive number, got '" + excerpt(v) + "'";
+        if (!(x > 0) || !std::isfinite(x)) return "must be a positive finite number (got " + excerpt(v) + ")";
         return "";
       },
       "POSITIVE");
@@ -126,9 +128,9 @@ CLI::Validator seed_value() {
   return CLI::Validator(
       [](std::string& v) -> std::string {
         if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos)
-          return "the seed must be a whole number from 0 to 18446744073709551615 (got '" + one_line(v) + "')";
+          return "the seed must be a whole number from 0 to 18446744073709551615 (got '" + excerpt(v) + "')";
         if (v.size() > 20 || (v.size() == 20 && v > "18446744073709551615"))
-          return "the seed must be at most 18446744073709551615 (got " + v + ")";
+          return "the seed must be at most 18446744073709551615 (got " + excerpt(v) + ")";
         return "";
       },
       "SEED");
@@ -259,12 +261,20 @@ std::vector<const PolicyEntry*> select_policies(const std::string& spec) {
     for (const auto& e : policy_registry()) out.push_back(&e);
     return out;
   }
-  std::stringstream ss(spec);
-  for (std::string name; std::getline(ss, name, ',');) {
-    if (name.empty()) throw Error("empty policy name in '" + spec + "'");
-    out.push_back(&find_policy(name));
+  // Every item named: "a,,b", "a," and ",a" have an empty one (getline would drop a
+  // trailing one silently).
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = spec.find(',', start);
+    const std::string name = spec.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (name.empty()) throw Error("--policy '" + excerpt(spec) + "': an empty policy name in the list");
+    const PolicyEntry* e = &find_policy(name);
+    if (std::find(out.begin(), out.end(), e) != out.end())
+      throw Error("--policy '" + excerpt(spec) + "': " + e->name + " is named twice");
+    out.push_back(e);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
   }
-  if (out.empty()) throw Error("no policy named");
   return out;
 }
 

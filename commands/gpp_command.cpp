@@ -44,7 +44,14 @@ void add_run_options(CLI::App& app, RunOptions& o, const std::string& command) {
 }
 
 std::vector<OutputRequest> output_requests(const RunOptions& o) {
-  return {{"--json", o.json_path}, {"--csv", o.csv_path}, {"--output", o.output_path}};
+  std::vector<OutputRequest> out{{"--json", o.json_path}, {"--csv", o.csv_path}, {"--output", o.output_path}};
+  out.insert(out.end(), o.more_outputs.begin(), o.more_outputs.end());
+  return out;
+}
+
+std::string deck_file_of(CLI::App& app) {
+  const CLI::Option* deck_file = app.get_config_ptr();
+  return deck_file && deck_file->count() > 0 ? deck_file->as<std::string>() : std::string();
 }
 
 namespace {
@@ -98,9 +105,15 @@ Prepared prepare_this_rank(CLI::App& app, const RunOptions& o) {
   check_results_path(o.output_path);
   const GpShare share{mpi::rank(), mpi::size()};
   const long long max_device_bytes = o.max_device_mem.empty() ? 0 : parse_bytes(o.max_device_mem, "--max-device-mem");
-  const CLI::Option* deck_file = app.get_config_ptr();
-  check_outputs(output_requests(o),
-                {o.input_path, deck_file && deck_file->count() > 0 ? deck_file->as<std::string>() : std::string()});
+  // Every input and output, before any work: inputs are regular files, no output is an
+  // input (however spelled) or another output. The tuning file from any of its sources.
+  const std::string tuning_path =
+      !o.use_tuning || o.tuning == "none" ? std::string() : o.tuning.empty() ? default_tuning_path() : o.tuning;
+  std::vector<InputFile> inputs{{"deck", deck_file_of(app)}, {"--input", o.input_path}};
+  if (!tuning_path.empty())
+    inputs.push_back({o.tuning.empty() ? "tuning file (" + tuning_source() + ")" : "--tuning", tuning_path});
+  inputs.insert(inputs.end(), o.more_inputs.begin(), o.more_inputs.end());
+  check_files(inputs, output_requests(o));
   if (!o.input_path.empty()) {
     if (const std::string given = deck_option_given(app); !given.empty())
       throw Error("--input " + o.input_path + " cannot be combined with " + given);
@@ -112,8 +125,6 @@ Prepared prepare_this_rank(CLI::App& app, const RunOptions& o) {
                       o.deck.nend - (long long)o.deck.nstart + 1);
   }
   // A bad tuning file is refused before the deck is made.
-  const std::string tuning_path =
-      !o.use_tuning || o.tuning == "none" ? std::string() : o.tuning.empty() ? default_tuning_path() : o.tuning;
   std::optional<TuningFile> tuning;
   if (!tuning_path.empty()) tuning = read_tuning_file(tuning_path);
   Prepared p{o.input_path.empty() ? make_session(o.deck, share)
@@ -144,12 +155,20 @@ Prepared prepare_this_rank(CLI::App& app, const RunOptions& o) {
 Prepared prepare(CLI::App& app, const RunOptions& o) {
   std::optional<Prepared> p;
   mpi::collectively([&] { p.emplace(prepare_this_rank(app, o)); });
+  // Every rank runs the same deck (its data's digest: one rank given another deck file,
+  // seed or input would add its sums to the others') with the same tunables (a tuning
+  // file differs between ranks when $HOME or $GPP_TUNING_FILE does).
+  std::string plan = "deck " + p->session.deck_digest;
+  for (const auto& r : p->runs)
+    plan += "; " + r.entry->name + " on the " + to_string(r.space) + ": " + describe_tunables(r.tunables);
+  mpi::agree(mpi::compare_with_rank0("deck and tunables", plan));
   complete_share(p->session);
   return std::move(*p);
 }
 
 void write_outputs(const RunOptions& o, const RunRecord& r) {
   if (mpi::rank() != 0) return;
+  // The sweep's CSV and tuning file (more_outputs) are its own to write.
   if (!o.json_path.empty()) write_file_atomically(o.json_path, to_json(r));
   if (!o.csv_path.empty()) write_file_atomically(o.csv_path, csv_header() + "\n" + csv_rows(r));
   if (!o.output_path.empty()) write_results_h5(o.output_path, r);

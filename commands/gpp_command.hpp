@@ -30,6 +30,11 @@ struct RunOptions {
   // --max-device-mem (gpp run): most bytes of data a space holds at once; G' beyond it
   // run in chunks (docs/mpi.md). "": the default (what the device has free).
   std::string max_device_mem;
+  // The files a command reads and writes besides the deck, --input, the tuning file and
+  // --json/--csv/--output (a resumed CSV, a ceilings file, a tuning file to write): all
+  // checked together, before any work (files/gpp_outputs.hpp).
+  std::vector<InputFile> more_inputs;
+  std::vector<OutputRequest> more_outputs;
 };
 
 /// The options of `command` (run, bench or sweep): deck, --input, --policy, --space,
@@ -57,15 +62,20 @@ struct Prepared {
 std::string apply_tuning(const PolicyEntry& entry, Tunables& t, const Tunables* from, const std::string& file);
 
 /// Opens the session (this rank's share of G', docs/mpi.md) and checks every planned run
-/// (its tunables resolved on its space) and every output path. Nothing has been printed
-/// when this returns or throws. Collective: an error on any rank is thrown on every rank
-/// (mpi::CollectiveError).
+/// (its tunables resolved on its space), every input file and every output path. Nothing
+/// has been printed when this returns or throws. Collective: an error on any rank is
+/// thrown on every rank (mpi::CollectiveError); then every rank checks that it runs the
+/// same deck (a digest of its data) with the same tunables as rank 0.
 Prepared prepare(CLI::App& app, const RunOptions& o);
 
-/// The outputs `o` asks for, with their options.
+/// The outputs `o` asks for, with their options (more_outputs included).
 std::vector<OutputRequest> output_requests(const RunOptions& o);
 
-/// Writes the record to every output `o` asks for (JSON, CSV, HDF5 results); rank 0 only.
+/// The deck file given to `app` ("" if none).
+std::string deck_file_of(CLI::App& app);
+
+/// Writes the record to every output `o` asks for (JSON, CSV, HDF5 results), each whole
+/// (files/gpp_atomic_file.hpp), before a result is printed; rank 0 only.
 void write_outputs(const RunOptions& o, const RunRecord& r);
 
 /// The branch fractions line of the text output.

@@ -2,23 +2,50 @@
 
 #include "gpp_error.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
+
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 namespace gpp {
 
+std::string output_target(const std::string& path) {
+  std::string p = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat st;
+    if (::lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return p;
+    std::vector<char> buf(std::size_t(st.st_size > 0 ? st.st_size : PATH_MAX) + 1);
+    const ssize_t n = ::readlink(p.c_str(), buf.data(), buf.size() - 1);
+    if (n < 0) throw Error("cannot write " + path + ": " + std::strerror(errno));
+    std::string link(buf.data(), std::size_t(n));
+    if (!link.empty() && link[0] != '/') {
+      const auto slash = p.find_last_of('/');
+      if (slash != std::string::npos) link = p.substr(0, slash + 1) + link;
+    }
+    p = link;
+  }
+  throw Error("cannot write " + path + ": too many levels of symbolic links");
+}
+
 AtomicOutput::AtomicOutput(std::string path)
-    : path_(std::move(path)), temp_(path_ + ".tmp." + std::to_string(::getpid())) {}
+    : path_(std::move(path)), target_(output_target(path_)), temp_(target_ + ".tmp." + std::to_string(::getpid())) {}
 
 AtomicOutput::~AtomicOutput() {
   if (!committed_) std::remove(temp_.c_str());
 }
 
 void AtomicOutput::commit() {
+  // The replaced file's permission bits (a file made read-only to others stays so); a
+  // new file gets the default (0666 less the umask), as any program's would.
+  struct stat st;
+  if (::stat(target_.c_str(), &st) == 0 && ::chmod(temp_.c_str(), st.st_mode & 07777) != 0)
+    throw_write_error(path_, errno);
   // No fsync: this protects against interrupted runs (the aim), not against power loss.
-  if (std::rename(temp_.c_str(), path_.c_str()) != 0) throw_write_error(path_, errno);
+  if (std::rename(temp_.c_str(), target_.c_str()) != 0) throw_write_error(path_, errno);
   committed_ = true;
 }
 

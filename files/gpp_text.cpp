@@ -1,6 +1,8 @@
 #include "gpp_text.hpp"
 
+#include <algorithm>
 #include <cstddef>
+#include <string>
 
 namespace gpp::app {
 
@@ -30,7 +32,56 @@ bool is_text(const std::string& text) {
   return true;
 }
 
-std::string one_line(const std::string& text) {
+namespace {
+// The longest prefix of text[from, from + max) that ends on a UTF-8 boundary.
+std::size_t boundary_before(const std::string& text, std::size_t from, std::size_t max) {
+  std::size_t end = std::min(text.size(), from + max);
+  while (end > from && end < text.size() && (static_cast<unsigned char>(text[end]) & 0xc0) == 0x80) --end;
+  return end;
+}
+// The first byte at or after `at` that starts a UTF-8 sequence.
+std::size_t boundary_after(const std::string& text, std::size_t at) {
+  while (at < text.size() && (static_cast<unsigned char>(text[at]) & 0xc0) == 0x80) ++at;
+  return at;
+}
+std::string escaped(const std::string& text);
+
+// Words longer than kMaxWord keep their head and tail; the whole stops after kMaxLine.
+std::string shortened(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    if (out.size() >= kMaxLine) {
+      out += "... [" + std::to_string(text.size()) + " bytes in all]";
+      break;
+    }
+    std::size_t end = text.find(' ', i);
+    if (end == std::string::npos) end = text.size();
+    if (end - i > kMaxWord) {
+      const std::size_t head = boundary_before(text, i, 100);
+      const std::size_t tail = boundary_after(text, end - 40);
+      out.append(text, i, head - i);
+      out += "...";
+      out.append(text, tail, end - tail);
+      out += " [" + std::to_string(end - i) + " bytes]";
+    } else {
+      out.append(text, i, end - i);
+    }
+    if (end < text.size()) out += ' ';
+    i = end + 1;
+  }
+  return out;
+}
+}  // namespace
+
+std::string excerpt(const std::string& text, std::size_t max) {
+  if (text.size() <= max) return escaped(text);
+  return escaped(text.substr(0, boundary_before(text, 0, max))) + "... [" + std::to_string(text.size()) + " bytes]";
+}
+
+std::string one_line(const std::string& text) { return escaped(shortened(text)); }
+
+namespace {
+std::string escaped(const std::string& text) {
   static const char hex[] = "0123456789abcdef";
   std::string out;
   const std::size_t n = text.size();
@@ -57,5 +108,6 @@ std::string one_line(const std::string& text) {
   }
   return out;
 }
+}  // namespace
 
 }  // namespace gpp::app

@@ -1,7 +1,12 @@
 #include "gpp_json.hpp"
 
+#include "gpp_error.hpp"
+#include "gpp_text.hpp"
+
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
+#include <set>
 
 namespace gpp::app {
 
@@ -13,128 +18,125 @@ std::string format_double(double v) {
 }
 
 namespace {
-/// Length of the valid UTF-8 sequence starting at s[i], or 0 if it is not one.
-std::size_t utf8_length(const std::string& s, std::size_t i) {
-  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char c = b(i);
-  std::size_t n;
-  unsigned cp;
-  if (c < 0x80) return 1;
-  if ((c & 0xE0) == 0xC0) n = 2, cp = c & 0x1F;
-  else if ((c & 0xF0) == 0xE0) n = 3, cp = c & 0x0F;
-  else if ((c & 0xF8) == 0xF0) n = 4, cp = c & 0x07;
-  else return 0;
-  if (i + n > s.size()) return 0;
-  for (std::size_t k = 1; k < n; ++k) {
-    if ((b(i + k) & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (b(i + k) & 0x3F);
+void dump_to(const Json& j, std::string& o) {
+  switch (j.type()) {
+    case Json::value_t::object: {
+      o += '{';
+      bool first = true;
+      for (auto it = j.begin(); it != j.end(); ++it) {
+        if (!first) o += ',';
+        first = false;
+        o += Json(it.key()).dump(-1, ' ', false, Json::error_handler_t::replace);
+        o += ':';
+        dump_to(it.value(), o);
+      }
+      o += '}';
+      return;
+    }
+    case Json::value_t::array: {
+      o += '[';
+      for (std::size_t i = 0; i < j.size(); ++i) {
+        if (i) o += ',';
+        dump_to(j[i], o);
+      }
+      o += ']';
+      return;
+    }
+    case Json::value_t::number_float:
+      o += format_double(j.get<double>());
+      return;
+    default:  // strings (escaped, invalid UTF-8 replaced), integers, booleans, null
+      o += j.dump(-1, ' ', false, Json::error_handler_t::replace);
   }
-  // Overlong forms, surrogates and values beyond U+10FFFF are not valid UTF-8.
-  static const unsigned min_for[5] = {0, 0, 0x80, 0x800, 0x10000};
-  if (cp < min_for[n] || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) return 0;
-  return n;
 }
 }  // namespace
 
-std::string json_quote(const std::string& s) {
-  std::string o = "\"";
-  for (std::size_t i = 0; i < s.size();) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c == '"') o += "\\\"";
-    else if (c == '\\') o += "\\\\";
-    else if (c == '\n') o += "\\n";
-    else if (c == '\t') o += "\\t";
-    else if (c < 0x20 || c == 0x7F) {
-      char b[8];
-      std::snprintf(b, sizeof b, "\\u%04x", c);
-      o += b;
-    } else {
-      const std::size_t n = utf8_length(s, i);
-      if (n == 0) {
-        o += "\\ufffd";
-        ++i;
-        continue;
-      }
-      o.append(s, i, n);
-      i += n;
-      continue;
-    }
-    ++i;
-  }
-  return o + "\"";
+std::string dump_json(const Json& j) {
+  std::string o;
+  dump_to(j, o);
+  return o + "\n";
 }
 
-void Json::key(const std::string& k) {
-  if (!first_.back()) out_ << ",";
-  first_.back() = false;
-  if (!k.empty()) out_ << json_quote(k) << ":";
+Json json_number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+
+Json json_complex(std::complex<double> z) { return Json::array({json_number(z.real()), json_number(z.imag())}); }
+
+Json json_complex_array(const std::vector<std::complex<double>>& v) {
+  Json a = Json::array();
+  for (const auto& z : v) a.push_back(json_complex(z));
+  return a;
 }
-Json& Json::begin_object(const std::string& k) {
-  key(k);
-  out_ << "{";
-  first_.push_back(true);
-  return *this;
+
+Json to_written(const JsonIn& j) {
+  switch (j.type()) {
+    case JsonIn::value_t::object: {
+      Json o = Json::object();
+      // Appended without ordered_map's search for an existing key: the keys of a
+      // std::map are already unique.
+      auto& fields = o.get_ref<Json::object_t&>();
+      for (auto it = j.begin(); it != j.end(); ++it) fields.emplace_back(it.key(), to_written(it.value()));
+      return o;
+    }
+    case JsonIn::value_t::array: {
+      Json a = Json::array();
+      for (const auto& v : j) a.push_back(to_written(v));
+      return a;
+    }
+    case JsonIn::value_t::string: return Json(j.get<std::string>());
+    case JsonIn::value_t::boolean: return Json(j.get<bool>());
+    case JsonIn::value_t::number_integer: return Json(j.get<std::int64_t>());
+    case JsonIn::value_t::number_unsigned: return Json(j.get<std::uint64_t>());
+    case JsonIn::value_t::number_float: return Json(j.get<double>());
+    default: return Json(nullptr);
+  }
 }
-Json& Json::end_object() {
-  out_ << "}";
-  first_.pop_back();
-  return *this;
+
+JsonIn parse_json(const std::string& text, const std::string& what) {
+  // Keys seen in each open object: a key given twice is refused (nlohmann keeps the last
+  // silently), and so is nesting deeper than anything gpp writes.
+  std::vector<std::set<std::string>> keys;
+  auto check = [&](int depth, JsonIn::parse_event_t event, JsonIn& parsed) {
+    switch (event) {
+      case JsonIn::parse_event_t::object_start:
+      case JsonIn::parse_event_t::array_start:
+        if (depth >= kMaxJsonDepth)
+          throw Error(what + ": not valid JSON here: nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+        if (event == JsonIn::parse_event_t::object_start) keys.emplace_back();
+        break;
+      case JsonIn::parse_event_t::object_end:
+        if (!keys.empty()) keys.pop_back();
+        break;
+      case JsonIn::parse_event_t::key:
+        if (!keys.empty() && !keys.back().insert(parsed.get<std::string>()).second)
+          throw Error(what + ": the key \"" + excerpt(parsed.get<std::string>()) + "\" is given twice in one object");
+        break;
+      default:
+        break;
+    }
+    return true;
+  };
+  try {
+    return JsonIn::parse(text, check);
+  } catch (const JsonIn::exception& e) {
+    std::string m = e.what();
+    if (const auto close = m.find("] "); m.rfind("[json.exception", 0) == 0 && close != std::string::npos)
+      m = m.substr(close + 2);
+    throw Error(what + ": not valid JSON: " + excerpt(m, 160));
+  }
 }
-Json& Json::begin_array(const std::string& k) {
-  key(k);
-  out_ << "[";
-  first_.push_back(true);
-  return *this;
-}
-Json& Json::end_array() {
-  out_ << "]";
-  first_.pop_back();
-  return *this;
-}
-Json& Json::value(const std::string& k, const std::string& v) {
-  key(k);
-  out_ << json_quote(v);
-  return *this;
-}
-Json& Json::value(const std::string& k, double v) {
-  key(k);
-  out_ << format_double(v);
-  return *this;
-}
-Json& Json::value(const std::string& k, long long v) {
-  key(k);
-  out_ << v;
-  return *this;
-}
-Json& Json::value(const std::string& k, bool v) {
-  key(k);
-  out_ << (v ? "true" : "false");
-  return *this;
-}
-Json& Json::null(const std::string& k) {
-  key(k);
-  out_ << "null";
-  return *this;
-}
-Json& Json::complex(const std::string& k, std::complex<double> z) {
-  key(k);
-  out_ << "[" << format_double(z.real()) << "," << format_double(z.imag()) << "]";
-  return *this;
-}
-Json& Json::complex_array(const std::string& k, const std::vector<std::complex<double>>& v) {
-  begin_array(k);
-  for (const auto& z : v) complex("", z);
-  return end_array();
-}
-Json& Json::number_array(const std::string& k, const std::vector<double>& v) {
-  begin_array(k);
-  for (const double x : v) value("", x);
-  return end_array();
-}
-Json& Json::string_array(const std::string& k, const std::vector<std::string>& v) {
-  begin_array(k);
-  for (const auto& x : v) value("", x);
-  return end_array();
+
+std::string json_kind(const JsonIn& j) {
+  switch (j.type()) {
+    case JsonIn::value_t::null: return "null";
+    case JsonIn::value_t::boolean: return "a boolean";
+    case JsonIn::value_t::string: return "a string";
+    case JsonIn::value_t::array: return "an array";
+    case JsonIn::value_t::object: return "an object";
+    case JsonIn::value_t::number_integer:
+    case JsonIn::value_t::number_unsigned:
+    case JsonIn::value_t::number_float: return "a number";
+    default: return "binary";
+  }
 }
 
 }  // namespace gpp::app

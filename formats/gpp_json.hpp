@@ -1,43 +1,47 @@
 #pragma once
-// A small streaming JSON writer: objects, arrays, numbers with 17 significant digits
-// (null for NaN/Inf), strings escaped and always valid UTF-8.
+// JSON, read and written through nlohmann/json. Documents gpp writes (the run record,
+// the ceilings file, the tuning file) are nlohmann::ordered_json (fields in the order
+// written), dumped compact with numbers of 17 significant digits (they read back to the
+// same double; null for NaN and Inf) and strings escaped, bytes that are not valid UTF-8
+// replaced by U+FFFD. Documents gpp reads are nlohmann::json: its objects are std::maps,
+// so reading costs n log n in the keys (ordered_json's objects are vectors searched from
+// the front on every insertion: a crafted object of many keys would take the square of
+// their number); a key given twice in one object and nesting deeper than kMaxJsonDepth
+// are refused.
+#include <nlohmann/json.hpp>
+
 #include <complex>
-#include <sstream>
 #include <string>
 #include <vector>
 
 namespace gpp::app {
 
-class Json {
- public:
-  Json& begin_object(const std::string& key = "");
-  Json& end_object();
-  Json& begin_array(const std::string& key = "");
-  Json& end_array();
-  Json& value(const std::string& key, const std::string& v);
-  Json& value(const std::string& key, const char* v) { return value(key, std::string(v)); }
-  Json& value(const std::string& key, double v);
-  Json& value(const std::string& key, long long v);
-  Json& value(const std::string& key, int v) { return value(key, (long long)v); }
-  Json& value(const std::string& key, bool v);
-  Json& null(const std::string& key);
-  Json& complex(const std::string& key, std::complex<double> z);
-  Json& complex_array(const std::string& key, const std::vector<std::complex<double>>& v);
-  Json& number_array(const std::string& key, const std::vector<double>& v);
-  Json& string_array(const std::string& key, const std::vector<std::string>& v);
-  std::string str() const { return out_.str() + "\n"; }
+using Json = nlohmann::ordered_json;  // written
+using JsonIn = nlohmann::json;        // read
 
- private:
-  void key(const std::string& k);
-  std::ostringstream out_;
-  std::vector<bool> first_{true};
-};
+inline constexpr int kMaxJsonDepth = 64;
+
+/// The document as text: compact, one newline at the end.
+std::string dump_json(const Json& j);
 
 /// 17 significant digits, JSON-safe ("null" for NaN/Inf).
 std::string format_double(double v);
 
-/// A JSON string literal: quotes, backslashes and control characters escaped, bytes that
-/// are not valid UTF-8 replaced by U+FFFD.
-std::string json_quote(const std::string& s);
+/// A JSON number for `v`: null when it is not finite.
+Json json_number(double v);
+/// [re, im], and an array of those.
+Json json_complex(std::complex<double> z);
+Json json_complex_array(const std::vector<std::complex<double>>& v);
+
+/// A document read, to be written again (fields gpp does not know, kept by a merge): in
+/// linear time, its objects' fields in key order.
+Json to_written(const JsonIn& j);
+
+/// One JSON document. gpp::Error "WHAT: not valid JSON: ..." (a short excerpt of the
+/// parser's message) for anything else, a key twice in one object or too deep nesting.
+JsonIn parse_json(const std::string& text, const std::string& what);
+
+/// "a number", "a string", ...: the kind of a value, for messages.
+std::string json_kind(const JsonIn& j);
 
 }  // namespace gpp::app

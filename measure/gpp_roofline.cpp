@@ -1,6 +1,8 @@
 #include "gpp_roofline.hpp"
 
+#include "gpp_inputs.hpp"
 #include "gpp_json.hpp"
+#include "gpp_text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -77,76 +79,105 @@ std::vector<BandwidthLevel> pick_levels(const std::vector<ceilings::SweepPoint>&
 }
 
 std::string to_json(const CeilingsFile& c) {
-  Json j;
-  j.begin_object();
-  j.value("schema_version", 1).value("kind", "gpp-ceilings").value("date", c.date);
-  j.begin_object("gpp").value("version", c.version).value("git", c.git).end_object();
-  j.begin_object("device").value("name", c.device).value("backend", c.backend).value("space", c.space);
-  if (c.clock_mhz > 0)
-    j.value("sm_clock_mhz", c.clock_mhz);
-  else
-    j.null("sm_clock_mhz");
-  if (c.multiprocessors > 0)
-    j.value("multiprocessors", c.multiprocessors);
-  else
-    j.null("multiprocessors");
-  j.value("concurrency", c.concurrency).end_object();
-  j.begin_array("compute");
-  j.begin_object().value("name", "FP64 FMA peak").value("gflops", c.fp64.value).value("fma_ratio", 1.0);
-  j.value("method", c.fp64.method).end_object();
-  j.end_array();
-  j.begin_array("bandwidth");
-  for (const auto& b : c.bandwidth)
-    j.begin_object()
-        .value("level", b.level)
-        .value("gbs", b.gbs)
-        .value("working_set_bytes", (long long)b.working_set_bytes)
-        .value("method", b.method)
-        .end_object();
-  j.end_array();
-  j.begin_array("sweep");
-  for (const auto& p : c.sweep)
-    j.begin_object().value("working_set_bytes", (long long)p.working_set_bytes).value("gbs", p.gbs).end_object();
-  j.end_array();
-  if (!c.sweep_rotated.empty()) {
-    j.begin_array("sweep_rotated");
-    for (const auto& p : c.sweep_rotated)
-      j.begin_object().value("working_set_bytes", (long long)p.working_set_bytes).value("gbs", p.gbs).end_object();
-    j.end_array();
+  Json j = Json::object();
+  j["schema_version"] = 1;
+  j["kind"] = "gpp-ceilings";
+  j["date"] = c.date;
+  j["gpp"] = Json{{"version", c.version}, {"git", c.git}};
+  Json device = Json::object();
+  device["name"] = c.device;
+  device["backend"] = c.backend;
+  device["space"] = c.space;
+  device["sm_clock_mhz"] = c.clock_mhz > 0 ? json_number(c.clock_mhz) : Json(nullptr);
+  device["multiprocessors"] = c.multiprocessors > 0 ? Json(c.multiprocessors) : Json(nullptr);
+  device["concurrency"] = c.concurrency;
+  j["device"] = std::move(device);
+  Json peak = Json::object();
+  peak["name"] = "FP64 FMA peak";
+  peak["gflops"] = json_number(c.fp64.value);
+  peak["fma_ratio"] = 1.0;
+  peak["method"] = c.fp64.method;
+  j["compute"] = Json::array({std::move(peak)});
+  Json levels = Json::array();
+  for (const auto& b : c.bandwidth) {
+    Json l = Json::object();
+    l["level"] = b.level;
+    l["gbs"] = json_number(b.gbs);
+    l["working_set_bytes"] = (long long)b.working_set_bytes;
+    l["method"] = b.method;
+    levels.push_back(std::move(l));
   }
-  j.end_object();
-  return j.str();
+  j["bandwidth"] = std::move(levels);
+  auto points = [](const std::vector<ceilings::SweepPoint>& sweep) {
+    Json a = Json::array();
+    for (const auto& p : sweep) {
+      Json o = Json::object();
+      o["working_set_bytes"] = (long long)p.working_set_bytes;
+      o["gbs"] = json_number(p.gbs);
+      a.push_back(std::move(o));
+    }
+    return a;
+  };
+  j["sweep"] = points(c.sweep);
+  if (!c.sweep_rotated.empty()) j["sweep_rotated"] = points(c.sweep_rotated);
+  return dump_json(j);
 }
 
-double read_fp64_peak(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error("--ceilings " + path + ": cannot be read");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string t = ss.str();
-  // The file is our own JSON (to_json above): the fields are found by their keys.
-  auto number_after = [&](const std::string& key, std::size_t from) -> std::optional<double> {
-    const std::size_t k = t.find("\"" + key + "\"", from);
-    if (k == std::string::npos) return std::nullopt;
-    const std::size_t colon = t.find(':', k);
-    if (colon == std::string::npos) return std::nullopt;
-    try {
-      std::size_t used = 0;
-      const double v = std::stod(t.substr(colon + 1), &used);
-      return used > 0 ? std::optional(v) : std::nullopt;
-    } catch (const std::exception&) {
-      return std::nullopt;
-    }
+CeilingsSummary parse_ceilings(const std::string& text, const std::string& path) {
+  const std::string file = "--ceilings " + path + ": ";
+  const JsonIn doc = parse_json(text, "--ceilings " + path);
+  if (!doc.is_object()) throw Error(file + "not a JSON object");
+  if (!doc.contains("kind") || doc["kind"] != "gpp-ceilings")
+    throw Error(file + "not a gpp ceilings file (kind gpp-ceilings)");
+  if (!doc.contains("schema_version") || !doc["schema_version"].is_number_unsigned() || doc["schema_version"] != 1)
+    throw Error(file + "schema_version must be 1");
+  // A positive finite rate, at most 1e9 G/s (a billion times an H100): what a
+  // measurement can give, not a forged or garbage value.
+  auto rate = [&](const JsonIn& o, const char* key, const std::string& where) {
+    const auto it = o.find(key);
+    if (it == o.end() || !it->is_number() || !(it->get<double>() > 0) || !(it->get<double>() < 1e9))
+      throw Error(file + where + "." + key + " is not a positive finite rate");
+    return it->get<double>();
   };
-  if (t.find("\"kind\": \"gpp-ceilings\"") == std::string::npos && t.find("\"kind\":\"gpp-ceilings\"") == std::string::npos)
-    throw Error("--ceilings " + path + ": not a gpp ceilings file (kind gpp-ceilings)");
-  const auto version = number_after("schema_version", 0);
-  if (!version || *version != 1)
-    throw Error("--ceilings " + path + ": schema_version must be 1");
-  const std::size_t peak = t.find("\"FP64 FMA peak\"");
-  const auto g = peak == std::string::npos ? std::nullopt : number_after("gflops", peak);
-  if (!g || !(*g > 0) || !std::isfinite(*g)) throw Error("--ceilings " + path + ": no positive FP64 FMA peak");
-  return *g;
+  CeilingsSummary c;
+  const auto device = doc.find("device");
+  if (device == doc.end() || !device->is_object()) throw Error(file + "no \"device\" object");
+  for (const char* key : {"name", "backend"}) {
+    const auto it = device->find(key);
+    if (it == device->end() || !it->is_string() || it->get<std::string>().empty())
+      throw Error(file + "device." + key + " is not a name");
+  }
+  c.device = (*device)["name"].get<std::string>();
+  c.backend = (*device)["backend"].get<std::string>();
+  const auto compute = doc.find("compute");
+  if (compute == doc.end() || !compute->is_array()) throw Error(file + "no \"compute\" array");
+  for (std::size_t i = 0; i < compute->size(); ++i) {
+    const JsonIn& e = (*compute)[i];
+    if (!e.is_object()) throw Error(file + "compute[" + std::to_string(i) + "] is not an object");
+    if (e.contains("name") && e["name"] == "FP64 FMA peak") {
+      if (c.fp64_peak_gflops > 0) throw Error(file + "two FP64 FMA peaks in compute");
+      c.fp64_peak_gflops = rate(e, "gflops", "compute[" + std::to_string(i) + "]");
+    }
+  }
+  if (!(c.fp64_peak_gflops > 0)) throw Error(file + "no positive FP64 FMA peak");
+  if (const auto bw = doc.find("bandwidth"); bw != doc.end()) {
+    if (!bw->is_array()) throw Error(file + "\"bandwidth\" is not an array");
+    for (std::size_t i = 0; i < bw->size(); ++i) {
+      const JsonIn& l = (*bw)[i];
+      const std::string where = "bandwidth[" + std::to_string(i) + "]";
+      if (!l.is_object() || !l.contains("level") || !l["level"].is_string())
+        throw Error(file + where + " has no level name");
+      const std::string level = l["level"].get<std::string>();
+      if (level != "HBM" && level != "DRAM" && level != "L3" && level != "L2" && level != "L1")
+        throw Error(file + where + ".level \"" + excerpt(level, 20) + "\" is not HBM, DRAM, L3, L2 or L1");
+      rate(l, "gbs", where);
+    }
+  }
+  return c;
+}
+
+CeilingsSummary read_ceilings(const std::string& path) {
+  return parse_ceilings(read_input_file("--ceilings", path, kMaxJsonBytes), path);
 }
 
 // ---- Nsight Compute raw CSV ----
@@ -208,10 +239,10 @@ double number(const std::string& field, const std::string& column) {
   try {
     std::size_t used = 0;
     const double v = std::stod(s, &used);
-    if (used == s.size()) return v;
+    if (used == s.size() && std::isfinite(v) && v >= 0) return v;
   } catch (const std::exception&) {
   }
-  throw Error("ncu report: column " + column + " holds '" + field + "', not a number");
+  throw Error("ncu report: column " + column + " holds '" + excerpt(field) + "', not a count or rate");
 }
 
 }  // namespace

@@ -42,9 +42,19 @@ struct CeilingsFile {
 };
 std::string to_json(const CeilingsFile& c);
 
-/// The FP64 FMA peak (GFLOP/s) of a ceilings JSON file; gpp::Error naming the problem
-/// for a file that is missing, is not a gpp-ceilings file of schema_version 1, or has none.
-double read_fp64_peak(const std::string& path);
+/// What `gpp roofline` takes from a ceilings file: the machine it was measured on and
+/// its FP64 FMA peak.
+struct CeilingsSummary {
+  std::string device, backend;
+  double fp64_peak_gflops = 0;
+};
+
+/// Reads and checks a ceilings JSON file (a regular file of at most kMaxJsonBytes):
+/// kind gpp-ceilings, schema_version 1, a device with a name and a backend, an "FP64
+/// FMA peak" in compute with a positive finite gflops, bandwidth levels with positive
+/// finite gbs. gpp::Error ("--ceilings PATH: ...") naming the first problem.
+CeilingsSummary read_ceilings(const std::string& path);
+CeilingsSummary parse_ceilings(const std::string& text, const std::string& path);
 
 /// Counters of one NVTX range of an `ncu --csv --page raw` report, summed over its kernels.
 struct NcuCounters {

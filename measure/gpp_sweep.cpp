@@ -1,5 +1,8 @@
 #include "gpp_sweep.hpp"
 
+#include "gpp_inputs.hpp"
+#include "gpp_text.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -7,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 namespace gpp::app::sweep {
 namespace {
@@ -43,12 +47,22 @@ bool reads(const std::vector<std::string>& tunables, const char* name) {
   return std::find(tunables.begin(), tunables.end(), name) != tunables.end();
 }
 
+double real_field(const std::string& at, const char* name, const std::string& v) {
+  char* end = nullptr;
+  errno = 0;
+  const double x = v.empty() ? NAN : std::strtod(v.c_str(), &end);
+  if (v.empty() || errno || *end || !std::isfinite(x))
+    throw Error(at + "column " + name + ": '" + excerpt(v) + "' is not a finite number");
+  return x;
+}
+
 int int_field(const std::string& path, const std::string& name, const std::string& v) {
   if (v.empty()) return 0;
   char* end = nullptr;
   errno = 0;
   const long x = std::strtol(v.c_str(), &end, 10);
-  if (errno || *end || x < 0 || x > 1000000000) throw Error(path + ": column " + name + ": '" + v + "' is not a count");
+  if (errno || *end || x < 0 || x > 1000000000)
+    throw Error(path + ": column " + name + ": '" + excerpt(v) + "' is not a count");
   return int(x);
 }
 
@@ -198,9 +212,7 @@ std::string tile_text(const std::vector<int>& tile) {
 }
 
 CsvFile read_sweep_csv(const std::string& path, const std::string& header) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error("--resume " + path + ": cannot read it: " + std::strerror(errno));
-  const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const std::string text = read_input_file("--resume", path, kMaxCsvBytes);
   std::vector<std::vector<std::string>> records;
   try {
     records = parse_csv(text);
@@ -255,16 +267,77 @@ CsvFile read_sweep_csv(const std::string& path, const std::string& header) {
         throw Error(where + ": row " + std::to_string(r) + ": " + e.what());
       }
     }
-    const std::string& m = fields[col("time_median_s")];
-    row.time_median_s = m.empty() ? NAN : std::strtod(m.c_str(), nullptr);
+    const std::string at = where + ": row " + std::to_string(r) + ": ";
+    row.git = fields[col("git")];
+    row.version = fields[col("version")];
+    row.kokkos = fields[col("kokkos")];
     if (row.status != "ok" && row.status != "wrong" && row.status != "invalid")
-      throw Error(where + ": row " + std::to_string(r) + ": unknown status '" + row.status + "'");
+      throw Error(at + "unknown status '" + excerpt(row.status) + "'");
+    // Tunables as gpp run takes them: at most kMaxTunable, ones the policy has.
+    for (const int v : {row.tunables.band_block, row.tunables.ig_block, row.tunables.team_size,
+                        row.tunables.vector_length})
+      if (v > kMaxTunable) throw Error(at + "a tunable " + std::to_string(v) + " is not at most " + std::to_string(kMaxTunable));
+    for (const int v : row.tunables.tile)
+      if (v > kMaxTunable) throw Error(at + "a tile size " + std::to_string(v) + " is not at most " + std::to_string(kMaxTunable));
+    try {
+      check_tunables(find_policy(row.policy), row.tunables);
+    } catch (const Error& e) {
+      throw Error(at + e.what());
+    }
+    // Times: a row that ran has them, each a time a run can take, in order, agreeing with
+    // its rate; a forged or garbage time never becomes a best point.
+    double t[3] = {NAN, NAN, NAN};
+    const char* names[3] = {"time_min_s", "time_median_s", "time_max_s"};
+    bool any = false;
+    for (int k = 0; k < 3; ++k) {
+      const std::string& v = fields[col(names[k])];
+      if (v.empty()) continue;
+      any = true;
+      t[k] = real_field(at, names[k], v);
+    }
+    const std::string& rate_text = fields[col("updates_per_s")];
+    const std::string& updates_text = fields[col("updates")];
+    if (row.status == "invalid") {
+      if (any || !rate_text.empty()) throw Error(at + "an invalid point has times");
+    } else {
+      for (int k = 0; k < 3; ++k) {
+        if (!std::isfinite(t[k])) throw Error(at + "a point that ran has no " + names[k]);
+        if (!(t[k] > 0) || t[k] > 3.2e7) throw Error(at + names[k] + " " + fields[col(names[k])] + " is not a time a run can take");
+      }
+      if (!(t[0] <= t[1] && t[1] <= t[2])) throw Error(at + "the times are not min <= median <= max");
+      const double updates = real_field(at, "updates", updates_text), rate = real_field(at, "updates_per_s", rate_text);
+      const double expect = double(row.nbands) * row.ngpown * double(row.ncouls) * row.nw;
+      if (!(std::fabs(updates - expect) <= 1e-9 * expect) || !(std::fabs(rate - updates / t[1]) <= 1e-6 * rate))
+        throw Error(at + "updates and updates_per_s do not agree with the sizes and time_median_s");
+      // A rate no machine reaches (an H100 does about 3e11 updates/s) is forged, not measured.
+      if (rate > 1e14) throw Error(at + "updates_per_s " + rate_text + " is faster than any machine runs this kernel");
+    }
+    row.time_median_s = t[1];
     out.rows.push_back(row);
   }
   if (out.rows.size() != out.lines.size())
     throw Error(where + ": the rows could not be told apart (" + std::to_string(out.rows.size()) + " records, " +
                 std::to_string(out.lines.size()) + " lines)");
   return out;
+}
+
+std::string origin_difference(const Row& old, const Row& now) {
+  auto differs = [](const char* field, const std::string& a, const std::string& b) {
+    return a == b ? std::string() : std::string(field) + " '" + excerpt(a) + "' (this run: '" + excerpt(b) + "')";
+  };
+  for (const auto& [field, a, b] :
+       {std::tuple<const char*, std::string, std::string>{"device", old.device, now.device},
+        {"backend", old.backend, now.backend},
+        {"git", old.git, now.git},
+        {"version", old.version, now.version},
+        {"kokkos", old.kokkos, now.kokkos},
+        {"deck", old.deck, now.deck},
+        {"nbands", std::to_string(old.nbands), std::to_string(now.nbands)},
+        {"ngpown", std::to_string(old.ngpown), std::to_string(now.ngpown)},
+        {"ncouls", std::to_string(old.ncouls), std::to_string(now.ncouls)},
+        {"nw", std::to_string(old.nw), std::to_string(now.nw)}})
+    if (std::string d = differs(field, a, b); !d.empty()) return d;
+  return "";
 }
 
 bool same_point(const Row& a, const Row& b) {

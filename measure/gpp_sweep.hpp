@@ -52,13 +52,18 @@ std::string tile_text(const std::vector<int>& tile);
 /// One row of a sweep CSV, as far as resuming and choosing the best point need it.
 struct Row {
   std::string policy, space, device, backend, deck, status;
+  std::string git, version, kokkos;  // the build that measured it
   int nbands = 0, ngpown = 0, ncouls = 0, nw = 0;
   Tunables tunables;
   double time_median_s = 0;  // NaN where empty
 };
 
-/// A sweep CSV's rows: its header must be `header` exactly (else gpp::Error naming
-/// `path`), each row must have every field.
+/// A sweep CSV's rows (a regular file of at most kMaxCsvBytes): its header must be
+/// `header` exactly (else gpp::Error naming `path`), each row must have every field, a
+/// known policy and status, tunables gpp run accepts, and for a row that ran (ok, wrong)
+/// times a run can give (finite, 0 < min <= median <= max, at most a year) that agree
+/// with its updates_per_s; a row that did not run (invalid) has no times. Whether the
+/// rows are of this run's device, build and deck is the caller's check (same_origin).
 struct CsvFile {
   std::vector<std::string> lines;  // the data records as written (no header, no newline)
   std::vector<Row> rows;
@@ -67,5 +72,9 @@ CsvFile read_sweep_csv(const std::string& path, const std::string& header);
 
 /// Same configuration: policy, space, deck sizes and every tunable.
 bool same_point(const Row& a, const Row& b);
+
+/// "" when `old` was measured where `now` is (device, backend, build: git, version and
+/// Kokkos, deck: name and sizes), else the first field that differs with both values.
+std::string origin_difference(const Row& old, const Row& now);
 
 }  // namespace gpp::app::sweep

@@ -2,6 +2,7 @@
 // The tuning file (docs/formats.md "Tuning file"): the best tunables a sweep or `gpp
 // tune` found, keyed by device, backend, policy and size class; read by `gpp run` and
 // `gpp bench` (--tuning FILE, or the default place).
+#include "gpp_json.hpp"
 #include "gpp_policy.hpp"
 
 #include <string>
@@ -12,24 +13,33 @@ namespace gpp::app {
 struct TuningEntry {
   std::string device, backend, policy, size_class;
   Tunables tunables;
-  double time_median_s = 0;
+  double time_median_s = 0;  // 0: not given (a hand-written entry)
   std::string deck, date;
+  JsonIn unknown = JsonIn::object();  // fields gpp does not know: kept, written back
 };
 
 struct TuningFile {
   static constexpr int kSchemaVersion = 1;
   std::vector<TuningEntry> entries;
+  JsonIn unknown = JsonIn::object();  // top-level fields gpp does not know
 
   /// The entry for this key, or null.
   const TuningEntry* find(const std::string& device, const std::string& backend, const std::string& policy,
                           const std::string& size_class) const;
-  /// Adds `e`, replacing the entry with the same key.
+  /// Adds `e`, replacing the entry with the same key; fields gpp does not know of the
+  /// replaced entry are kept (e's own win).
   void merge(const TuningEntry& e);
 };
 
-/// Reads and checks a tuning file; gpp::Error ("tuning file PATH: ...") for anything
-/// wrong in it: not JSON, another schema version or kind, an unknown policy, size class
-/// or tunable, a value that is not a positive integer, a tunable the policy lacks.
+/// Most entries a tuning file may hold (devices x backends x policies x size classes of
+/// a whole centre fit many times over).
+inline constexpr std::size_t kMaxTuningEntries = 100000;
+
+/// Reads and checks a tuning file (a regular file of at most kMaxJsonBytes); gpp::Error
+/// ("tuning file PATH: ...") for anything wrong in it: not JSON, another schema version
+/// or kind, an unknown policy, size class or tunable, a value that is not a positive
+/// integer of at most 2^20 (what gpp run accepts), a tunable the policy lacks, a time
+/// that is not a positive finite number of seconds, two entries for one key.
 TuningFile read_tuning_file(const std::string& path);
 
 /// The same, from text (`path` names it in messages).
@@ -38,14 +48,19 @@ TuningFile parse_tuning(const std::string& text, const std::string& path);
 /// The file as JSON.
 std::string to_json(const TuningFile& f);
 
-class Json;
-/// The tunables as a JSON object under `key` (band_block, ..., tile), those that are set:
-/// the one form of tunables in tuning files and in run records.
-void json_tunables(Json& j, const std::string& key, const Tunables& t);
+/// The tunables as a JSON object (band_block, ..., tile), those that are set: the one
+/// form of tunables in tuning files and in run records.
+Json json_tunables(const Tunables& t);
+
+/// Throws gpp::Error unless `seconds` is a time a measurement can give: finite, positive,
+/// at most a year (a forged or garbage time is never a best point nor a tuning entry).
+void check_time(double seconds, const std::string& what);
 
 /// Where `gpp run`/`bench` look when no --tuning is given: $GPP_TUNING_FILE when set
 /// and not empty, else ~/.config/gpp/tuning.json when that file exists, else "".
 std::string default_tuning_path();
+/// Where default_tuning_path() found it: "$GPP_TUNING_FILE" or "~/.config/gpp/tuning.json".
+std::string tuning_source();
 
 /// Where `gpp tune` writes when no --tuning-out is given: $GPP_TUNING_FILE when set and
 /// not empty, else ~/.config/gpp/tuning.json (its directory created).

@@ -23,6 +23,11 @@ struct Tunables {
   std::vector<int> tile;  // MDRangePolicy tile sizes, one per rank
 };
 
+/// The largest value of any tunable (blocks, teams, lanes, tile sizes), from every
+/// source (command line, tuning file, sweep CSV): 2^20 keeps block arithmetic (n +
+/// block) and tile products far inside int and long with sizes up to 2^30.
+inline constexpr int kMaxTunable = 1 << 20;
+
 /// Run: compute the sums. Check: refuse what cannot work (tunables the backend or the
 /// kernel cannot launch), resolve the defaults, and return without launching anything.
 enum class RunMode { Run, Check };

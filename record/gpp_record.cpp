@@ -134,13 +134,19 @@ std::string tile_text(const std::vector<int>& tile) {
   return s;
 }
 
-void json_space(Json& j, const std::string& key, const SpaceInfo& s) {
-  j.begin_object(key)
-      .value("kind", to_string(s.kind))
-      .value("backend", s.backend)
-      .value("device", s.device)
-      .value("concurrency", s.concurrency)
-      .end_object();
+Json json_space(const SpaceInfo& s) {
+  Json j = Json::object();
+  j["kind"] = to_string(s.kind);
+  j["backend"] = s.backend;
+  j["device"] = s.device;
+  j["concurrency"] = s.concurrency;
+  return j;
+}
+
+Json json_numbers(const std::vector<double>& v) {
+  Json a = Json::array();
+  for (const double x : v) a.push_back(json_number(x));
+  return a;
 }
 
 }  // namespace
@@ -155,107 +161,110 @@ std::string result_line(const RunRecord& r, const PolicyRun& run) {
 }
 
 std::string to_json(const RunRecord& r) {
-  Json j;
-  j.begin_object()
-      .value("schema_version", RunRecord::kSchemaVersion)
-      .value("kind", "gpp-record")
-      .value("command", r.command)
-      .value("date", r.date)
-      .string_array("command_line", r.command_line);
-  j.begin_object("build")
-      .value("program", "gpp")
-      .value("version", r.build.version)
-      .value("git", r.build.git)
-      .value("kokkos_version", r.build.kokkos_version)
-      .value("kokkos_backends", r.build.kokkos_backends)
-      .value("compiler", r.build.compiler)
-      .value("cxx_flags", r.build.cxx_flags)
-      .value("build_type", r.build.build_type)
-      .value("kokkos_kernels_gemm", r.build.kokkos_kernels)
-      .value("hdf5", r.build.hdf5)
-      .end_object();
+  Json j = Json::object();
+  j["schema_version"] = RunRecord::kSchemaVersion;
+  j["kind"] = "gpp-record";
+  j["command"] = r.command;
+  j["date"] = r.date;
+  j["command_line"] = r.command_line;
+  Json build = Json::object();
+  build["program"] = "gpp";
+  build["version"] = r.build.version;
+  build["git"] = r.build.git;
+  build["kokkos_version"] = r.build.kokkos_version;
+  build["kokkos_backends"] = r.build.kokkos_backends;
+  build["compiler"] = r.build.compiler;
+  build["cxx_flags"] = r.build.cxx_flags;
+  build["build_type"] = r.build.build_type;
+  build["kokkos_kernels_gemm"] = r.build.kokkos_kernels;
+  build["hdf5"] = r.build.hdf5;
+  j["build"] = std::move(build);
   const DeckInfo& d = r.deck;
-  j.begin_object("deck")
-      .value("name", d.name)
-      .value("source", d.source)
-      .value("generator", d.generator)
-      .value("input_path", d.input_path);
-  if (d.seed >= 0)
-    j.value("seed", d.seed);
-  else
-    j.null("seed");
-  j.value("nbands", d.nbands)
-      .value("ngpown", d.ngpown)
-      .value("ncouls", d.ncouls)
-      .value("nw", d.nw)
-      .value("nstart", d.nstart)
-      .value("nend", d.nend)
-      .value("nvband", d.nvband)
-      .value("updates", d.updates)
-      .value("reference_provenance", d.reference_provenance)
-      .end_object();
-  j.begin_object("setup")
-      .value("setup_s", r.setup_s)
-      .value("read_s", r.read_s)
-      .value("check_s", r.check_s)
-      .value("read_bytes", r.read_bytes)
-      .value("transfer_s", r.transfer_s)
-      .value("data_bytes", r.data_bytes)
-      .value("device_mem_peak_bytes", r.device_mem_peak_bytes)
-      .end_object();
+  Json deck = Json::object();
+  deck["name"] = d.name;
+  deck["source"] = d.source;
+  deck["generator"] = d.generator;
+  deck["input_path"] = d.input_path;
+  deck["seed"] = d.seed >= 0 ? Json(d.seed) : Json(nullptr);
+  deck["nbands"] = d.nbands;
+  deck["ngpown"] = d.ngpown;
+  deck["ncouls"] = d.ncouls;
+  deck["nw"] = d.nw;
+  deck["nstart"] = d.nstart;
+  deck["nend"] = d.nend;
+  deck["nvband"] = d.nvband;
+  deck["updates"] = json_number(d.updates);
+  deck["reference_provenance"] = d.reference_provenance;
+  j["deck"] = std::move(deck);
+  Json setup = Json::object();
+  setup["setup_s"] = json_number(r.setup_s);
+  setup["read_s"] = json_number(r.read_s);
+  setup["check_s"] = json_number(r.check_s);
+  setup["read_bytes"] = r.read_bytes;
+  setup["transfer_s"] = json_number(r.transfer_s);
+  setup["data_bytes"] = r.data_bytes;
+  setup["device_mem_peak_bytes"] = r.device_mem_peak_bytes;
+  j["setup"] = std::move(setup);
   if (r.achstemp) {
-    j.begin_object("static_remainder").complex("achstemp", *r.achstemp).value("time_s", r.static_s);
-    if (r.achstemp_space) json_space(j, "space", *r.achstemp_space);
-    if (r.achstemp_rel_error)
-      j.value("rel_error", *r.achstemp_rel_error);
-    else
-      j.null("rel_error");
-    j.end_object();
+    Json s = Json::object();
+    s["achstemp"] = json_complex(*r.achstemp);
+    s["time_s"] = json_number(r.static_s);
+    if (r.achstemp_space) s["space"] = json_space(*r.achstemp_space);
+    s["rel_error"] = r.achstemp_rel_error ? json_number(*r.achstemp_rel_error) : Json(nullptr);
+    j["static_remainder"] = std::move(s);
   }
   if (r.branches) {
     const auto& b = *r.branches;
-    j.begin_object("branches")
-        .value("regular", (long long)b.regular)
-        .value("near_pole", (long long)b.near_pole)
-        .value("zero", (long long)b.zero)
-        .value("cutoff", (long long)b.cut)
-        .end_object();
+    Json o = Json::object();
+    o["regular"] = (long long)b.regular;
+    o["near_pole"] = (long long)b.near_pole;
+    o["zero"] = (long long)b.zero;
+    o["cutoff"] = (long long)b.cut;
+    j["branches"] = std::move(o);
   }
-  j.begin_object("verification")
-      .value("against", r.target.against)
-      .value("tolerance", r.target.tolerance)
-      .value("reference_s", r.reference_s);
-  if (r.target.performed()) j.complex_array("achtemp", r.reference.achtemp).complex_array("asxtemp", r.reference.asxtemp);
-  j.end_object();
-  j.begin_array("runs");
+  Json v = Json::object();
+  v["against"] = r.target.against;
+  v["tolerance"] = json_number(r.target.tolerance);
+  v["reference_s"] = json_number(r.reference_s);
+  if (r.target.performed()) {
+    v["achtemp"] = json_complex_array(r.reference.achtemp);
+    v["asxtemp"] = json_complex_array(r.reference.asxtemp);
+  }
+  j["verification"] = std::move(v);
+  Json runs = Json::array();
   for (const auto& run : r.runs) {
-    j.begin_object().value("policy", run.policy);
-    json_space(j, "space", run.space);
-    json_tunables(j, "tunables", run.tunables);
-    j.value("tunables_source", run.tunables_source);
-    j.value("status", run.status).value("reason", run.reason).value("repeats", int(run.times.size()));
-    j.number_array("times_s", run.times)
-        .value("time_median_s", run.median())
-        .value("time_min_s", run.min())
-        .value("time_max_s", run.max())
-        .value("updates_per_s", d.updates / run.median());
-    if (run.flops > 0 && !run.times.empty())
-      j.value("flops_counted", run.flops).value("gflops", run.flops / run.median() / 1e9);
-    j.value("rel_error", run.rel_error)
-        .value("verified", run.verified)
-        .complex_array("achtemp", run.result.achtemp)
-        .complex_array("asxtemp", run.result.asxtemp)
-        .value("ranks", run.ranks)
-        .number_array("rank_kernel_median_s", run.rank_kernel_s)
-        .value("comm_median_s", run.comm_s)
-        .value("chunks", run.chunks)
-        .end_object();
+    Json o = Json::object();
+    o["policy"] = run.policy;
+    o["space"] = json_space(run.space);
+    o["tunables"] = json_tunables(run.tunables);
+    o["tunables_source"] = run.tunables_source;
+    o["status"] = run.status;
+    o["reason"] = run.reason;
+    o["repeats"] = int(run.times.size());
+    o["times_s"] = json_numbers(run.times);
+    o["time_median_s"] = json_number(run.median());
+    o["time_min_s"] = json_number(run.min());
+    o["time_max_s"] = json_number(run.max());
+    o["updates_per_s"] = json_number(d.updates / run.median());
+    if (run.flops > 0 && !run.times.empty()) {
+      o["flops_counted"] = json_number(run.flops);
+      o["gflops"] = json_number(run.flops / run.median() / 1e9);
+    }
+    o["rel_error"] = json_number(run.rel_error);
+    o["verified"] = run.verified;
+    o["achtemp"] = json_complex_array(run.result.achtemp);
+    o["asxtemp"] = json_complex_array(run.result.asxtemp);
+    o["ranks"] = run.ranks;
+    o["rank_kernel_median_s"] = json_numbers(run.rank_kernel_s);
+    o["comm_median_s"] = json_number(run.comm_s);
+    o["chunks"] = run.chunks;
+    runs.push_back(std::move(o));
   }
-  j.end_array();
-  j.value("ranks", r.ranks).string_array("rank_placement", r.rank_placement);
-  j.value("passed", r.passed());
-  j.end_object();
-  return j.str();
+  j["runs"] = std::move(runs);
+  j["ranks"] = r.ranks;
+  j["rank_placement"] = r.rank_placement;
+  j["passed"] = r.passed();
+  return dump_json(j);
 }
 
 const std::string& csv_header() {

@@ -145,6 +145,24 @@ int abort_all(int code) {
   return code;
 }
 
+std::string compare_with_rank0(const std::string& what, const std::string& mine) {
+  if (size() == 1) return "";
+  // Rank 0's length, then its bytes (lengths first: a rank never waits for more bytes
+  // than are sent). Long values are compared whole but quoted short.
+  long long len = rank() == 0 ? (long long)mine.size() : 0;
+  MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+  std::string root(std::size_t(len), '\0');
+  if (rank() == 0) root = mine;
+  for (long long off = 0; off < len; off += INT_MAX / 2) {
+    const int n = int(std::min<long long>(len - off, INT_MAX / 2));
+    MPI_Bcast(root.data() + off, n, MPI_CHAR, 0, MPI_COMM_WORLD);
+  }
+  if (root == mine) return "";
+  auto quote = [](const std::string& s) { return "'" + (s.size() > 80 ? s.substr(0, 80) + "..." : s) + "'"; };
+  return "runs another " + what + " than rank 0 (" + quote(mine) + ", rank 0: " + quote(root) +
+         "): every rank must run the same command on the same deck";
+}
+
 #else  // one rank
 
 bool enabled() { return false; }
@@ -166,6 +184,7 @@ void agree(const std::string& error) {
   if (!error.empty()) throw CollectiveError(error);
 }
 int abort_all(int code) { return code; }
+std::string compare_with_rank0(const std::string&, const std::string&) { return ""; }
 
 #endif
 

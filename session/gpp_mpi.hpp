@@ -56,6 +56,12 @@ class CollectiveError : public Error {
 /// rank's failure never leaves the others waiting in a later collective.
 void agree(const std::string& error);
 
+/// Collective: "" when `mine` equals rank 0's value on this rank, else this rank's error
+/// ("rank R runs another WHAT than rank 0: ..."), for agree() to spread: every rank must
+/// run the same command line, deck and tunables (a different one would wait forever in
+/// another collective, or add its sums to the others').
+std::string compare_with_rank0(const std::string& what, const std::string& mine);
+
 /// Runs f() on every rank and agree()s on its outcome (gpp::Error, std::exception or
 /// std::bad_alloc become the message).
 template <class F>

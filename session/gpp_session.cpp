@@ -1,5 +1,9 @@
 #include "gpp_session.hpp"
 
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
 #include "gpp_compat.hpp"
 #include "gpp_device_info.hpp"
 #include "gpp_device_reference.hpp"
@@ -165,9 +169,91 @@ template const DataFor<HostExec>& Session::data(const HostExec&);
 template const DataFor<DeviceExec>& Session::data(const DeviceExec&);
 #endif
 
+namespace {
+// 64-bit words mixed in one after another (FNV-style multiply, then a final avalanche):
+// a few GB/s, so the digest of an si510 file costs about a second.
+class Digest {
+ public:
+  void bytes(const void* data, std::size_t n) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      std::uint64_t w;
+      std::memcpy(&w, p + i, 8);
+      word(w);
+    }
+    std::uint64_t tail = n;
+    for (; i < n; ++i) tail = (tail << 8) | p[i];
+    word(tail);
+  }
+  template <class T>
+  void value(const T& v) {
+    bytes(&v, sizeof v);
+  }
+  void text(const std::string& s) { bytes(s.data(), s.size()); }
+  template <class T>
+  void vec(const std::vector<T>& v) {
+    bytes(v.data(), v.size() * sizeof(T));
+  }
+  std::string hex() const {
+    std::uint64_t x = h_;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", (unsigned long long)x);
+    return buf;
+  }
+
+ private:
+  void word(std::uint64_t w) { h_ = (h_ ^ w) * 0x100000001b3ULL + 0x9e3779b97f4a7c15ULL; }
+  std::uint64_t h_ = 0xcbf29ce484222325ULL;
+};
+}  // namespace
+
+std::string digest_of(const DeckParams& p) {
+  Digest d;
+  d.text("params");
+  d.text(p.name);
+  d.text(p.generator);
+  for (const long long v : {(long long)p.nbands, (long long)p.ngpown, (long long)p.ncouls, (long long)p.nvband,
+                            (long long)p.nstart, (long long)p.nend, (long long)p.skipped_gp})
+    d.value(v);
+  d.value(p.seed);
+  for (const double v : {p.gamma, p.sexcut, p.e_lk, p.dw, p.efermi, p.tol}) d.value(v);
+  return d.hex();
+}
+
+std::string digest_of(const InputDeck& in) {
+  Digest d;
+  d.text("file");
+  for (const int v : {in.sig_ntband, in.gvec_ng, in.ncoul, in.epsmpi_ngpown_max, in.peinf_ntband_max,
+                      in.peinf_ntband_dist, in.ipe, in.ispin, in.ngpown, in.ncouls, in.nstart, in.nend, in.sig_fdf,
+                      in.nvband})
+    d.value(v);
+  for (const double v : {in.sig_dw, in.sig_gamma, in.e_lk, in.tol, in.efermi, in.sexcut, in.limittwo, in.limitone})
+    d.value(v);
+  d.vec(in.peinf_indext_dist);
+  d.vec(in.wfnkq_ekq);
+  d.vec(in.inv_igp_index);
+  d.vec(in.indinv);
+  d.vec(in.vcoul);
+  for (const auto* m : {&in.aqsmtemp, &in.wtilde_array, &in.I_eps_array, &in.aqsntemp}) {
+    d.value(std::uint64_t(m->extent(0)));
+    d.value(std::uint64_t(m->extent(1)));
+    d.bytes(m->data(), m->span() * sizeof(complex_t));
+  }
+  for (const auto* v : {&in.asxtemp0, &in.achtemp0, &in.asxtempref, &in.achtempref}) d.vec(*v);
+  d.bytes(in.records_15_18.data(), sizeof in.records_15_18);
+  return d.hex();
+}
+
 Session make_session(const DeckParams& p, const GpShare& share) {
   Session s;
   s.params = p;
+  s.deck_digest = digest_of(p);
   compat::ScopedRegion region("gpp::setup");
   const auto t0 = std::chrono::steady_clock::now();
   s.input = generate(p, share);  // this rank's G' columns only

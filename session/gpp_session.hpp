@@ -42,6 +42,10 @@ struct Session {
   // MPI over G' (docs/mpi.md): this rank's cyclic share of the G' columns. `input` and
   // `host` hold only those columns (their ngpown is the local count).
   GpShare share;
+  // A digest of the whole deck's input data (docs/mpi.md: every rank must run the same
+  // deck): of the deck parameters for a synthetic deck (the generator is a function of
+  // them), of every array and scalar read for an input file.
+  std::string deck_digest;
   int ngpown_total = 0;     // G' of the whole deck
   double updates_total = 0; // terms of the whole deck
   long long skipped_gp_total = 0;  // G' mapped outside 1..ncouls, whole deck (complete_share)
@@ -132,6 +136,11 @@ void Session::for_each_chunk(const ExecSpace& space, F&& f, bool first_only) {
 
 /// Build the session from deck parameters (synthetic decks).
 Session make_session(const DeckParams& p, const GpShare& share = {});
+
+/// 16 hex digits: a 64-bit digest (not cryptographic) of a deck's parameters, or of
+/// everything an input file holds.
+std::string digest_of(const DeckParams& p);
+std::string digest_of(const InputDeck& in);
 
 /// Build the session from an input file (.dat or HDF5 deck, session/gpp_session_file.cpp);
 /// the deck is called `name`, or after the file when `name` is empty.

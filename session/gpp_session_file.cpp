@@ -53,6 +53,7 @@ Session make_session_from_file(const std::string& path, const std::string& name,
     // of 2^31+ byte messages, the same checks and the same error on every rank); the
     // whole file is released before the derived arrays are made.
     s.share = share;
+    s.deck_digest = digest_of(s.input);  // the whole file, before this rank keeps its share
     if (!share.whole()) s.input = keep_share(s.input, share);
     s.params.ncouls = s.input.ncouls;
     s.params.nvband = s.input.nvband;

@@ -16,6 +16,7 @@ import argparse
 import csv
 import io
 import json
+import stat
 import math
 import os
 import re
@@ -71,14 +72,50 @@ class InputError(Exception):
 # Reading
 # ---------------------------------------------------------------------------------------------
 
+MAX_INPUT_BYTES = 256 << 20
+
+
+def read_input(path, what):
+    """The text of a regular file of at most MAX_INPUT_BYTES: opened without blocking (a FIFO
+    cannot hold the open), checked on the open descriptor (a FIFO, a device such as /dev/zero,
+    a directory or a symlink to one is refused before anything is read)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        raise InputError(f"cannot read {what} {path}: {e.strerror}")
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise InputError(f"cannot read {what} {path}: it is a directory")
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(f"cannot read {what} {path}: not a regular file")
+        if st.st_size > MAX_INPUT_BYTES:
+            raise InputError(f"{path}: {st.st_size} bytes, more than a {what} can be ({MAX_INPUT_BYTES})")
+        chunks, size = [], 0
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > MAX_INPUT_BYTES:
+                raise InputError(f"{path}: more than {MAX_INPUT_BYTES} bytes")
+            chunks.append(chunk)
+    except OSError as e:
+        raise InputError(f"cannot read {what} {path}: {e.strerror}")
+    finally:
+        os.close(fd)
+    try:
+        return b"".join(chunks).decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: not UTF-8 text ({e.reason})")
+
+
 def read_csv(path, columns, kind):
     """Rows (dicts) of a gpp CSV of the given kind, checked against schema_version 1."""
+    text = read_input(path, f"{kind} CSV")
     try:
-        with open(path, newline="") as f:
-            records = list(csv.reader(f))
-    except OSError as e:
-        raise InputError(f"cannot read {kind} CSV {path}: {e.strerror}")
-    except (csv.Error, UnicodeDecodeError) as e:
+        records = list(csv.reader(io.StringIO(text, newline="")))
+    except csv.Error as e:
         raise InputError(f"{path}: not a readable CSV ({e})")
     if not records:
         raise InputError(f"{path}: empty file, expected a {kind} CSV")
@@ -132,12 +169,10 @@ def positive(row, column):
 
 def read_ceilings(path):
     """The ceilings JSON: {device, date, peak (GFLOP/s), compute [...], bandwidth [(level, GB/s)]}."""
+    text = read_input(path, "ceilings JSON")
     try:
-        with open(path) as f:
-            doc = json.load(f)
-    except OSError as e:
-        raise InputError(f"cannot read ceilings JSON {path}: {e.strerror}")
-    except (ValueError, UnicodeDecodeError) as e:
+        doc = json.loads(text)
+    except (ValueError, RecursionError) as e:
         raise InputError(f"{path}: not valid JSON ({e})")
     if not isinstance(doc, dict):
         raise InputError(f"{path}: not a gpp ceilings JSON object")
@@ -562,16 +597,49 @@ def render(fig, formats):
     return out
 
 
+def check_outputs(paths, inputs):
+    """Before anything is written: no output is an input (the same file however spelled:
+    a symlink, a hard link) nor another output, and none is a directory or a special file."""
+    ids = {}
+    for p in inputs:
+        if p:
+            try:
+                st = os.stat(p)
+                ids[(st.st_dev, st.st_ino)] = p
+            except OSError:
+                pass
+    seen = {}
+    for path in paths:
+        target = os.path.realpath(path)
+        if target in seen:
+            raise InputError(f"{path}: written twice (also as {seen[target]})")
+        seen[target] = path
+        try:
+            st = os.stat(target)
+        except OSError:
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(f"{path}: exists and is not a regular file")
+        if (st.st_dev, st.st_ino) in ids:
+            raise InputError(f"{path}: it is the input {ids[(st.st_dev, st.st_ino)]} (it would be replaced)")
+
+
 def write_outputs(outputs):
-    """Write each (path, bytes) under a temporary name in its directory, then rename."""
+    """Write each (path, bytes) under a temporary name beside the file it replaces (through a
+    symlink to its target), keeping that file's mode, then rename."""
     for path, data in outputs:
-        directory = os.path.dirname(os.path.abspath(path))
-        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
+        target = os.path.realpath(path)
+        directory = os.path.dirname(target)
+        fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(target) + ".", suffix=".tmp", dir=directory)
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
-            os.chmod(tmp, 0o666 & ~UMASK)  # mkstemp makes 0600; give the file the mode open() would
-            os.replace(tmp, path)
+            try:
+                mode = stat.S_IMODE(os.stat(target).st_mode)  # a replaced file keeps its mode
+            except OSError:
+                mode = 0o666 & ~UMASK  # mkstemp makes 0600; give a new file the mode open() would
+            os.chmod(tmp, mode)
+            os.replace(tmp, target)
         except BaseException:
             if os.path.exists(tmp):
                 os.unlink(tmp)
@@ -1112,6 +1180,8 @@ def run(argv):
                     f"{base}-heatmap-{x}-{y}"
                 figures.append((prefix, lambda g=grid: draw_heatmap(g, rows)))
     outputs = []
+    check_outputs([path for prefix, _ in figures for _, path in out_paths(prefix, formats)],
+                  [args.csv, getattr(args, "ceilings", None)])
     for prefix, make in figures:
         paths = out_paths(prefix, formats)
         rendered = render(make(), formats)

@@ -17,6 +17,7 @@ packages=(
   liblapack-dev libblas-dev            # named by Kokkos Kernels 3.4's CMake targets
   libhdf5-dev                          # HDF5 decks and result files
   libcli11-dev                         # the command line
+  nlohmann-json3-dev                   # JSON: run records, ceilings and tuning files
   libgtest-dev                         # the test suite (ctest --preset serial)
   python3 python3-h5py                 # the tests that read gpp's HDF5 files with h5py
   gfortran                             # the .dat round trip and the independent oracle (tests)

@@ -3,18 +3,23 @@
 files, bad options and environment variables, unwritable and aliased outputs, and kills
 mid-write. Runs the built gpp on each case with a timeout and asserts its outcome class.
 
-Outcome classes of one run:
+Outcome classes of one run. Good outcomes:
   ok          exit 0 (numbers verified, or a legitimately different deck)
-  refused     exit 1, exactly one line on stderr, nothing on stdout
+  refused     exit 1, exactly one short line on stderr, nothing on stdout
   verify      exit 2 (verification failed: a damaged array against the stored reference)
-  late        exit 1 after something was printed on stdout, or more than one stderr line
-  signal      killed by a signal (a crash)
-  timeout     no answer within the time limit (a hang)
-  bad-exit    any other exit code
-  modified    an input file changed
+Failures (docs/reliability.md counts them; all must be zero):
+  crash       killed by a signal
+  hang        no answer within the time limit
+  wrong       exit 0 with a forged, corrupt or missing output, or refused for another reason
+  late        exit 1 after results were printed on stdout
+  destroyed   an input file changed, or a partial file under an output's final name
+  unclear     any other exit code, more than one line on stderr, or a line that echoes
+              what it refuses at length (more than kMaxMessage bytes)
 Every case names the classes it accepts; anything else is a failure. Cases marked
-`pending` are counted and printed but do not fail the run (work not done yet; see
-docs/reliability.md). Usage: gpp_attack.py --gpp PATH [--samples N] [--seed S] [-v]
+`pending` are counted and printed but do not fail the run (work not done yet).
+Usage: gpp_attack.py --gpp PATH [--samples N] [--seed S] [-v] [--mpiexec PATH --np N]
+(with --mpiexec, every command runs under `mpiexec -n N`, the one-rank commands under -n 1,
+and the group `mpi` launches ranks that disagree)
 """
 import argparse
 import collections
@@ -42,14 +47,18 @@ nstart = 2
 nend = 3
 """
 
+kMaxMessage = 1000  # bytes of one error line
+
 GOOD = {"ok"}
 REFUSED = {"refused"}
 ANY_CLEAN = {"ok", "refused", "verify"}
 
 
 class Harness:
-    def __init__(self, gpp, work, verbose, timeout):
+    def __init__(self, gpp, work, verbose, timeout, mpiexec=None, np=1):
         self.gpp = gpp
+        self.mpiexec = mpiexec
+        self.np = np
         self.work = work
         self.verbose = verbose
         self.timeout = timeout
@@ -59,7 +68,15 @@ class Harness:
         self.runs = 0
         self.keep = None
 
-    def classify(self, args, env=None, inputs=(), cwd=None, timeout=None):
+    def command(self, args):
+        """The command line of one gpp run: under mpiexec when given (-n 1 for the commands
+        that run on one rank only)."""
+        if not self.mpiexec:
+            return [self.gpp] + args
+        many = bool(args) and args[0] in ("run", "policies")
+        return [self.mpiexec, "-n", str(self.np if many else 1), self.gpp] + args
+
+    def classify(self, args, env=None, inputs=(), cwd=None, timeout=None, raw=None):
         digests = {p: digest(p) for p in inputs}
         full_env = dict(os.environ)
         full_env.pop("KOKKOS_NUM_THREADS", None)
@@ -67,30 +84,20 @@ class Harness:
             full_env.update(env)
         self.runs += 1
         try:
-            p = subprocess.run([self.gpp] + args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            p = subprocess.run(raw or self.command(args), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, env=full_env, cwd=cwd or self.work,
-                               timeout=timeout or self.timeout)
+                               timeout=timeout or self.timeout, start_new_session=True)
         except subprocess.TimeoutExpired:
-            return "timeout", b"", b""
+            return "hang", b"", b""
         out, err = p.stdout, p.stderr
         for path, d in digests.items():
             if digest(path) != d:
-                return "modified", out, err
-        if p.returncode < 0:
-            return "signal", out, err
-        if p.returncode == 0:
-            return "ok", out, err
-        if p.returncode == 2:
-            return "verify", out, err
-        if p.returncode == 1:
-            if out.strip() or err.count(b"\n") != 1 or not err.endswith(b"\n"):
-                return "late", out, err
-            return "refused", out, err
-        return "bad-exit", out, err
+                return "destroyed", out, err
+        return exit_class(p.returncode, out, err), out, err
 
     def case(self, group, name, args, accept, env=None, inputs=(), pending=False, timeout=None, check=None,
-             says=None):
-        cls, out, err = self.classify(args, env=env, inputs=inputs, timeout=timeout)
+             says=None, raw=None):
+        cls, out, err = self.classify(args, env=env, inputs=inputs, timeout=timeout, raw=raw)
         if cls == "ok" and check is not None:
             why = check(out)
             if why:
@@ -112,6 +119,22 @@ class Harness:
         if self.verbose:
             print(summary, flush=True)
         return cls
+
+
+def exit_class(code, out, err):
+    if code < 0 or code >= 128:  # a signal (mpiexec reports a rank's as 128 + N)
+        return "crash"
+    if code == 0:
+        return "ok"
+    if code == 2:
+        return "verify"
+    if code == 1:
+        if out.strip():
+            return "late"
+        if err.count(b"\n") != 1 or not err.endswith(b"\n") or len(err) > kMaxMessage:
+            return "unclear"
+        return "refused"
+    return "unclear"
 
 
 def digest(path):
@@ -354,19 +377,11 @@ def run_with_limits(h, args, stack_kb=None, as_bytes=None, fsize=None):
 
     h.runs += 1
     try:
-        p = subprocess.run([h.gpp] + args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        p = subprocess.run(h.command(args), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            cwd=h.work, timeout=h.timeout, preexec_fn=limit)
     except subprocess.TimeoutExpired:
-        return "timeout", b"", b""
-    if p.returncode < 0:
-        return "signal", p.stdout, p.stderr
-    if p.returncode == 0:
-        return "ok", p.stdout, p.stderr
-    if p.returncode == 2:
-        return "verify", p.stdout, p.stderr
-    if p.returncode == 1 and not p.stdout.strip() and p.stderr.count(b"\n") == 1:
-        return "refused", p.stdout, p.stderr
-    return ("late" if p.returncode == 1 else "bad-exit"), p.stdout, p.stderr
+        return "hang", b"", b""
+    return exit_class(p.returncode, p.stdout, p.stderr), p.stdout, p.stderr
 
 
 def record(h, group, name, cls, err, accept, pending=False):
@@ -436,7 +451,7 @@ def attack_outputs(h, have_h5):
         cls, out, err = run_with_limits(h, args, fsize=512)  # smaller than any record
         leftover = [f for f in os.listdir(w) if f.startswith(out_path)]
         if leftover:
-            cls = "partial-file"
+            cls = "destroyed"
         record(h, "outputs", name, cls, err, REFUSED)
 
 
@@ -464,8 +479,396 @@ def attack_kills(h, rng, n, have_h5):
             # Complete or absent: a file under the final name must read back whole.
             c, out, err = h.classify(["run", "--input", target, "--repeat", "1", "--warmup", "0", "--verify", "none",
                                       "--no-branch-stats"])
-            cls = "ok" if c == "ok" else "timeout" if c == "timeout" else "partial-file"
+            cls = "ok" if c == "ok" else "hang" if c == "hang" else "destroyed"
         record(h, "kills", f"{sig.name}-{os.path.basename(target)}-{i}", cls, b"", GOOD)
+
+
+def fixtures(h):
+    """A tuning file, a sweep CSV and a ceilings file of this machine, made by gpp itself."""
+    w = h.work
+    deck = os.path.join(w, "tiny.toml")
+    tuning, csv_path, ceil = (os.path.join(w, n) for n in ("good-tuning.json", "good-sweep.csv", "good-ceilings.json"))
+    subprocess.run([h.gpp, "sweep", deck, "--policy", "host", "--band-block", "4,8", "--repeat", "1", "--warmup", "0",
+                    "--csv", csv_path, "--tuning-out", tuning], check=True, stdout=subprocess.DEVNULL, cwd=w)
+    subprocess.run([h.gpp, "ceilings", "--quick", "--json", ceil], check=True, stdout=subprocess.DEVNULL, cwd=w)
+    return deck, tuning, csv_path, ceil
+
+
+def copy(h, src, name):
+    return shutil.copy(src, os.path.join(h.work, name))
+
+
+def special_files(h):
+    """Paths that are not regular files, and symlinks to them."""
+    w = h.work
+    fifo = os.path.join(w, "fifo2")
+    if not os.path.exists(fifo):
+        os.mkfifo(fifo)
+    d = os.path.join(w, "adir.json")
+    os.makedirs(d, exist_ok=True)
+    links = {}
+    for name, target in [("link-to-fifo", fifo), ("link-to-zero", "/dev/zero")]:
+        p = os.path.join(w, name)
+        if not os.path.lexists(p):
+            os.symlink(target, p)
+        links[name] = p
+    return {"fifo": fifo, "dev-zero": "/dev/zero", "directory": d, **links}
+
+
+def attack_inputs(h, deck, tuning, csv_path, ceil):
+    """Every input of every command as a FIFO, /dev/zero, a directory, a symlink to those:
+    one line, exit 1, nothing blocks (issue 24, item 1)."""
+    w = h.work
+    home = os.path.join(w, "home-special")
+    os.makedirs(os.path.join(home, ".config", "gpp"), exist_ok=True)
+    cfg = os.path.join(home, ".config", "gpp", "tuning.json")
+    for kind, bad in special_files(h).items():
+        cases = [
+            ("run --tuning", ["run", deck, "--repeat", "1", "--tuning", bad], None),
+            ("bench --tuning", ["bench", deck, "--policies", "host", "--repeat", "1", "--tuning", bad], None),
+            ("run $GPP_TUNING_FILE", ["run", deck, "--repeat", "1"], {"GPP_TUNING_FILE": bad}),
+            ("sweep --resume", ["sweep", deck, "--policy", "host", "--band-block", "4", "--repeat", "1", "--resume", bad],
+             None),
+            ("sweep --tuning-out", ["sweep", deck, "--policy", "host", "--band-block", "4", "--repeat", "1",
+                                    "--tuning-out", bad], None),
+            ("tune --tuning-out", ["tune", deck, "--policy", "host", "--repeat", "1", "--tuning-out", bad], None),
+            ("roofline --ceilings", ["roofline", deck, "--policy", "host", "--repeat", "1", "--csv",
+                                     os.path.join(w, "r.csv"), "--ceilings", bad], None),
+            ("convert IN", ["convert", bad, os.path.join(w, "conv.h5")], None),
+            ("run deck", ["run", bad], None),
+        ]
+        for name, args, env in cases:
+            h.case("inputs", f"{name}={kind}", args, REFUSED, env=env, timeout=20)
+        # ~/.config/gpp/tuning.json as a special file
+        if os.path.lexists(cfg):
+            os.remove(cfg) if not os.path.isdir(cfg) or os.path.islink(cfg) else os.rmdir(cfg)
+        if kind == "directory":
+            os.mkdir(cfg)
+        else:
+            os.symlink(bad, cfg)
+        h.case("inputs", f"run ~/.config/gpp/tuning.json={kind}", ["run", deck, "--repeat", "1"], REFUSED,
+               env={"HOME": home, "GPP_TUNING_FILE": ""}, timeout=20)
+        if os.path.isdir(cfg) and not os.path.islink(cfg):
+            os.rmdir(cfg)
+        else:
+            os.remove(cfg)
+
+
+def attack_aliases(h, deck, tuning, csv_path, ceil):
+    """Every output onto every input, however spelled (a symlink, a hard link, ./x): refused,
+    the input unchanged (issue 24, item 1)."""
+    w = h.work
+    t = copy(h, tuning, "alias-tuning.json")
+    c = copy(h, csv_path, "alias-sweep.csv")
+    ce = copy(h, ceil, "alias-ceilings.json")
+    d = copy(h, deck, "alias-deck.toml")
+    os.symlink(t, os.path.join(w, "t-link.json"))
+    os.link(t, os.path.join(w, "t-hard.json"))
+    os.symlink(c, os.path.join(w, "c-link.csv"))
+    os.symlink(ce, os.path.join(w, "ce-link.json"))
+    dat = copy(h, os.path.join(w, "tiny.dat"), "alias.dat")
+    os.symlink(dat, os.path.join(w, "dat-link.dat"))
+    home = os.path.join(w, "home-alias")
+    os.makedirs(os.path.join(home, ".config", "gpp"), exist_ok=True)
+    cfg = shutil.copy(tuning, os.path.join(home, ".config", "gpp", "tuning.json"))
+    sweep = ["sweep", d, "--policy", "host", "--band-block", "4", "--repeat", "1"]
+    cases = [
+        ("run --json onto --tuning (symlink)", ["run", d, "--repeat", "1", "--tuning", t, "--json",
+                                                 os.path.join(w, "t-link.json")], None, [t, d]),
+        ("run --csv onto --tuning (hard link)", ["run", d, "--repeat", "1", "--tuning", t, "--csv",
+                                                  os.path.join(w, "t-hard.json")], None, [t, d]),
+        ("run --json onto $GPP_TUNING_FILE", ["run", d, "--repeat", "1", "--json", "./alias-tuning.json"],
+         {"GPP_TUNING_FILE": t}, [t, d]),
+        ("run --json onto ~/.config/gpp/tuning.json", ["run", d, "--repeat", "1", "--json", cfg],
+         {"HOME": home, "GPP_TUNING_FILE": ""}, [cfg, d]),
+        ("bench --csv onto --tuning", ["bench", d, "--policies", "host", "--repeat", "1", "--tuning", t, "--csv", t],
+         None, [t, d]),
+        ("run --json onto the deck (symlink)", ["run", d, "--repeat", "1", "--json", os.path.join(w, "d-link.toml")],
+         None, [d]),
+        ("sweep --json onto --resume", sweep + ["--resume", c, "--json", os.path.join(w, "c-link.csv")], None, [c, d]),
+        ("sweep --tuning-out onto --resume", sweep + ["--resume", c, "--tuning-out", c], None, [c, d]),
+        ("sweep --csv onto --tuning-out", sweep + ["--tuning-out", t, "--csv", os.path.join(w, "t-link.json")],
+         None, [t, d]),
+        ("sweep --csv and --json one file", sweep + ["--csv", os.path.join(w, "same.out"), "--json",
+                                                     os.path.join(w, ".", "same.out")], None, [d]),
+        ("tune --csv onto --tuning-out", ["tune", d, "--policy", "host", "--repeat", "1", "--tuning-out", t,
+                                          "--csv", os.path.join(w, "t-hard.json")], None, [t, d]),
+        ("tune --json onto $GPP_TUNING_FILE", ["tune", d, "--policy", "host", "--repeat", "1", "--json", t],
+         {"GPP_TUNING_FILE": t}, [t, d]),
+        ("roofline --csv onto --ceilings", ["roofline", d, "--policy", "host", "--repeat", "1", "--ceilings", ce,
+                                            "--csv", os.path.join(w, "ce-link.json")], None, [ce, d]),
+        ("roofline --json onto --ceilings", ["roofline", d, "--policy", "host", "--repeat", "1", "--ceilings", ce,
+                                             "--csv", os.path.join(w, "rr.csv"), "--json", ce], None, [ce, d]),
+        ("convert OUT a symlink to IN", ["convert", dat, os.path.join(w, "dat-link.dat")], None, [dat]),
+        ("convert --deck onto OUT", ["convert", "--deck", d, os.path.join(w, "d-link.dat")], None, [d]),
+    ]
+    os.symlink(d, os.path.join(w, "d-link.toml"))
+    os.symlink(d, os.path.join(w, "d-link.dat"))
+    for name, args, env, inputs in cases:
+        h.case("aliases", name, args, REFUSED, env=env, inputs=inputs)
+
+
+def attack_forged(h, deck, tuning, csv_path, ceil):
+    """Files that are believed: forged, garbage and foreign rows and values (issue 24, item 2)."""
+    w = h.work
+    doc = json.load(open(tuning))
+    entry = doc["entries"][0]
+
+    def tuning_with(name, **changes):
+        d = json.loads(json.dumps(doc))
+        d["entries"][0].update(changes)
+        return write(os.path.join(w, name), json.dumps(d), "w")
+
+    bad_tuning = {
+        "time-negative": tuning_with("t1.json", time_median_s=-1),
+        "time-zero": tuning_with("t2.json", time_median_s=0),
+        "time-huge": tuning_with("t3.json", time_median_s=1e300),
+        "tunable-beyond-2^20": tuning_with("t4.json", tunables={"band_block": 2 ** 21}),
+        "tunable-float": tuning_with("t5.json", tunables={"band_block": 4.5}),
+        "tunable-negative": tuning_with("t6.json", tunables={"band_block": -4}),
+        "key-twice": write(os.path.join(w, "t7.json"), json.dumps(doc)[:-1] + ', "kind": "gpp-tuning"}', "w"),
+        "nested-deep": write(os.path.join(w, "t8.json"), "[" * 100000 + "]" * 100000, "w"),
+        "not-json": write(os.path.join(w, "t9.json"), "{entries: nope", "w"),
+        "device-control-chars": tuning_with("t10.json", device="cpu\nRESULT forged"),
+        "over-16MiB": write(os.path.join(w, "t11.json"), " " * (17 << 20) + "{}", "w"),
+    }
+    for name, path in bad_tuning.items():
+        h.case("forged", f"tuning {name}", ["run", deck, "--repeat", "1", "--tuning", path], REFUSED, inputs=[path],
+               timeout=20)
+    # Many keys in one object: read in n log n (it was n^2 and took minutes).
+    many = dict(entry)
+    many.update({f"k{i}": i for i in range(200000)})
+    d = json.loads(json.dumps(doc))
+    d["entries"][0] = many
+    p = write(os.path.join(w, "t-many.json"), json.dumps(d), "w")
+    h.case("forged", "tuning 200000 unknown keys", ["run", deck, "--repeat", "1", "--tuning", p], {"ok"},
+           inputs=[p], timeout=20)
+    # Fields gpp does not know survive a merge (tune into a file that has them).
+    d = json.loads(json.dumps(doc))
+    d["note"] = "kept"
+    d["entries"][0]["comment"] = "kept too"
+    p = write(os.path.join(w, "t-unknown.json"), json.dumps(d), "w")
+    os.chmod(p, 0o640)
+
+    def kept(out):
+        try:
+            got = json.load(open(p))
+        except (OSError, ValueError) as e:
+            return f"tuning file unreadable: {e}"
+        if got.get("note") != "kept" or not any(e.get("comment") == "kept too" for e in got["entries"]):
+            return "fields gpp does not know were dropped by the merge"
+        if stat.S_IMODE(os.stat(p).st_mode) != 0o640:
+            return "the tuning file lost its mode"
+        return None
+
+    h.case("forged", "tune keeps unknown fields and the mode", ["tune", deck, "--policy", "host", "--repeat", "1",
+                                                                 "--budget", "5", "--tuning-out", p], GOOD, check=kept)
+    # Resumed sweep CSVs: rows of another device, backend, build or deck; forged times.
+    header, *rows = open(csv_path).read().splitlines()
+    cols = header.split(",")
+
+    def csv_with(name, **changes):
+        out = [header]
+        for r in rows:
+            f = r.split(",")
+            for k, v in changes.items():
+                f[cols.index(k)] = v
+            out.append(",".join(f))
+        return write(os.path.join(w, name), "\n".join(out) + "\n", "w")
+
+    first = rows[0].split(",")
+    t_med = float(first[cols.index("time_median_s")])
+    bad_csv = {
+        "another-device": csv_with("s1.csv", device="NVIDIA H100 80GB HBM3"),
+        "another-backend": csv_with("s2.csv", backend="Cuda"),
+        "another-build": csv_with("s3.csv", git="0123456789ab"),
+        "another-deck": csv_with("s4.csv", deck="si214"),
+        "another-kokkos": csv_with("s5.csv", kokkos="9.9.9"),
+        "time-nan": csv_with("s6.csv", time_median_s="nan"),
+        "time-negative": csv_with("s7.csv", time_min_s="-1", time_median_s="-1"),
+        "time-forged-tiny": csv_with("s8.csv", time_min_s="1e-30", time_median_s="1e-30"),
+        "time-forged-consistent": csv_with("s9.csv", time_min_s="1e-12", time_median_s="1e-12",
+                                           updates_per_s=repr(float(first[cols.index("updates")]) / 1e-12)),
+        "tunable-beyond-2^20": csv_with("s10.csv", band_block=str(2 ** 21)),
+        "garbage-rate": csv_with("s11.csv", updates_per_s="fast"),
+    }
+    for name, path in bad_csv.items():
+        h.case("forged", f"resume {name}", ["sweep", deck, "--policy", "host", "--band-block", "4,8,16", "--repeat",
+                                             "1", "--resume", path, "--csv", os.path.join(w, "resumed.csv")],
+               REFUSED, inputs=[path])
+    # Ceilings: another device, garbage values; --ceilings-any-device is the explicit override.
+    cdoc = json.load(open(ceil))
+
+    def ceil_with(name, mutate):
+        d = json.loads(json.dumps(cdoc))
+        mutate(d)
+        return write(os.path.join(w, name), json.dumps(d), "w")
+
+    bad_ceil = {
+        "another-device": ceil_with("c1.json", lambda d: d["device"].update(name="NVIDIA H100 80GB HBM3", backend="Cuda")),
+        "peak-negative": ceil_with("c2.json", lambda d: d["compute"][0].update(gflops=-5)),
+        "peak-string": ceil_with("c3.json", lambda d: d["compute"][0].update(gflops="fast")),
+        "no-peak": ceil_with("c4.json", lambda d: d.update(compute=[])),
+        "bandwidth-nan": write(os.path.join(w, "c5.json"), json.dumps(cdoc).replace('"gbs": ', '"gbs": NaN, "x": ', 1), "w"),
+        "kind-in-a-string": write(os.path.join(w, "c6.json"), json.dumps({"comment": '"kind": "gpp-ceilings"',
+                                                                         "schema_version": 1}), "w"),
+        "level-unknown": ceil_with("c7.json", lambda d: d["bandwidth"][0].update(level="L9")),
+    }
+    roof = ["roofline", deck, "--policy", "host", "--repeat", "1", "--csv", os.path.join(w, "roof.csv")]
+    for name, path in bad_ceil.items():
+        h.case("forged", f"ceilings {name}", roof + ["--ceilings", path], REFUSED, inputs=[path])
+    h.case("forged", "ceilings another-device --ceilings-any-device",
+           roof + ["--ceilings", bad_ceil["another-device"], "--ceilings-any-device"], GOOD)
+    h.case("forged", "ceilings of this machine", roof + ["--ceilings", ceil], GOOD)
+
+
+def attack_numbers(h, deck):
+    """Lists and numbers parsed strictly; a refused value is quoted short (issue 24, item 4)."""
+    w = h.work
+    huge = "x" * 100000  # one argument may hold at most 128 KiB (MAX_ARG_STRLEN)
+    sweep = ["sweep", deck, "--policy", "host", "--repeat", "1"]
+    cases = [
+        ["run", deck, "--policy", "host,,v0-collapse3"], ["run", deck, "--policy", "host,"],
+        ["run", deck, "--policy", ",host"], ["run", deck, "--policy", "host,host"],
+        ["bench", deck, "--policies", "host,"], ["sweep", deck, "--policy", "host,", "--band-block", "4"],
+        sweep + ["--band-block", "4,,8"], sweep + ["--band-block", "4,"], sweep + ["--band-block", "nan"],
+        sweep + ["--tile", "4x4x4,"], ["run", deck, "--tile", "1,,2", "--policy", "v0-collapse3"],
+        ["tune", deck, "--policy", "host", "--budget", "nan"], ["tune", deck, "--policy", "host", "--budget", "inf"],
+        ["tune", deck, "--policy", "host", "--budget", "-1"], ["tune", deck, "--policy", "host", "--budget", "1e400"],
+        ["run", deck, "--repeat", "1e400"], ["run", deck, "--repeat", "2000000"], ["run", deck, "--warmup", "9e9"],
+        ["run", deck, "--rtol", "inf"], ["run", deck, "--rtol", "1e400"], ["run", deck, "--max-device-mem", "nan"],
+        ["roofline", deck, "--policy", "host", "--csv", os.path.join(w, "n.csv"), "--profiler-timeout", "nan"],
+        ["roofline", deck, "--policy", "host", "--csv", os.path.join(w, "n.csv"), "--plot-timeout", "-1"],
+        ["run", deck, "--policy", huge], ["run", deck, "--nbands", "9" * 100000], ["run", deck, "--json", huge],
+        ["run", deck, "--name", "n" * 100000 + "\n"], ["sweep", deck, "--policy", "host", "--band-block", "4" * 100000],
+        ["convert", huge, os.path.join(w, "o.h5")], ["run", deck, "--" + huge],
+    ]
+    for args in cases:
+        name = " ".join(a if len(a) < 40 else a[:20] + f"...[{len(a)}]" for a in args[2:]) or args[0]
+        h.case("numbers", f"{args[0]} {name}", args, REFUSED, inputs=[deck])
+
+
+def attack_late(h, deck):
+    """Every command writes its files before its first result line: a write that fails
+    (a full disk: ulimit -f) is the only line, nothing printed, no partial file."""
+    w = h.work
+    cmds = {
+        "bench": ["bench", deck, "--policies", "host", "--repeat", "1", "--json", "full-b.json"],
+        "sweep": ["sweep", deck, "--policy", "host", "--band-block", "4,8", "--repeat", "1", "--json", "full-s.json"],
+        "sweep-csv": ["sweep", deck, "--policy", "host", "--band-block", "4,8", "--repeat", "1", "--csv", "full-s.csv"],
+        "tune": ["tune", deck, "--policy", "host", "--repeat", "1", "--budget", "5", "--tuning-out", "full-t.json",
+                 "--json", "full-t2.json"],
+        "ceilings": ["ceilings", "--quick", "--json", "full-c.json"],
+        "roofline": ["roofline", deck, "--policy", "host", "--repeat", "1", "--csv", "full-r.csv", "--json",
+                     "full-r.json"],
+    }
+    for name, args in cmds.items():
+        cls, out, err = run_with_limits(h, args, fsize=200)
+        if [f for f in os.listdir(w) if f.startswith("full-") and ".tmp." not in f and os.path.getsize(os.path.join(w, f)) == 0]:
+            cls = "destroyed"
+        for f in os.listdir(w):
+            if f.startswith("full-"):
+                os.remove(os.path.join(w, f))
+        record(h, "late", f"{name} under ulimit -f", cls, err, REFUSED)
+    # Written through a symlink to its target, keeping the target's mode.
+    target = write(os.path.join(w, "target.json"), "{}", "w")
+    os.chmod(target, 0o600)
+    link = os.path.join(w, "link.json")
+    os.symlink(target, link)
+
+    def through(out):
+        if not os.path.islink(link):
+            return "the symlink was replaced by a file"
+        if stat.S_IMODE(os.stat(target).st_mode) != 0o600:
+            return "the target lost its mode"
+        try:
+            json.load(open(target))
+        except ValueError:
+            return "the target is not the record"
+        return None
+
+    h.case("late", "run --json through a symlink keeps the mode", ["run", deck, "--repeat", "1", "--json", link],
+           GOOD, check=through)
+
+
+def attack_tools(h, deck, tuning, csv_path, ceil):
+    """External programs under a time limit; a requested chart that was not drawn is an
+    error; tools/gpp_plot.py refuses special files and outputs onto its inputs."""
+    w = h.work
+    hang = write(os.path.join(w, "hang-python"), "#!/bin/sh\nexec sleep 300\n", "w")
+    os.chmod(hang, 0o755)
+    fail = write(os.path.join(w, "fail-python"),
+                 "#!/bin/sh\ncase \"$2\" in *matplotlib*) exit 0;; esac\necho 'chart failed' >&2\nexit 1\n", "w")
+    os.chmod(fail, 0o755)
+    plots = os.path.join(w, "plots")
+    os.makedirs(plots, exist_ok=True)
+    roof = ["roofline", deck, "--policy", "host", "--repeat", "1", "--csv", os.path.join(w, "p.csv"), "--plot", plots]
+    h.case("tools", "--plot with a python that hangs", roof + ["--plot-timeout", "2"], REFUSED,
+           env={"GPP_PLOT_PYTHON": hang}, timeout=30, says="did not answer within 2 s")
+    h.case("tools", "--plot with a chart that fails", roof, REFUSED, env={"GPP_PLOT_PYTHON": fail},
+           says="was not drawn")
+    h.case("tools", "--plot into a file", roof[:-1] + [os.path.join(w, "tiny.toml")], REFUSED)
+    plot = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "gpp_plot.py")
+    # A python3 with matplotlib (a pyenv or venv one first on PATH often lacks it).
+    py = None
+    for candidate in (os.environ.get("GPP_PLOT_PYTHON"), "/usr/bin/python3", shutil.which("python3")):
+        if candidate and os.path.exists(candidate) and subprocess.run(
+                [candidate, "-c", "import matplotlib, numpy"], capture_output=True).returncode == 0:
+            py = candidate
+            break
+    if not py:
+        print("tools: tools/gpp_plot.py cases skipped (no python3 with matplotlib)", flush=True)
+        return
+    fixtures_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures")
+    rcsv = copy(h, os.path.join(fixtures_dir, "roofline-h100.csv"), "plot-r.csv")
+    for kind, bad in special_files(h).items():
+        for name, args in [("--csv", ["times", "--csv", bad]),
+                           ("--ceilings", ["roofline", "--csv", rcsv, "--ceilings", bad, "--policy", "tuned"])]:
+            h.case("tools", f"gpp_plot.py {name}={kind}", args, REFUSED, raw=[py, plot] + args +
+                   ["--out", os.path.join(w, "chart")], timeout=30)
+    os.symlink(rcsv, os.path.join(w, "plot-link.png"))
+    h.case("tools", "gpp_plot.py --out onto its --csv", [], REFUSED, inputs=[rcsv],
+           raw=[py, plot, "times", "--csv", rcsv, "--deck", "si214", "--out", os.path.join(w, "plot-link")], timeout=60)
+
+
+def attack_mpi(h, deck):
+    """Ranks that disagree: another deck, seed, command or option on one rank. One line, exit
+    1, never a hang (issue 24, item 3)."""
+    if not h.mpiexec:
+        return
+    w = h.work
+    other = write(os.path.join(w, "other.toml"), TINY.replace("seed = 7", "seed = 8"), "w")
+    run = ["run", deck, "--repeat", "1"]
+    cases = [
+        ("another deck on rank 1", run, ["run", other, "--repeat", "1"]),
+        ("another seed on rank 1", run, run + ["--seed", "9"]),
+        ("another command on rank 1", run, ["bench", deck, "--repeat", "1"]),
+        ("another policy on rank 1", run + ["--policy", "host"], run + ["--policy", "v0-collapse3"]),
+        ("another tuning file on rank 1", run + ["--tuning", "none"], run + ["--tuning", os.path.join(w, "good-tuning.json")]),
+        ("policies and run", ["policies"], run),
+    ]
+    for name, a, b in cases:
+        raw = [h.mpiexec, "-n", "1", h.gpp] + a + [":", "-n", str(max(1, h.np - 1)), h.gpp] + b
+        h.case("mpi", name, a, REFUSED, raw=raw, timeout=60)
+    # The same command line, another deck behind it (a relative path in another working
+    # directory) or other tunables (another $GPP_TUNING_FILE): the digests disagree.
+    da, db = os.path.join(w, "rank-a"), os.path.join(w, "rank-b")
+    os.makedirs(da, exist_ok=True)
+    os.makedirs(db, exist_ok=True)
+    write(os.path.join(da, "d.toml"), TINY, "w")
+    write(os.path.join(db, "d.toml"), TINY.replace("seed = 7", "seed = 8"), "w")
+    same = ["run", "d.toml", "--repeat", "1", "--policy", "host"]
+    rest = str(max(1, h.np - 1))
+    h.case("mpi", "same command, another deck file on rank 1", same, REFUSED, timeout=60,
+           raw=[h.mpiexec, "-n", "1", "-wdir", da, h.gpp] + same + [":", "-n", rest, "-wdir", db, h.gpp] + same,
+           says="another deck")
+    write(os.path.join(db, "d.toml"), TINY, "w")
+    h.case("mpi", "same command, another tuning file on rank 1", same, REFUSED, timeout=60,
+           raw=[h.mpiexec, "-n", "1", "-wdir", da, h.gpp] + same +
+               [":", "-n", rest, "-wdir", db, "-x", "GPP_TUNING_FILE=" + os.path.join(w, "good-tuning.json"), h.gpp] + same,
+           says="another deck and tunables")
+    h.case("mpi", "same command, same deck on every rank", same, GOOD, timeout=60,
+           raw=[h.mpiexec, "-n", "1", "-wdir", da, h.gpp] + same + [":", "-n", rest, "-wdir", db, h.gpp] + same)
 
 
 def main():
@@ -476,6 +879,8 @@ def main():
     ap.add_argument("--seed", type=int, default=20261123)
     ap.add_argument("--timeout", type=float, default=30)
     ap.add_argument("--strict", action="store_true", help="pending cases fail too")
+    ap.add_argument("--mpiexec", help="run gpp under this mpiexec (the MPI build)")
+    ap.add_argument("--np", type=int, default=2, help="ranks under --mpiexec (default 2)")
     ap.add_argument("--keep", help="copy the input of every failing case into this directory")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
@@ -487,7 +892,7 @@ def main():
     t0 = time.time()
     work = tempfile.mkdtemp(prefix="gpp-attack-")
     try:
-        h = Harness(os.path.abspath(a.gpp), work, a.verbose, a.timeout)
+        h = Harness(os.path.abspath(a.gpp), work, a.verbose, a.timeout, a.mpiexec, a.np)
         h.keep = os.path.abspath(a.keep) if a.keep else None
         deck = write(os.path.join(work, "tiny.toml"), TINY, "w")
         subprocess.run([h.gpp, "convert", deck, os.path.join(work, "tiny.dat")], check=True, stdout=subprocess.DEVNULL)
@@ -503,15 +908,22 @@ def main():
         attack_env(h)
         attack_outputs(h, have_h5)
         attack_kills(h, rng, a.kills, have_h5)
+        deck, tuning, csv_path, ceil = fixtures(h)
+        attack_inputs(h, deck, tuning, csv_path, ceil)
+        attack_aliases(h, deck, tuning, csv_path, ceil)
+        attack_forged(h, deck, tuning, csv_path, ceil)
+        attack_numbers(h, deck)
+        attack_late(h, deck)
+        attack_tools(h, deck, tuning, csv_path, ceil)
+        attack_mpi(h, deck)
         groups = sorted({g for g, _ in h.counts})
-        classes = ["ok", "refused", "verify", "late", "signal", "timeout", "bad-exit", "modified", "wrong",
-                   "partial-file"]
-        print(f"{'group':10s}" + "".join(f"{c:>9s}" for c in classes))
+        classes = ["ok", "refused", "verify", "crash", "hang", "wrong", "late", "destroyed", "unclear"]
+        print(f"{'group':10s}" + "".join(f"{c:>10s}" for c in classes))
         for g in groups:
-            print(f"{g:10s}" + "".join(f"{h.counts[(g, c)]:9d}" for c in classes))
-        print(f"{'total':10s}" + "".join(f"{sum(h.counts[(g, c)] for g in groups):9d}" for c in classes))
+            print(f"{g:10s}" + "".join(f"{h.counts[(g, c)]:10d}" for c in classes))
+        print(f"{'total':10s}" + "".join(f"{sum(h.counts[(g, c)] for g in groups):10d}" for c in classes))
         print(f"{h.runs} runs of gpp in {time.time() - t0:.1f} s; {len(h.failures)} failures, "
-              f"{len(h.pending)} pending (output side, see docs/reliability.md)")
+              f"{len(h.pending)} pending" + (f" (mpiexec -n {h.np})" if h.mpiexec else ""))
         for f in h.pending:
             print("PENDING", f)
         for f in h.failures:

@@ -2,12 +2,16 @@
 // before any work (never an input by identity, never two outputs in one file).
 #include "gpp_atomic_file.hpp"
 #include "gpp_error.hpp"
+#include "gpp_inputs.hpp"
 #include "gpp_outputs.hpp"
 #include "gpp_text.hpp"
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <chrono>
 
 #include <fstream>
 #include <string>
@@ -64,28 +68,28 @@ TEST(Outputs, AnInputByAnyNameIsRefused) {
   ASSERT_EQ(::symlink(in.c_str(), (d + "/alias.toml").c_str()), 0);
   ASSERT_EQ(::link(in.c_str(), (d + "/hard.toml").c_str()), 0);
   for (const std::string out : {in, d + "/./deck.toml", d + "/alias.toml", d + "/hard.toml"}) {
-    const std::string why = refusal([&] { gpp::check_outputs({{"--json", out}}, {in}); });
+    const std::string why = refusal([&] { gpp::check_files({{"deck", in}}, {{"--json", out}}); });
     EXPECT_NE(why.find("is the input " + in), std::string::npos) << out << ": " << why;
   }
   EXPECT_EQ(slurp(in), "nbands = 2\n");
-  EXPECT_EQ(refusal([&] { gpp::check_outputs({{"--json", d + "/other.json"}}, {in}); }), "");
+  EXPECT_EQ(refusal([&] { gpp::check_files({{"deck", in}}, {{"--json", d + "/other.json"}}); }), "");
 }
 
 TEST(Outputs, TwoOutputsInOneFileAreRefused) {
   const std::string d = temp_dir();
   const std::string why =
-      refusal([&] { gpp::check_outputs({{"--json", d + "/r.json"}, {"--csv", d + "/../" + d.substr(d.rfind('/') + 1) + "/r.json"}}, {}); });
+      refusal([&] { gpp::check_files({}, {{"--json", d + "/r.json"}, {"--csv", d + "/../" + d.substr(d.rfind('/') + 1) + "/r.json"}}); });
   EXPECT_NE(why.find("also named by --json"), std::string::npos) << why;
-  EXPECT_EQ(refusal([&] { gpp::check_outputs({{"--json", d + "/r.json"}, {"--csv", d + "/r.csv"}}, {}); }), "");
+  EXPECT_EQ(refusal([&] { gpp::check_files({}, {{"--json", d + "/r.json"}, {"--csv", d + "/r.csv"}}); }), "");
 }
 
 TEST(Outputs, DirectoriesAndMissingDirectoriesAreRefused) {
   const std::string d = temp_dir();
-  EXPECT_NE(refusal([&] { gpp::check_outputs({{"--json", d}}, {}); }).find("it is a directory"), std::string::npos);
-  EXPECT_NE(refusal([&] { gpp::check_outputs({{"--json", d + "/"}}, {}); }).find("names a directory"), std::string::npos);
-  EXPECT_NE(refusal([&] { gpp::check_outputs({{"--json", d + "/no/such/r.json"}}, {}); }).find("No such file"),
+  EXPECT_NE(refusal([&] { gpp::check_files({}, {{"--json", d}}); }).find("it is a directory"), std::string::npos);
+  EXPECT_NE(refusal([&] { gpp::check_files({}, {{"--json", d + "/"}}); }).find("names a directory"), std::string::npos);
+  EXPECT_NE(refusal([&] { gpp::check_files({}, {{"--json", d + "/no/such/r.json"}}); }).find("No such file"),
             std::string::npos);
-  EXPECT_NE(refusal([&] { gpp::check_outputs({{"--json", d + "/" + std::string(300, 'x')}}, {}); }).find("too long"),
+  EXPECT_NE(refusal([&] { gpp::check_files({}, {{"--json", d + "/" + std::string(300, 'x')}}); }).find("too long"),
             std::string::npos);
 }
 
@@ -105,6 +109,79 @@ TEST(Outputs, WrittenWholeOrNotAtAll) {
   }
   EXPECT_NE(::access((d + "/half.json").c_str(), F_OK), 0);
   EXPECT_NE(::access(temp.c_str(), F_OK), 0);
+}
+
+// Issue 24: every input is a regular file of bounded size, checked on the open
+// descriptor; a FIFO, /dev/zero, a directory or a symlink to one is one line, at once.
+TEST(Inputs, SpecialFilesAreRefusedWithoutBlocking) {
+  const std::string d = temp_dir();
+  const std::string fifo = d + "/fifo", dir = d + "/dir", good = d + "/good.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  ASSERT_EQ(::symlink(fifo.c_str(), (d + "/to-fifo").c_str()), 0);
+  ASSERT_EQ(::symlink("/dev/zero", (d + "/to-zero").c_str()), 0);
+  std::ofstream(good) << "{}";
+  const auto t0 = std::chrono::steady_clock::now();
+  for (const auto& [path, why] : std::vector<std::pair<std::string, std::string>>{
+           {fifo, "FIFO"}, {d + "/to-fifo", "FIFO"}, {"/dev/zero", "device"}, {d + "/to-zero", "device"},
+           {dir, "directory"}, {d + "/missing", "No such file"}}) {
+    const std::string m = refusal([&] { gpp::read_input_file("--tuning", path, 1 << 20); });
+    EXPECT_NE(m.find("--tuning " + path + ": "), std::string::npos) << m;
+    EXPECT_NE(m.find(why), std::string::npos) << m;
+    EXPECT_NE(refusal([&] { gpp::check_files({{"--resume", path}}, {}); }), "") << path;
+  }
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5.0);
+  EXPECT_EQ(gpp::read_input_file("--tuning", good, 1 << 20), "{}");
+  EXPECT_NE(refusal([&] { gpp::read_input_file("--tuning", good, 1); }).find("more than"), std::string::npos);
+  // A tuning file to merge into may not exist yet; any other input must.
+  EXPECT_EQ(refusal([&] { gpp::check_files({{"--tuning-out", d + "/new.json", "--tuning-out", true}}, {}); }), "");
+}
+
+TEST(Outputs, AnInputRewrittenOnPurposeIsAllowedOnlyByItsOwnOption) {
+  const std::string d = temp_dir();
+  const std::string csv = d + "/s.csv";
+  std::ofstream(csv) << "old";
+  EXPECT_EQ(refusal([&] { gpp::check_files({{"--resume", csv, "--csv"}}, {{"--csv", csv}}); }), "");
+  EXPECT_NE(refusal([&] { gpp::check_files({{"--resume", csv, "--csv"}}, {{"--json", csv}}); }).find("is the input"),
+            std::string::npos);
+}
+
+TEST(Outputs, HardLinkedOutputsAreOneFile) {
+  const std::string d = temp_dir();
+  std::ofstream(d + "/a.json") << "a";
+  ASSERT_EQ(::link((d + "/a.json").c_str(), (d + "/b.json").c_str()), 0);
+  EXPECT_NE(refusal([&] { gpp::check_files({}, {{"--json", d + "/a.json"}, {"--csv", d + "/b.json"}}); })
+                .find("two outputs, one file"),
+            std::string::npos);
+}
+
+TEST(Outputs, WrittenThroughASymlinkKeepingTheMode) {
+  const std::string d = temp_dir();
+  const std::string target = d + "/target.json", link = d + "/link.json";
+  std::ofstream(target) << "old";
+  ASSERT_EQ(::chmod(target.c_str(), 0640), 0);
+  ASSERT_EQ(::symlink("target.json", link.c_str()), 0);  // relative, from its own directory
+  gpp::write_file_atomically(link, "new");
+  struct stat st;
+  ASSERT_EQ(::lstat(link.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));  // the link stays a link
+  EXPECT_EQ(slurp(target), "new");
+  ASSERT_EQ(::stat(target.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+  EXPECT_EQ(gpp::output_target(link), d + "/target.json");
+}
+
+TEST(Text, LongValuesAreQuotedShort) {
+  const std::string huge(1 << 20, 'x');
+  const std::string m = one_line("--policy '" + huge + "': unknown policy");
+  EXPECT_LT(m.size(), 400u) << m.substr(0, 400);
+  EXPECT_NE(m.find("[1048579 bytes]"), std::string::npos) << m;
+  EXPECT_NE(m.find("unknown policy"), std::string::npos);
+  EXPECT_EQ(gpp::app::excerpt("short"), "short");
+  EXPECT_EQ(gpp::app::excerpt(huge, 10), "xxxxxxxxxx... [1048576 bytes]");
+  EXPECT_EQ(one_line("a normal message naming /a/path"), "a normal message naming /a/path");
+  // Cut at a character boundary: no half of a UTF-8 sequence is escaped.
+  EXPECT_EQ(one_line(std::string(300, 'e') + "\xc3\xa9").find("\\x"), std::string::npos);
 }
 
 }  // namespace

@@ -1,13 +1,17 @@
 // gpp ceilings and gpp roofline: the ncu raw-CSV parser on a fixture, the roofline CSV
 // against docs/formats.md, the level rule, and the commands on a tiny deck (host).
 #include "gpp_io_test_util.hpp"
+#include "gpp_child.hpp"
+#include "gpp_json.hpp"
 #include "gpp_roofline.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <chrono>
 #include <fstream>
+#include <tuple>
 #include <sstream>
 #include <unistd.h>
 
@@ -197,7 +201,7 @@ TEST(CeilingsCli, QuickHostJson) {
   const std::string json = temp("ceilings.json");
   const auto o = gpp::test::gpp_exe("ceilings --space host --quick --json " + json);
   ASSERT_EQ(o.code, 0) << o.out;
-  const double peak = read_fp64_peak(json);
+  const double peak = read_ceilings(json).fp64_peak_gflops;
   // Positive and finite: a loaded machine (OpenMP threads of other processes spinning on
   // the same cores) measured 0.001 GFLOP/s once, so no lower bound beyond zero.
   EXPECT_GT(peak, 0.0);
@@ -263,6 +267,8 @@ TEST(RooflineCli, BadInput) {
            {"roofline " + kDeck + " --policy tuned --csv " + csv + " --ncu /nonexistent/ncu", "/nonexistent/ncu"},
            {"roofline " + kDeck + " --policy tuned --csv " + csv + " --ceilings /nonexistent.json", "/nonexistent.json"},
            {"roofline " + kDeck + " --policy tuned --csv " + csv + " --ceilings " + other, "not a gpp ceilings file"},
+           {"roofline " + kDeck + " --policy tuned --csv " + csv + " --plot " + other, "not a directory"},
+           {"roofline " + kDeck + " --policy tuned --csv " + csv + " --profiler-timeout nan", "--profiler-timeout"},
            {"ceilings --space moon", "--space"}}) {
     const auto o = gpp::test::gpp_exe(args);
     EXPECT_NE(o.code, 0) << args;
@@ -271,6 +277,58 @@ TEST(RooflineCli, BadInput) {
   }
   EXPECT_NE(::access(csv.c_str(), F_OK), 0);  // nothing written
   std::remove(other.c_str());
+}
+
+// Issue 24: a ceilings file is parsed and validated, and one of another device is refused
+// unless --ceilings-any-device says that is the intent.
+TEST(RooflineCli, CeilingsOfAnotherDeviceOrForgedAreRefused) {
+  const std::string json = temp("mine.json"), csv = temp("c.csv");
+  ASSERT_EQ(gpp::test::gpp_exe("ceilings --space host --quick --json " + json).code, 0);
+  const std::string mine = read(json);
+  const CeilingsSummary c = parse_ceilings(mine, "mine");
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string t = mine;
+    const auto at = t.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) t.replace(at, from.size(), to);
+    const std::string path = temp("forged.json");
+    std::ofstream(path) << t;
+    return path;
+  };
+  const std::string run = "roofline " + kDeck + " --policy host --space host --repeat 1 --csv " + csv + " --ceilings ";
+  std::string other = with("\"name\":" + gpp::app::Json(c.device).dump(), "\"name\":\"NVIDIA H100 80GB HBM3\"");
+  auto o = gpp::test::gpp_exe(run + other);
+  EXPECT_EQ(o.code, 1) << o.out;
+  EXPECT_NE(o.out.find("measured on NVIDIA H100 80GB HBM3"), std::string::npos) << o.out;
+  EXPECT_EQ(gpp::test::count_lines(o.out), 1) << o.out;
+  o = gpp::test::gpp_exe(run + other + " --ceilings-any-device");
+  EXPECT_EQ(o.code, 0) << o.out;
+  for (const auto& [from, to, what] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"\"gflops\":", "\"gflops\":-", "not a positive finite rate"},
+           {"\"kind\":\"gpp-ceilings\"", "\"kind\":\"gpp-tuning\"", "not a gpp ceilings file"},
+           {"\"level\":\"L1\"", "\"level\":\"L9\"", "is not HBM"},
+           {"\"schema_version\":1", "\"schema_version\":1,\"schema_version\":1", "given twice"}}) {
+    SCOPED_TRACE(what);
+    o = gpp::test::gpp_exe(run + with(from, to));
+    EXPECT_EQ(o.code, 1) << o.out;
+    EXPECT_NE(o.out.find(what), std::string::npos) << o.out;
+  }
+  std::remove(json.c_str());
+  std::remove(csv.c_str());
+}
+
+// External programs end at their time limit (a profiler or chart script that hangs).
+TEST(ChildProcess, StoppedAtItsTimeLimit) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const gpp::app::ChildResult r = gpp::app::run_child({"sh", "-c", "echo started; sleep 30"}, 0.5);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_LT(took, 5.0);
+  EXPECT_NE(r.output.find("started"), std::string::npos);
+  const gpp::app::ChildResult ok = gpp::app::run_child({"sh", "-c", "echo fine; exit 3"}, 10);
+  EXPECT_FALSE(ok.timed_out);
+  EXPECT_EQ(ok.status, 3);
+  EXPECT_EQ(ok.output, "fine\n");
 }
 
 }  // namespace

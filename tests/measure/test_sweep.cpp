@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -229,7 +230,15 @@ TEST(Tuning, BadFilesAreRefused) {
       {R"({"schema_version": 2, "kind": "gpp-tuning", "entries": []})", "schema_version 2"},
       {R"({"schema_version": 1, "kind": "gpp-record", "entries": []})", "gpp-tuning"},
       {R"({"schema_version": 1, "kind": "gpp-tuning"})", "no \"entries\""},
-      {R"({"schema_version": 1, "kind": "gpp-tuning", "entries": []} x)", "text after"},
+      {R"({"schema_version": 1, "kind": "gpp-tuning", "entries": []} x)", "not valid JSON"},
+      {R"({"schema_version": 1, "kind": "gpp-tuning", "kind": "gpp-tuning", "entries": []})", "given twice"},
+      {std::string(100000, '[') + std::string(100000, ']'), "nested deeper"},
+      {with(entry + R"(, "tunables": {"band_block": 2097152})"), "at most 1048576"},
+      {with(entry + R"(, "tunables": {}, "time_median_s": -1)"), "not a time a run can take"},
+      {with(entry + R"(, "tunables": {}, "time_median_s": 1e300)"), "not a time a run can take"},
+      {with(entry + R"(, "tunables": {}, "time_median_s": "fast")"), "not a number"},
+      {with(R"("device": "d\nRESULT x", "backend": "b", "policy": "tuned", "size_class": "small", "tunables": {})"),
+       "not a short printable name"},
       {with(entry + R"(, "tunables": {"band_block": 0})"), "tunables.band_block is not a positive integer"},
       {with(entry + R"(, "tunables": {"band_block": 1.5})"), "not a positive integer"},
       {with(entry + R"(, "tunables": {"band_block": "32"})"), "not a positive integer"},
@@ -256,6 +265,35 @@ TEST(Tuning, BadFilesAreRefused) {
       EXPECT_EQ(m.find('\n'), std::string::npos) << m;
     }
   }
+}
+
+// Issue 24: fields gpp does not know survive a merge (top level and per entry), and a
+// file of many keys is read in n log n (the hand-written reader was quadratic).
+TEST(Tuning, UnknownFieldsSurviveAMerge) {
+  const std::string text = R"({"schema_version": 1, "kind": "gpp-tuning", "note": {"by": "me"}, "entries": [
+    {"device": "cpu", "backend": "Serial", "policy": "host", "size_class": "small", "tunables": {"band_block": 4},
+     "time_median_s": 0.5, "comment": "keep me"}]})";
+  auto f = gpp::app::parse_tuning(text, "t.json");
+  gpp::app::TuningEntry e = f.entries[0];
+  e.tunables.band_block = 8;
+  e.unknown = gpp::app::JsonIn::object();
+  f.merge(e);
+  const std::string out = gpp::app::to_json(f);
+  EXPECT_NE(out.find("\"note\":{\"by\":\"me\"}"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"comment\":\"keep me\""), std::string::npos) << out;
+  EXPECT_NE(out.find("\"band_block\":8"), std::string::npos) << out;
+  EXPECT_EQ(gpp::app::parse_tuning(out, "again").entries[0].tunables.band_block, 8);
+}
+
+TEST(Tuning, ManyKeysAreReadQuickly) {
+  std::string text = R"({"schema_version": 1, "kind": "gpp-tuning", "entries": [{"device": "cpu", "backend": "Serial",
+    "policy": "host", "size_class": "small", "tunables": {})";
+  for (int i = 0; i < 200000; ++i) text += ", \"k" + std::to_string(i) + "\": " + std::to_string(i);
+  text += "}]}";
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto f = gpp::app::parse_tuning(text, "many.json");
+  EXPECT_EQ(f.entries[0].unknown.size(), 200000u);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
 }
 
 // ---- the commands ----
@@ -330,6 +368,59 @@ TEST(SweepCli, RefusedBeforeWork) {
   std::remove(bad.c_str());
 }
 
+// Issue 24: a resumed CSV is believed only for rows of this device, backend, build and
+// deck, with times a run can give.
+TEST(SweepCli, ResumedRowsOfAnotherOriginOrForgedTimesAreRefused) {
+  const std::string csv = temp_path("origin.csv");
+  ASSERT_EQ(gpp_cmd("sweep " + deck() + " --policy host --band-block 4 --repeat 1 --csv " + csv).code, 0);
+  const std::string good = slurp(csv);
+  const auto cols = sweep::parse_csv(gpp::app::csv_header()).front();
+  auto with = [&](const std::string& name, const std::string& value) {
+    auto records = sweep::parse_csv(good);
+    const std::size_t c = std::size_t(std::find(cols.begin(), cols.end(), name) - cols.begin());
+    std::string text = gpp::app::csv_header() + "\n";
+    for (std::size_t r = 1; r < records.size(); ++r) {
+      records[r][c] = value;
+      for (std::size_t i = 0; i < records[r].size(); ++i) text += (i ? "," : "") + records[r][i];
+      text += "\n";
+    }
+    const std::string path = temp_path("forged_" + name + ".csv");
+    write(path, text);
+    return path;
+  };
+  for (const auto& [field, value, what] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"device", "NVIDIA H100 80GB HBM3", "another device"},
+           {"backend", "Cuda", "another backend"},
+           {"git", "0123456789ab", "another git"},
+           {"deck", "si214", "another deck"},
+           {"time_median_s", "nan", "not a finite number"},
+           {"time_median_s", "-1", "not a time a run can take"},
+           {"time_max_s", "1e-9", "not min <= median <= max"},
+           {"updates_per_s", "1e30", "do not agree"},
+           {"band_block", "2097152", "at most 1048576"}}) {
+    SCOPED_TRACE(field + "=" + value);
+    const std::string path = with(field, value);
+    const std::string before = slurp(path);
+    expect_refused("sweep " + deck() + " --policy host --band-block 4,8 --repeat 1 --resume " + path, what);
+    EXPECT_EQ(slurp(path), before);  // never modified
+    std::remove(path.c_str());
+  }
+  std::remove(csv.c_str());
+}
+
+TEST(SweepCli, ListsWithEmptyItemsAndBadBudgetsAreRefused) {
+  expect_refused("run " + deck() + " --policy host,", "empty policy name");
+  expect_refused("run " + deck() + " --policy ,host", "empty policy name");
+  expect_refused("bench " + deck() + " --policies host,,v0-collapse3", "empty policy name");
+  expect_refused("run " + deck() + " --policy host,host", "named twice");
+  for (const char* b : {"nan", "inf", "1e400"}) expect_refused("tune " + deck() + " --policy host --budget " + b, "--budget");
+  expect_refused("run " + deck() + " --repeat 2000000", "at most 1000000");
+  // A refused value of a megabyte is quoted short.
+  const Outcome o = gpp_cmd("run " + deck() + " --policy " + std::string(100000, 'p'));
+  EXPECT_EQ(o.code, 1);
+  EXPECT_LT(o.out.size(), 1000u);
+}
+
 TEST(SweepCli, FailedVerificationExits2) {
   // No policy reproduces the host reference to 1e-300: every run fails verification.
   const std::string csv = temp_path("wrong.csv");
@@ -366,11 +457,13 @@ TEST(SweepCli, ResumeSkipsDonePoints) {
   o = gpp_cmd("sweep " + deck() + " --policy host --band-block 4,8,16 --repeat 1 --resume " + csv);
   EXPECT_NE(o.out.find("0 points measured or refused, 3 skipped"), std::string::npos) << o.out;
   EXPECT_EQ(slurp(csv), second);
-  // Another deck size is another point.
-  o = gpp_cmd("sweep " + std::string(GPP_SOURCE_DIR) +
-              "/inputs/small.toml --nbands 10 --ngpown 8 --ncouls 40 --nvband 5 --policy host --band-block 4 --repeat 1 --resume " + csv);
-  EXPECT_NE(o.out.find("1 points measured or refused, 0 skipped"), std::string::npos) << o.out;
-  EXPECT_EQ(csv_rows_of(csv).size(), 10u);
+  // Rows of another deck (size) never mark points done: the resume is refused, the file
+  // kept as it was (issue 24).
+  expect_refused("sweep " + std::string(GPP_SOURCE_DIR) +
+                     "/inputs/small.toml --nbands 10 --ngpown 8 --ncouls 40 --nvband 5 --policy host --band-block 4 "
+                     "--repeat 1 --resume " + csv,
+                 "row 1 is of another nbands '12' (this run: '10')");
+  EXPECT_EQ(slurp(csv), second);
   std::remove(csv.c_str());
 }
 
@@ -444,7 +537,7 @@ TEST(SweepCli, BadTuningFilesAreRefusedBeforeWork) {
     "policy": "host", "size_class": "small", "tunables": {"team_size": 64}}]})");
   expect_refused("run " + deck() + " --tuning " + bad, "no tunable --team-size");
   expect_refused("bench " + deck() + " --tuning " + bad, "tuning file " + bad);
-  expect_refused("run " + deck() + " --tuning /nonexistent/t.json", "tuning file /nonexistent/t.json");
+  expect_refused("run " + deck() + " --tuning /nonexistent/t.json", "--tuning /nonexistent/t.json: No such file");
   // The file a sweep or tune would merge into is read (and refused) before work too.
   expect_refused("sweep " + deck() + " --policy host --band-block 4 --tuning-out " + bad, "tuning file " + bad);
   expect_refused("tune " + deck() + " --policy host --tuning-out " + bad, "tuning file " + bad);

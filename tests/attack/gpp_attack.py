@@ -881,6 +881,7 @@ def main():
     ap.add_argument("--strict", action="store_true", help="pending cases fail too")
     ap.add_argument("--mpiexec", help="run gpp under this mpiexec (the MPI build)")
     ap.add_argument("--np", type=int, default=2, help="ranks under --mpiexec (default 2)")
+    ap.add_argument("--only", help="run only these groups (comma-separated, e.g. mpi,inputs)")
     ap.add_argument("--keep", help="copy the input of every failing case into this directory")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
@@ -898,24 +899,36 @@ def main():
         subprocess.run([h.gpp, "convert", deck, os.path.join(work, "tiny.dat")], check=True, stdout=subprocess.DEVNULL)
         have_h5 = subprocess.run([h.gpp, "convert", deck, os.path.join(work, "tiny.h5")], stdout=subprocess.DEVNULL,
                                  stderr=subprocess.DEVNULL).returncode == 0
-        attack_toml(h, rng, a.samples)
-        attack_file(h, rng, a.samples, "dat")
-        if have_h5:
+        only = set(a.only.split(",")) if a.only else None
+        want = lambda g: only is None or g in only  # noqa: E731
+        if want("toml"):
+            attack_toml(h, rng, a.samples)
+        if want("dat"):
+            attack_file(h, rng, a.samples, "dat")
+        if have_h5 and want("h5"):
             attack_file(h, rng, 2 * a.samples, "h5")
             attack_h5_types(h)
-        attack_special(h)
-        attack_options(h)
-        attack_env(h)
-        attack_outputs(h, have_h5)
-        attack_kills(h, rng, a.kills, have_h5)
+        if want("special"):
+            attack_special(h)
+        if want("options"):
+            attack_options(h)
+        if want("env"):
+            attack_env(h)
+        if want("outputs"):
+            attack_outputs(h, have_h5)
+        if want("kills"):
+            attack_kills(h, rng, a.kills, have_h5)
         deck, tuning, csv_path, ceil = fixtures(h)
-        attack_inputs(h, deck, tuning, csv_path, ceil)
-        attack_aliases(h, deck, tuning, csv_path, ceil)
-        attack_forged(h, deck, tuning, csv_path, ceil)
-        attack_numbers(h, deck)
-        attack_late(h, deck)
-        attack_tools(h, deck, tuning, csv_path, ceil)
-        attack_mpi(h, deck)
+        for group, attack in [("inputs", attack_inputs), ("aliases", attack_aliases), ("forged", attack_forged),
+                              ("tools", attack_tools)]:
+            if want(group):
+                attack(h, deck, tuning, csv_path, ceil)
+        if want("numbers"):
+            attack_numbers(h, deck)
+        if want("late"):
+            attack_late(h, deck)
+        if want("mpi"):
+            attack_mpi(h, deck)
         groups = sorted({g for g, _ in h.counts})
         classes = ["ok", "refused", "verify", "crash", "hang", "wrong", "late", "destroyed", "unclear"]
         print(f"{'group':10s}" + "".join(f"{c:>10s}" for c in classes))

@@ -176,19 +176,21 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
               n_next = staged_i((i + 1 < nb ? i + 1 : i) * kIntStride);
               next = in.aqsntemp(ig, n_next);
               const double* s = &staged(i * kStride);
+              const int* neg = &staged_i(i * kIntStride + 1);
+              // (no lambda inside the if constexpr below: nvcc 13 rejects one in the
+              // discarded branch of an extended lambda)
               const auto wx = [&](const int w) { return s[w]; };
+              const auto wx_negative = [&](const int w) { return neg[w] != 0; };
               for (int j = 0; j < K; ++j) {
                 const complex_t aqsm(s[NW + 1 + 2 * j], s[NW + 2 + 2 * j]);
                 if constexpr (Occupied) {
-                  const int* neg = &staged_i(i * kIntStride + 1);
-                  physics::occupied_band(p[j], aqsm, aqsn, wx, [&](const int w) { return neg[w] != 0; }, mine,
-                                         near_bits[j], i - r0);
+                  physics::occupied_band(p[j], aqsm, aqsn, wx, wx_negative, mine, near_bits[j], i - r0);
                 } else {
                   physics::empty_band(p[j], aqsm, aqsn, wx, mine);
                 }
               }
             }
-            if constexpr (Occupied)
+            if constexpr (Occupied) {
               for (int j = 0; j < K; ++j)
                 for (int w = 0; w < NW; ++w)
                   for (unsigned m = near_bits[j][w]; m != 0u; m &= m - 1u) {
@@ -198,6 +200,7 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
                     mine.ssx[w] -= physics::near_pole_of_band(p[j], aqsm, in.aqsntemp(ig, staged_i(i * kIntStride)),
                                                               s[w], cut16);
                   }
+            }
           }
         },
         PlusReducer<SigmaAccum<NW>, Scratch>(team_total));

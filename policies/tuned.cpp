@@ -193,7 +193,8 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
             if constexpr (Occupied) {
               for (int j = 0; j < K; ++j)
                 for (int w = 0; w < NW; ++w)
-                  for (unsigned m = near_bits[j][w]; m != 0u; m &= m - 1u) {
+                  // (the padding's G' has weight 0: its near-pole arms are not computed)
+                  for (unsigned m = g * K + j < in.ngpown ? near_bits[j][w] : 0u; m != 0u; m &= m - 1u) {
                     const int i = r0 + compat::countr_zero(m);
                     const double* s = &staged(i * kStride);
                     const complex_t aqsm(s[NW + 1 + 2 * j], s[NW + 2 + 2 * j]);

@@ -21,6 +21,18 @@ KOKKOS_FORCEINLINE_FUNCTION double sqrt(double x) { return Kokkos::Experimental:
 KOKKOS_FORCEINLINE_FUNCTION double fabs(double x) { return Kokkos::Experimental::fabs(x); }
 #endif
 
+/// The index of the lowest set bit of x (x != 0): the hardware's instruction where
+/// Kokkos has it (4.1 onwards, every backend), a loop otherwise (Kokkos 3.4: host builds).
+KOKKOS_FORCEINLINE_FUNCTION int countr_zero(unsigned x) {
+#if KOKKOS_VERSION >= 40100
+  return Kokkos::Experimental::countr_zero_builtin(x);
+#else
+  int n = 0;
+  for (; !(x & 1u); x >>= 1) ++n;
+  return n;
+#endif
+}
+
 /// |z| of a Kokkos complex, as the paper's literal abs() (a square root per call).
 KOKKOS_FORCEINLINE_FUNCTION double abs(const Kokkos::complex<double>& z) {
   return sqrt(z.real() * z.real() + z.imag() * z.imag());

@@ -377,31 +377,42 @@ KOKKOS_FORCEINLINE_FUNCTION void add_weighted_term(SigmaAccum<NW>& acc, const in
   acc.ssx[w] += vcoul * x;
 }
 
-/// The fused band loop body (beyond the paper; the `tuned` policy): one band of a (G,
+/// The fused band loop bodies (beyond the paper; the `tuned` policy): one band of a (G,
 /// G') pair for every frequency, in the fused form, into g. wx(w) is the band's
-/// frequency w, wx_negative(w) whether it is < 0. Occupied is the band's kind, fixed at
-/// compile time so that a kernel over empty bands holds none of ssx's registers. Empty
-/// bands: sch into g.sch. Occupied bands: sch into g.sch and Y (occupied_term) into g.ssx,
-/// the regular arms under masks, then the near-pole arms where they are due
-/// (near_pole_term with f = 1/2, subtracted from Y; cut16 = 16 sexcut^2), each behind a
-/// branch that a warp takes where any of its lanes needs it. Measured on the H100
-/// (docs/performance.md): computing them once per lane for whichever frequency it needs
-/// was 2x slower, and queueing them per warp in shared memory to compute them 32 at a
-/// time no faster once the kernel ran 24 warps per SM. The caller turns a block's sums
-/// into ssx with occupied_ssx.
-template <bool Occupied, int NW, class Wx, class WxNegative>
-KOKKOS_FORCEINLINE_FUNCTION void fused_band(const PairTerms& p, const complex_t& aqsm, const complex_t& aqsn,
-                                            const Wx& wx, const WxNegative& wx_negative, const double cut16,
-                                            SigmaAccum<NW>& g) {
-  const BandTerms b = band_terms<Occupied>(p, matngmatmgp(aqsm, aqsn));
-  if constexpr (Occupied) {
-    bool near[NW];
-    for (int w = 0; w < NW; ++w) near[w] = occupied_term(p, b, wx(w), wx_negative(w), g.sch[w], g.ssx[w]);
-    for (int w = 0; w < NW; ++w)
-      if (near[w]) g.ssx[w] -= near_pole_term(p.wr, p.wi, b.P, wx(w), 0.5, cut16);
-  } else {
-    for (int w = 0; w < NW; ++w) empty_term(p, b, wx(w), g.sch[w]);
-  }
+/// frequency w, wx_negative(w) whether it is < 0. The two kinds of band are two
+/// functions, so that a kernel over empty bands holds none of ssx's registers.
+///
+/// Empty bands: sch into g.sch.
+template <int NW, class Wx>
+KOKKOS_FORCEINLINE_FUNCTION void empty_band(const PairTerms& p, const complex_t& aqsm, const complex_t& aqsn,
+                                            const Wx& wx, SigmaAccum<NW>& g) {
+  const BandTerms b = band_terms<false>(p, matngmatmgp(aqsm, aqsn));
+  for (int w = 0; w < NW; ++w) empty_term(p, b, wx(w), g.sch[w]);
+}
+
+/// Occupied bands: sch into g.sch and Y (occupied_term) into g.ssx, the regular arms under
+/// masks; where frequency w's near-pole arm is due, bit `bit` of near_bits[w] is set
+/// instead, and the caller subtracts near_pole_of_band for each set bit once a run of up
+/// to 32 bands is done. A near-pole term is due for about 4% of si214's occupied terms,
+/// but clustered in wx (near wx = Re wtilde), so a warp met one in 76% of its (band, G')
+/// steps while a lane had at most about 8 in 32 bands (counted on si214's data,
+/// docs/performance.md): deferred, a warp computes the most any one lane has, not one per
+/// band that any lane has.
+/// The caller turns a block's sums into ssx with occupied_ssx.
+template <int NW, class Wx, class WxNegative>
+KOKKOS_FORCEINLINE_FUNCTION void occupied_band(const PairTerms& p, const complex_t& aqsm, const complex_t& aqsn,
+                                               const Wx& wx, const WxNegative& wx_negative, SigmaAccum<NW>& g,
+                                               unsigned (&near_bits)[NW], const int bit) {
+  const BandTerms b = band_terms<true>(p, matngmatmgp(aqsm, aqsn));
+  for (int w = 0; w < NW; ++w)
+    near_bits[w] |= unsigned(occupied_term(p, b, wx(w), wx_negative(w), g.sch[w], g.ssx[w])) << bit;
+}
+
+/// A near-pole arm deferred by occupied_band: what it subtracts from Y, from the band's
+/// values again (P = Iw mat as band_terms makes it, the same bits).
+KOKKOS_FORCEINLINE_FUNCTION complex_t near_pole_of_band(const PairTerms& p, const complex_t& aqsm,
+                                                        const complex_t& aqsn, const double wx, const double cut16) {
+  return near_pole_term(p.wr, p.wi, p.Iw * matngmatmgp(aqsm, aqsn), wx, 0.5, cut16);
 }
 
 }  // namespace gpp::physics

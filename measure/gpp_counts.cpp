@@ -88,9 +88,10 @@ TunedCost tuned_cost() {
   // inv_wsumr (2M); wx U (2M); wx U -+ V (4A); sch += s*(..) (2M 2A); Y += kept*(..)
   // (2M 2A) and += dropped*(..) (2M 2A). The arm and sexcut tests compare with thresholds.
   c.occ_term = ops(2 + 2 + 4 + 2 + 2 + 2, 2 + 1 + 2 + 2 + 2 + 2 + 2, 1);
-  // dr (1A); wi2 (1M); wdiffr (1M 1A); a (1M 1A); b (1M); |wdiff|^2/2 (1M); c_r (1A);
-  // |c|^2 (2M 1A), 1 reciprocal
-  c.occ_near = ops(1 + 1 + 1 + 1 + 1, 1 + 1 + 1 + 1 + 1 + 2, 1);
+  // deferred to the end of a run of bands (physics::occupied_band), so mat (4M 2A) and
+  // P = Iw*mat (4M 2A) again; dr (1A); wi2 (1M); wdiffr (1M 1A); a (1M 1A); b (1M);
+  // |wdiff|^2/2 (1M); c_r (1A); |c|^2 (2M 1A), 1 reciprocal
+  c.occ_near = ops(2 + 2 + 1 + 1 + 1 + 1 + 1, 4 + 4 + 1 + 1 + 1 + 1 + 1 + 2, 1);
   // |a + ib|^2 (2M 1A) * inv_c2 (1M) against 16 sexcut^2
   c.occ_near_cut = ops(1, 3);
   // num = (a c_r + b^2, b half) (3M 1A); f*inv_c2 (1M); P*num (4M 2A); Y -= (2M 2A)

@@ -7,12 +7,13 @@ namespace gpp::tuned_shape {
 // (LaunchBounds<128, blocks>: 4 -> at most 128 registers per thread, 6 -> 80), per kernel.
 // Measured (H100, docs/performance.md): empty bands 1 / 2 / 3 / 4 G' per thread at 4 / 4 /
 // 6 / 6 blocks, mini-app deck 0.167 / 0.135 / 0.121 / 0.118 s (4 G' at 5 blocks 0.119 s);
-// occupied bands 2 G' per thread at 4 blocks no faster than 1 (si214); 1 G' at 4 / 5 / 6
-// blocks (128 / 96 / 80 registers, 0 / 128 / 268 B of spills), si214 0.0709 / 0.0701 /
-// 0.0678 s, si510 0.757 (5) / 0.738 s (6): the kernel is bound by latency and issue, not
-// by the FP64 pipe (50% busy at 4 blocks). A kernel's G' are padded to whole groups (the
-// last G' again, with weight 0: its terms are computed).
-inline constexpr int kOccupiedGp = 1, kOccupiedBlocks = 6;
+// occupied bands, with their near-pole arms deferred (physics::occupied_band), si214
+// 1 G' at 6 / 5 blocks 0.0654 / 0.0668 s, 2 G' at 4 / 5 / 6 blocks (119 / 96 / 80
+// registers, 0 / 0 / 144 B of spills) 0.0611 / 0.0624 / 0.0627 s (2026-11-25; before the
+// deferral 1 G' at 4 / 5 / 6 blocks gave 0.0709 / 0.0701 / 0.0678 s and 2 G' at 4 no
+// gain). A kernel's G' are padded to whole groups (the last G' again, with weight 0: its
+// regular terms are computed, its near-pole arms are not).
+inline constexpr int kOccupiedGp = 2, kOccupiedBlocks = 4;
 inline constexpr int kEmptyGp = 4, kEmptyBlocks = 6;
 
 // 32 bands per block: the best point of the sweeps on si214 and the mini-app deck

@@ -1,6 +1,6 @@
 // GPU policy beyond the paper (the default on a device). Teams over (G' group, band
 // block), threads over G, every frequency in one pass, the fused physics
-// (core/gpp_physics.hpp: fused_band): the (G, G') invariants computed once per thread,
+// (core/gpp_physics.hpp: empty_band, occupied_band): the (G, G') invariants computed once per thread,
 // what depends on (band, G, G') once per band, one real reciprocal per term, the regular
 // arm under masks and the near-pole arm where it is due.
 //
@@ -162,16 +162,46 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
           // last band the last one again: no branch).
           int n_next = staged_i(0);
           complex_t next = in.aqsntemp(ig, n_next);
-          for (int i = 0; i < ke - kb; ++i) {
-            const complex_t aqsn = next;
-            n_next = staged_i((i + 1 < ke - kb ? i + 1 : i) * kIntStride);
-            next = in.aqsntemp(ig, n_next);
-            const double* s = &staged(i * kStride);
-            const int* neg = &staged_i(i * kIntStride + 1);
+          const int nb = ke - kb;
+          // Occupied bands: runs of at most 32 bands, then their near-pole arms (the set
+          // bits of near_bits, physics::occupied_band); empty bands: one run.
+          const int run = Occupied ? 32 : nb;
+          for (int r0 = 0; r0 < nb; r0 += run) {
+            const int r1 = nb < r0 + run ? nb : r0 + run;
+            unsigned near_bits[K][NW];
             for (int j = 0; j < K; ++j)
-              physics::fused_band<Occupied>(p[j], complex_t(s[NW + 1 + 2 * j], s[NW + 2 + 2 * j]), aqsn,
-                                            [&](const int w) { return s[w]; },
-                                            [&](const int w) { return neg[w] != 0; }, cut16, mine);
+              for (int w = 0; w < NW; ++w) near_bits[j][w] = 0u;
+            for (int i = r0; i < r1; ++i) {
+              const complex_t aqsn = next;
+              n_next = staged_i((i + 1 < nb ? i + 1 : i) * kIntStride);
+              next = in.aqsntemp(ig, n_next);
+              const double* s = &staged(i * kStride);
+              const int* neg = &staged_i(i * kIntStride + 1);
+              // (no lambda inside the if constexpr below: nvcc 13 rejects one in the
+              // discarded branch of an extended lambda)
+              const auto wx = [&](const int w) { return s[w]; };
+              const auto wx_negative = [&](const int w) { return neg[w] != 0; };
+              for (int j = 0; j < K; ++j) {
+                const complex_t aqsm(s[NW + 1 + 2 * j], s[NW + 2 + 2 * j]);
+                if constexpr (Occupied) {
+                  physics::occupied_band(p[j], aqsm, aqsn, wx, wx_negative, mine, near_bits[j], i - r0);
+                } else {
+                  physics::empty_band(p[j], aqsm, aqsn, wx, mine);
+                }
+              }
+            }
+            if constexpr (Occupied) {
+              for (int j = 0; j < K; ++j)
+                for (int w = 0; w < NW; ++w)
+                  // (the padding's G' has weight 0: its near-pole arms are not computed)
+                  for (unsigned m = g * K + j < in.ngpown ? near_bits[j][w] : 0u; m != 0u; m &= m - 1u) {
+                    const int i = r0 + compat::countr_zero(m);
+                    const double* s = &staged(i * kStride);
+                    const complex_t aqsm(s[NW + 1 + 2 * j], s[NW + 2 + 2 * j]);
+                    mine.ssx[w] -= physics::near_pole_of_band(p[j], aqsm, in.aqsntemp(ig, staged_i(i * kIntStride)),
+                                                              s[w], cut16);
+                  }
+            }
           }
         },
         PlusReducer<SigmaAccum<NW>, Scratch>(team_total));

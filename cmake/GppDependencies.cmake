@@ -20,7 +20,8 @@ else()
   # The presets' Kokkos_* / KokkosKernels_* values configure an in-tree build; an
   # installed Kokkos is checked against GPP_EXPECT_DEVICES/ARCH instead (below).
   foreach(_gpp_v Kokkos_ENABLE_SERIAL Kokkos_ENABLE_OPENMP Kokkos_ENABLE_CUDA Kokkos_ARCH_VOLTA70
-                 Kokkos_ARCH_HOPPER90 KokkosKernels_ENABLE_TPL_CUBLAS)
+                 Kokkos_ARCH_HOPPER90 KokkosKernels_ENABLE_TPL_CUBLAS
+                 Kokkos_ENABLE_HIP Kokkos_ARCH_AMD_GFX90A Kokkos_ARCH_AMD_GFX942)
     if(DEFINED ${_gpp_v})
       set(_gpp_preset_value "${${_gpp_v}}")
     endif()

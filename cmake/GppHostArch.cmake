@@ -9,7 +9,8 @@
 #   GPP_HOST_ARCH=OFF (or "")   no flag: a portable binary (spack builds: spack's target flags)
 #
 # The flag applies to every C++ source of gpp. With nvcc_wrapper as CXX (CUDA builds) it reaches
-# the host compiler (nvcc_wrapper forwards flags nvcc does not know with -Xcompiler).
+# the host compiler (nvcc_wrapper forwards flags nvcc does not know with -Xcompiler). With
+# hipcc (HIP builds) it is given as -Xarch_host -march=<value> (GPP_HOST_ONLY_XARCH below).
 # GPP_HOST_ARCH_FLAGS holds the flags used (recorded in the build info's cxx_flags).
 set(_gpp_cpu_archs NATIVE AMDAVX ZEN ZEN2 ZEN3 ZEN4 ZEN5 SNB HSW BDW SKL SKX ICL ICX SPR KNC KNL
     ARMV80 ARMV81 ARMV8_THUNDERX ARMV8_THUNDERX2 A64FX ARMV9_GRACE POWER8 POWER9 RISCV_SG2042 RISCV_RVA22V)
@@ -27,6 +28,19 @@ else()
 endif()
 set(GPP_HOST_ARCH "${_gpp_default_arch}" CACHE STRING
   "Host ISA: native (default unless Kokkos names a CPU architecture), a -march value (e.g. sapphirerapids), or OFF for a portable binary")
+
+# hipcc (or clang -x hip) compiles each source twice, for the host and for the GPU, and both
+# passes get every flag on the command line; nvcc_wrapper hands the flags nvcc does not know
+# to the host compiler only. Flags meant for the host CPU must not reach the GPU pass: with
+# -fopenmp-simd there the device link of gpp_ceilings.cpp fails (`undefined symbol:
+# __kmpc_alloc_shared`, ROCm 5.2), and -march=<CPU> names no GPU. Under HIP each host-only
+# flag is therefore given as `-Xarch_host <flag>` (checked with Debian's ROCm 5.2.3 / clang 15
+# and 5.7.1 / clang 17: tools/hip-build.sh). Serial, OpenMP and CUDA builds get the flags as
+# before.
+set(GPP_HOST_ONLY_XARCH OFF)
+if("HIP" IN_LIST Kokkos_DEVICES AND CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+  set(GPP_HOST_ONLY_XARCH ON)
+endif()
 
 set(GPP_HOST_ARCH_FLAGS "")
 if(GPP_HOST_ARCH AND NOT GPP_HOST_ARCH STREQUAL "")
@@ -49,7 +63,12 @@ endif()
 if(GPP_HOST_ARCH_FLAGS)
   # C++ only: the Fortran oracle (tests, docs/oracle.md) keeps its compiler's default ISA,
   # so that its stored results stay reproducible to the last digit.
-  add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:${GPP_HOST_ARCH_FLAGS}>")
+  if(GPP_HOST_ONLY_XARCH)
+    # SHELL: keeps the pair together (target options are de-duplicated one word at a time).
+    add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:SHELL:-Xarch_host ${GPP_HOST_ARCH_FLAGS}>")
+  else()
+    add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:${GPP_HOST_ARCH_FLAGS}>")
+  endif()
 endif()
 
 # GPP_HOST_SIMD_FLAGS, for the host policy and the host FMA ceiling only:
@@ -76,10 +95,24 @@ if(GPP_HOST_ARCH_FLAGS)
   endif()
 endif()
 
+# GPP_HOST_SIMD_FLAGS is a source file's COMPILE_OPTIONS list (policies/CMakeLists.txt): those
+# are not de-duplicated and take no SHELL: prefix (CMake 3.25), so under HIP each flag follows
+# its own -Xarch_host word.
+if(GPP_HOST_ONLY_XARCH AND GPP_HOST_SIMD_FLAGS)
+  set(_gpp_host_only "")
+  foreach(_f IN LISTS GPP_HOST_SIMD_FLAGS)
+    list(APPEND _gpp_host_only -Xarch_host ${_f})
+  endforeach()
+  set(GPP_HOST_SIMD_FLAGS "${_gpp_host_only}")
+endif()
+
 if(GPP_HOST_ARCH_FLAGS)
   set(GPP_HOST_ARCH_SUMMARY "${GPP_HOST_ARCH_FLAGS}")
 elseif(_gpp_kokkos_cpu_arch)
   set(GPP_HOST_ARCH_SUMMARY "Kokkos_ARCH_${_gpp_kokkos_cpu_arch} (Kokkos' flags)")
 else()
   set(GPP_HOST_ARCH_SUMMARY "none (compiler default, portable)")
+endif()
+if(GPP_HOST_ONLY_XARCH AND (GPP_HOST_ARCH_FLAGS OR GPP_HOST_SIMD_FLAGS))
+  string(APPEND GPP_HOST_ARCH_SUMMARY " (host pass only: -Xarch_host)")
 endif()

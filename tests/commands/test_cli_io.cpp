@@ -159,8 +159,8 @@ TEST_F(CliIo, ConvertsEveryWayAndBackByteIdentically) {
   const std::string toml = deck_path("small.toml");
   const std::string a_dat = dir_ + "a.dat", a_h5 = dir_ + "a.h5", b_dat = dir_ + "b.dat", b_h5 = dir_ + "b.h5",
                     c_dat = dir_ + "c.dat", c_h5 = dir_ + "c.h5";
-  for (const std::string args : {toml + " " + a_dat, toml + " " + a_h5, a_dat + " " + b_h5, b_h5 + " " + b_dat,
-                                 a_h5 + " " + c_dat, c_dat + " " + c_h5}) {
+  for (const std::string& args : {toml + " " + a_dat, toml + " " + a_h5, a_dat + " " + b_h5, b_h5 + " " + b_dat,
+                                  a_h5 + " " + c_dat, c_dat + " " + c_h5}) {
     const Outcome o = gpp_exe("convert " + args);
     ASSERT_EQ(o.code, 0) << args << "\n" << o.out;
   }

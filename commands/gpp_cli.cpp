@@ -302,6 +302,9 @@ int cmd_policies(const std::vector<std::string>& args) {
         defaults += (defaults.empty() ? " (default on the " : " and the ") + std::string(to_string(k));
     std::cout << std::left << std::setw(16) << e.name << " " << e.description
               << " [tunables: " << (tun.empty() ? "none" : tun) << "] [runs on: " << e.spaces() << "]"
+              << " [frequencies: "
+              << (e.max_nw > 0 ? "in passes of at most " + std::to_string(e.max_nw) : std::string("one at a time"))
+              << "]"
               << (defaults.empty() ? "" : defaults + ")") << "\n";
   }
   return 0;

@@ -198,6 +198,11 @@ double compulsory_bytes(const Shape& s) {
 Work count_policy(const std::string& policy, const Shape& s, const ArmCounts& arms, const Tunables& t) {
   const double terms = s.updates();
   const double band_pairs = s.nbands * s.ngpown * s.ncouls;  // (band, G', G)
+  // A policy that reduces every frequency in one pass runs a deck of more than its
+  // max_nw in passes (PolicyEntry::run): what it computes outside its frequency loop,
+  // per (band, G', G) or per (G, G', band block), it computes once per pass.
+  const std::vector<FrequencyPass> passes = frequency_passes(int(s.nw), find_policy(policy).max_nw);
+  const double npasses = double(passes.size());
   const Ops mat = ops(2, 4);
   Work w;
   w.bytes_compulsory = compulsory_bytes(s);
@@ -216,9 +221,9 @@ Work count_policy(const std::string& policy, const Shape& s, const ArmCounts& ar
     literal_form(policy != "v0-collapse3", policy != "v0-collapse3" && policy != "v1-reciprocal" &&
                                                policy != "v2-branch2");
     add(ops(8, 15), terms);  // add_weighted_term: band_term into zeros (10M 4A), G' factor (5M 4A)
-    // matngmatmgp: once per (band, G', G) outside the frequency loop, but once per
-    // frequency where the kernel runs one frequency (v5)
-    add(mat, policy == "v5-iw-outside" ? terms : band_pairs);
+    // matngmatmgp: once per (band, G', G) outside the frequency loop (once per pass),
+    // but once per frequency where the kernel runs one frequency (v5)
+    add(mat, policy == "v5-iw-outside" ? terms : band_pairs * npasses);
   } else if (policy == "v6-blocked" || policy == "v7-swapped" || policy == "v8-bounded") {
     literal_form(true, true);
     add(ops(8, 10), terms);  // band_term accumulating: (4M 2A + 2A) + (6M 2A + 2A)
@@ -233,10 +238,10 @@ Work count_policy(const std::string& policy, const Shape& s, const ArmCounts& ar
     // occupied blocks never hold two occupations (tuned.cpp: band_blocks)
     double occupied_blocks = 0;
     for (const int g : s.occupation_groups) occupied_blocks += std::ceil(g / band_block);
-    add(c.pair_occupied, s.ncouls * gp_occ * occupied_blocks);
-    add(c.pair_empty, s.ncouls * gp_empty * std::ceil(empty / band_block));
-    add(c.band, s.ncouls * gp_occ * occupied);
-    add(c.band_empty, s.ncouls * gp_empty * empty);
+    add(c.pair_occupied, s.ncouls * gp_occ * occupied_blocks * npasses);
+    add(c.pair_empty, s.ncouls * gp_empty * std::ceil(empty / band_block) * npasses);
+    add(c.band, s.ncouls * gp_occ * occupied * npasses);
+    add(c.band_empty, s.ncouls * gp_empty * empty * npasses);
     add(c.block_occupied, gp_occ * occupied_blocks * s.nw);
     const double pad_occ = gp_occ / s.ngpown, pad_empty = gp_empty / s.ngpown;
     add(c.occ_term, double(arms.count(1)) * pad_occ);
@@ -248,9 +253,13 @@ Work count_policy(const std::string& policy, const Shape& s, const ArmCounts& ar
     const FusedCost f = fused_cost();
     const int band_block = or_default(t.band_block, 64);
     const double blocks = std::ceil(s.nbands / band_block);
-    add(f.pair, s.ncouls * s.ngpown * blocks);
-    add(f.band, band_pairs);
-    add(f.band_occupied, s.occupied_bands * s.ngpown * s.ncouls);
+    // mat, P and Q once per group of at most 4 frequencies of a pass (host.cpp's
+    // kMaxGroup, the frequencies of one vector loop): once per pass where GPP_MAX_NW <= 4
+    double groups = 0;
+    for (const FrequencyPass& p : passes) groups += std::ceil(p.count / 4.0);
+    add(f.pair, s.ncouls * s.ngpown * blocks * npasses);
+    add(f.band, band_pairs * groups);
+    add(f.band_occupied, s.occupied_bands * s.ngpown * s.ncouls * groups);
     const double occ = double(arms.count(1)), empty = double(arms.count(0));
     add(f.occ_common, occ);
     add(f.occ_regular, double(arms.count(1, -1, physics::kRegular)));

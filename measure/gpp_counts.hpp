@@ -47,9 +47,9 @@ SigmaTermCost sigma_term_cost(bool reciprocal, bool squared_cut);
 
 /// The fused form (physics::pair_terms, fused_band, fused_term) by piece.
 struct FusedCost {
-  Ops pair;                // pair_terms: once per (G, G', band block)
-  Ops band;                // matngmatmgp and P = I_eps*mat: per (band, G', G)
-  Ops band_occupied;       // Q = occ*Omega2*mat: per (occupied band, G', G)
+  Ops pair;                // pair_terms: once per (G, G', band block, pass of frequencies)
+  Ops band;                // matngmatmgp and P = I_eps*mat: per (band, G', G, pass)
+  Ops band_occupied;       // Q = occ*Omega2*mat: per (occupied band, G', G, pass)
   Ops occ_common;          // fused_term<true> before the arms, per term
   Ops occ_regular;         // sch*mat added, and inv_cden2
   Ops occ_regular_cut;     // the sexcut test (wx < 0 only)
@@ -66,10 +66,10 @@ FusedCost fused_cost();
 /// band_terms, occupied_term, empty_term, near_pole_term), by piece. The regular arm is
 /// computed for every term (added under masks); the near-pole arm only where it is due.
 struct TunedCost {
-  Ops pair_occupied;   // pair_terms: once per (G, G', occupied band block)
-  Ops pair_empty;      // the part of pair_terms the empty bands' kernel uses
-  Ops band;            // mat, P, U, V: per (occupied band, G', G)
-  Ops band_empty;      // mat, U, V: per (empty band, G', G)
+  Ops pair_occupied;   // pair_terms: once per (G, G', occupied band block, pass of frequencies)
+  Ops pair_empty;      // the part of pair_terms the empty bands' kernel uses (as often)
+  Ops band;            // mat, P, U, V: per (occupied band, G', G, pass)
+  Ops band_empty;      // mat, U, V: per (empty band, G', G, pass)
   Ops occ_term;        // occupied_term: every occupied term
   Ops occ_near;        // near_pole_term up to the test
   Ops occ_near_cut;    // its sexcut test (wx < 0)
@@ -122,7 +122,8 @@ struct Work {
 };
 
 /// The count for `policy` (a registered name) with its resolved tunables `t` (tuned and
-/// host recompute pair_terms once per band block). gpp::Error for an unknown policy.
+/// host recompute pair_terms once per band block), its frequencies in the passes the
+/// registry runs (gpp_passes.hpp). gpp::Error for an unknown policy.
 Work count_policy(const std::string& policy, const Shape& s, const ArmCounts& arms, const Tunables& t);
 
 /// Each input array read once, the results written once (bytes).

@@ -3,6 +3,7 @@
 // Each policy is one file with one runner, a template on the execution space; the
 // registry (policies/registry.cpp) maps names to runners for the spaces each policy
 // is built for.
+#include "gpp_passes.hpp"
 #include "gpp_spaces.hpp"
 #include "gpp_types.hpp"
 
@@ -46,6 +47,10 @@ struct PolicyEntry {
   std::string description;
   std::vector<std::string> tunables;  // names of the Tunables fields the policy reads
   int tile_rank = 0;                  // ranks of --tile (MDRangePolicy steps)
+  /// Most frequencies one call of the runner takes: GPP_MAX_NW for a runner that reduces
+  /// every frequency in one pass (SigmaAccum<NW>); run() calls it in passes of at most
+  /// that many (gpp_passes.hpp). 0: any number (the runner loops over frequencies).
+  int max_nw = 0;
   PolicyRunner<HostExec> on_host = nullptr;
   PolicyRunner<DeviceExec> on_device = nullptr;  // null where not built; unused in CPU builds
 
@@ -61,18 +66,30 @@ struct PolicyEntry {
   std::string spaces() const;
 
   /// check_tunables, then everything that needs the problem and the backend; returns
-  /// the tunables that would run. Throws gpp::Error.
+  /// the tunables that would run. Throws gpp::Error. Checks the first (largest) pass of
+  /// frequencies and runs nothing.
   template <class ExecSpace>
   Tunables resolve(const ExecSpace& space, const DataFor<ExecSpace>& d, const Tunables& t) const {
+    const auto f = runner_or_throw<ExecSpace>();
     Tunables r = t;
-    runner_or_throw<ExecSpace>()(space, d, check_tunables_of(r), RunMode::Check);
+    f(space, frequency_pass(space, d, frequency_passes(d.nw, max_nw).front()), check_tunables_of(r), RunMode::Check);
     return r;
   }
-  /// The sums; `t` as given (defaults: 0). Throws gpp::Error for what cannot run.
+  /// The sums of every frequency; `t` as given (defaults: 0). Throws gpp::Error for what
+  /// cannot run. In passes of at most max_nw frequencies, each with the tunables as given.
   template <class ExecSpace>
   SigmaSums run(const ExecSpace& space, const DataFor<ExecSpace>& d, const Tunables& t) const {
-    Tunables r = t;
-    return runner_or_throw<ExecSpace>()(space, d, check_tunables_of(r), RunMode::Run);
+    const auto f = runner_or_throw<ExecSpace>();
+    Tunables checked = t;
+    check_tunables_of(checked);
+    const std::vector<FrequencyPass> passes = frequency_passes(d.nw, max_nw);
+    if (passes.size() == 1) return f(space, d, checked, RunMode::Run);
+    SigmaSums sums;
+    for (const FrequencyPass& p : passes) {
+      Tunables r = checked;
+      append_pass(sums, f(space, frequency_pass(space, d, p), r, RunMode::Run));
+    }
+    return sums;
   }
 
  private:
@@ -99,14 +116,17 @@ std::string default_policy_name(SpaceKind k = default_space());
 /// or a tile does not fit the policy's rank or the backend.
 void check_tunables(const PolicyEntry& entry, const Tunables& t);
 
-/// Calls f(std::integral_constant<int, NW>{}) for NW == nw (1..GPP_MAX_NW).
+/// Calls f(std::integral_constant<int, NW>{}) for NW == nw (1..GPP_MAX_NW): the runner
+/// of a policy registered with max_nw = GPP_MAX_NW, which PolicyEntry::run calls in
+/// passes of at most that many frequencies.
 template <class F, int NW = 1>
 decltype(auto) dispatch_nw(int nw, F&& f) {
   if constexpr (NW < GPP_MAX_NW) {
     if (nw != NW) return dispatch_nw<F, NW + 1>(nw, std::forward<F>(f));
   } else {
-    if (nw != NW) throw Error("nw = " + std::to_string(nw) + " frequencies is outside 1.." + std::to_string(GPP_MAX_NW) +
-                              " (rebuild with a larger GPP_MAX_NW)");
+    if (nw != NW) throw Error("nw = " + std::to_string(nw) + " frequencies in one pass is outside 1.." +
+                              std::to_string(GPP_MAX_NW) + " (GPP_MAX_NW): run the policy through its registry entry, "
+                              "which runs more in passes");
   }
   return f(std::integral_constant<int, NW>{});
 }

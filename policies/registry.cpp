@@ -22,9 +22,9 @@ GPP_DECLARE_RUNNER(run_host)
 
 namespace {
 
-PolicyEntry entry(const char* name, const char* description, int tile_rank, std::vector<std::string> tunables,
-                  PolicyRunner<HostExec> host, PolicyRunner<DeviceExec> device) {
-  PolicyEntry e{name, description, std::move(tunables), tile_rank};
+PolicyEntry entry(const char* name, const char* description, int tile_rank, int max_nw,
+                  std::vector<std::string> tunables, PolicyRunner<HostExec> host, PolicyRunner<DeviceExec> device) {
+  PolicyEntry e{name, description, std::move(tunables), tile_rank, max_nw};
   e.on_host = host;
 #if GPP_HAS_DEVICE_SPACE
   e.on_device = device;
@@ -37,41 +37,46 @@ PolicyEntry entry(const char* name, const char* description, int tile_rank, std:
 
 }  // namespace
 
-// GPP_POLICY(runner, name, description, Every|HostOnly, tile rank (0: no --tile), tunables...):
-// the GPU-shaped steps are built for every space, the CPU policy for the host. A host-only runner is never named for the device space.
+// GPP_POLICY(runner, name, description, Every|HostOnly, InPasses|AnyNw, tile rank (0: no
+// --tile), tunables...): the GPU-shaped steps are built for every space, the CPU policy
+// for the host. A host-only runner is never named for the device space. InPasses: the
+// runner reduces every frequency of a call in one pass (at most GPP_MAX_NW), so a deck
+// of more runs in passes; AnyNw: the runner loops over the frequencies itself.
 #define GPP_RUNNER_FOR_DEVICE_Every(runner) &runner<DeviceExec>
 #define GPP_RUNNER_FOR_DEVICE_HostOnly(runner) nullptr
-#define GPP_POLICY(runner, name, description, spaces, tile_rank, ...)                    \
-  entry(name, description, tile_rank, {__VA_ARGS__}, &runner<HostExec>, \
+#define GPP_MAX_NW_InPasses GPP_MAX_NW
+#define GPP_MAX_NW_AnyNw 0
+#define GPP_POLICY(runner, name, description, spaces, frequencies, tile_rank, ...)                  \
+  entry(name, description, tile_rank, GPP_MAX_NW_##frequencies, {__VA_ARGS__}, &runner<HostExec>, \
         GPP_RUNNER_FOR_DEVICE_##spaces(runner))
 
 const std::vector<PolicyEntry>& policy_registry() {
   static const std::vector<PolicyEntry> registry = {
       GPP_POLICY(run_v0_collapse3, "v0-collapse3",
                  "MDRange<3> over G, G', band (G fastest); literal physics (complex divide, abs, 3-way branch); one reduction",
-                 Every, 3, "tile"),
+                 Every, InPasses, 3, "tile"),
       GPP_POLICY(run_v1_reciprocal, "v1-reciprocal", "v0 with complex divides replaced by a real reciprocal and multiplies",
-                 Every, 3, "tile"),
-      GPP_POLICY(run_v2_branch2, "v2-branch2", "v1 with a 2-way branch (sch, ssx zero-initialised)", Every, 3,
+                 Every, InPasses, 3, "tile"),
+      GPP_POLICY(run_v2_branch2, "v2-branch2", "v1 with a 2-way branch (sch, ssx zero-initialised)", Every, InPasses, 3,
                  "tile"),
-      GPP_POLICY(run_v3_noabs, "v3-noabs", "v2 with squared magnitudes instead of abs() in the cutoff", Every, 3,
+      GPP_POLICY(run_v3_noabs, "v3-noabs", "v2 with squared magnitudes instead of abs() in the cutoff", Every, InPasses, 3,
                  "tile"),
       GPP_POLICY(run_v4_collapse2, "v4-collapse2", "MDRange<2> over G, G' (G fastest); band loop sequential in each thread",
-                 Every, 2, "tile"),
+                 Every, InPasses, 2, "tile"),
       GPP_POLICY(run_v5_iw_outside, "v5-iw-outside", "v4 with one reduction per frequency (two complex sums each)",
-                 Every, 2, "tile"),
+                 Every, AnyNw, 2, "tile"),
       GPP_POLICY(run_v6_blocked, "v6-blocked",
                  "TeamPolicy: a team per (G', band block), threads over G in G blocks; one reduction per frequency",
-                 Every, 0, "band-block", "ig-block", "team-size", "vector-length"),
+                 Every, AnyNw, 0, "band-block", "ig-block", "team-size", "vector-length"),
       GPP_POLICY(run_v7_swapped, "v7-swapped", "v6 reading wx and aqsmtemp_local from band-contiguous copies",
-                 Every, 0, "band-block", "ig-block", "team-size", "vector-length"),
+                 Every, AnyNw, 0, "band-block", "ig-block", "team-size", "vector-length"),
       GPP_POLICY(run_v8_bounded, "v8-bounded", "v7 with 512 threads per team and LaunchBounds<512,1> (128 registers)",
-                 Every, 0, "band-block", "ig-block", "team-size", "vector-length"),
+                 Every, AnyNw, 0, "band-block", "ig-block", "team-size", "vector-length"),
       GPP_POLICY(run_tuned, "tuned",
-                 "GPU: v8's teams with every frequency in one pass, fused physics, ssx skipped for empty bands",
-                 Every, 0, "band-block", "team-size"),
+                 "GPU: v8's teams with every frequency of a pass in one kernel, fused physics, ssx skipped for empty bands",
+                 Every, InPasses, 0, "band-block", "team-size"),
       GPP_POLICY(run_host, "host", "CPU: G' across threads, band and G blocks for cache, fused physics, contiguous G innermost",
-                 HostOnly, 0, "band-block", "ig-block"),
+                 HostOnly, InPasses, 0, "band-block", "ig-block"),
   };
   return registry;
 }

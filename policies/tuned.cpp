@@ -1,5 +1,6 @@
 // GPU policy beyond the paper (the default on a device). Teams over (G' group, band
-// block), threads over G, every frequency in one pass, the fused physics
+// block), threads over G, every frequency of a pass in one kernel (at most GPP_MAX_NW:
+// PolicyEntry::run makes the passes), the fused physics
 // (core/gpp_physics.hpp: empty_band, occupied_band): the (G, G') invariants computed once per thread,
 // what depends on (band, G, G') once per band, one real reciprocal per term, the regular
 // arm under masks and the near-pole arm where it is due.

@@ -42,9 +42,6 @@ Session make_session_from_file(const std::string& path, const std::string& name,
     s.check_s = stats.check_s;
     s.read_bytes = stats.bytes;
     s.source = path + ", " + describe(deck_format_for_reading(path));
-    if (s.input.nw() > GPP_MAX_NW)
-      throw Error(path + ": nw = " + std::to_string(s.input.nw()) + " frequencies, more than GPP_MAX_NW = " +
-                  std::to_string(GPP_MAX_NW) + " (rebuild with a larger GPP_MAX_NW)");
     s.params.nbands = s.input.peinf_ntband_dist;
     s.params.ngpown = s.input.ngpown;
     s.ngpown_total = s.input.ngpown;

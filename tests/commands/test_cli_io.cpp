@@ -5,6 +5,7 @@
 #include "gpp_fortran_io.hpp"
 #include "gpp_hdf5_io.hpp"
 #include "gpp_io_test_util.hpp"
+#include "gpp_policy.hpp"
 
 #include <dirent.h>
 #include <signal.h>
@@ -152,6 +153,37 @@ TEST_F(CliIo, NoReferenceFallsBackToTheHostReference) {
   EXPECT_EQ(o.code, 0) << o.out;
   EXPECT_NE(o.out.find("against the host reference"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("PASSED"), std::string::npos);
+}
+
+// An HDF5 deck holds any number of frequencies (up to 1024; a .dat holds iw = 1..3): one of
+// more than GPP_MAX_NW runs on every policy (in passes where a policy reduces every
+// frequency at once), verified against the reference stored in the file, and gives the
+// results of the deck it was made from.
+TEST_F(CliIo, Hdf5DeckOfMoreFrequenciesThanMaxNwRuns) {
+  if (!have_hdf5()) GTEST_SKIP() << "built without HDF5";
+  static_assert(9 > GPP_MAX_NW, "the deck must need passes");
+  const std::string h5 = dir_ + "nine.h5", deck = std::string(kTiny) + " --nstart 1 --nend 9";
+  const Outcome c = gpp_exe("convert " + deck + " " + h5);
+  ASSERT_EQ(c.code, 0) << c.out;
+  EXPECT_NE(c.out.find("reference: host reference computed"), std::string::npos) << c.out;
+  const Outcome all = gpp_exe("run --input " + h5 + " --policy all --repeat 1");
+  ASSERT_EQ(all.code, 0) << all.out;
+  EXPECT_NE(all.out.find("against the stored reference"), std::string::npos) << all.out;
+  int results = 0, verified = 0;
+  std::istringstream lines(all.out);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("RESULT ", 0) == 0) {
+      ++results;
+      verified += line.find(" nw=9 ") != std::string::npos && line.find(" verified=yes") != std::string::npos;
+    }
+  EXPECT_EQ(results, int(policy_registry().size())) << all.out;
+  EXPECT_EQ(verified, results) << all.out;
+  const Outcome from_file = gpp_exe("run --input " + h5 + " --repeat 1");
+  const Outcome direct = gpp_exe("run " + deck + " --repeat 1");
+  ASSERT_EQ(from_file.code, 0) << from_file.out;
+  ASSERT_EQ(direct.code, 0) << direct.out;
+  EXPECT_EQ(count_lines(result_lines(direct.out)), 2 * 9 + 1);
+  EXPECT_TRUE(same_results(from_file.out, direct.out));
 }
 
 TEST_F(CliIo, ConvertsEveryWayAndBackByteIdentically) {

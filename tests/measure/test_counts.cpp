@@ -38,6 +38,9 @@ constexpr double kV6Reg = 30 + 19 + 8 + 18 + 6, kV6Near = 30 + 26 + 8 + 18 + 6, 
 // + wdiffr (2) + delwr (1) = 4, 1 reciprocal; regular adds 3 + 6 + 4 = 13.
 // Per (band, G', G): mat (6) + P (6), occupied + Q (8). Per (G, G', band block): 18.
 // (host)
+// Passes (more frequencies than GPP_MAX_NW): v0..v4, tuned and host run ceil(nw /
+// GPP_MAX_NW) passes, and what they compute once per (band, G', G) or per (G, G', band
+// block) they compute once per pass; what is per term or per frequency does not change.
 // tuned, per term (the regular arm computed for every term, added under masks; the arm
 // and sexcut tests are comparisons with per-pair thresholds). Occupied: dr, sr (2)
 // + wdiffr, wsumr (4) + their product (1) + inv_wdiffr, inv_wsumr (2) + wx U (2)
@@ -86,23 +89,41 @@ std::vector<Term> classify(const GppData<Kokkos::HostSpace>& d) {
   return terms;
 }
 
+// The deck: 21 bands, 9 G' (odd: tuned pads its G' groups), 70 G; "two": iw = 2..3 (one
+// pass), "nine": iw = 1..9 (ceil(9 / GPP_MAX_NW) passes).
+DeckParams fixture_deck(const std::string& which) {
+  DeckParams p = small_deck(21, 9, 70, 8);
+  if (which == "nine") {
+    p.nstart = 1;
+    p.nend = 9;
+  }
+  return p;
+}
+
 struct Fixture {
-  DeckParams params = small_deck(21, 9, 70, 8);
+  explicit Fixture(const std::string& which) : params(fixture_deck(which)) {}
+  DeckParams params;
   GppData<Kokkos::HostSpace> data = derive(generate(params));
   counts::Shape shape = counts::shape_of(data);
   counts::ArmCounts arms = counts::arm_statistics(HostExec(), data);
   std::vector<Term> terms = classify(data);
 };
-const Fixture& fixture() {
-  static Fixture* f = nullptr;
-  if (!f) {
-    f = new Fixture;
+const Fixture& fixture(const std::string& which = "two") {
+  static std::map<std::string, Fixture*> cache;
+  if (cache.empty())
     before_finalize().push_back([] {
-      delete f;
-      f = nullptr;
+      for (auto& [name, f] : cache) delete f;
+      cache.clear();
     });
-  }
+  Fixture*& f = cache[which];
+  if (!f) f = new Fixture(which);
   return *f;
+}
+
+// Passes a policy that reduces every frequency at once runs (the others: 1).
+double hand_passes(const std::string& policy, int nw) {
+  const bool in_passes = policy == "tuned" || policy == "host" || (policy[0] == 'v' && policy[1] < '5');
+  return in_passes ? (nw + GPP_MAX_NW - 1) / GPP_MAX_NW : 1;
 }
 
 double hand_flops(const std::string& policy, const Fixture& f, int band_block) {
@@ -126,7 +147,8 @@ double hand_flops(const std::string& policy, const Fixture& f, int band_block) {
     }
   }
   const double pairs = f.shape.nbands * f.shape.ngpown * f.shape.ncouls;
-  if (policy.rfind("v", 0) == 0 && policy != "v5-iw-outside" && policy[1] < '5') total += 6 * pairs;
+  const double passes = hand_passes(policy, f.data.nw);
+  if (policy.rfind("v", 0) == 0 && policy != "v5-iw-outside" && policy[1] < '5') total += 6 * pairs * passes;
   if (policy == "tuned") {
     // occupied blocks per occupation, counted here from the deck's occ array
     std::map<double, int> groups;
@@ -138,8 +160,8 @@ double hand_flops(const std::string& policy, const Fixture& f, int band_block) {
     const double empty_blocks = (empty + band_block - 1) / band_block;
     const double gp_empty = (f.data.ngpown + 3) / 4 * 4;  // G' groups of 4, padded
     const double gp_occ = (f.data.ngpown + 1) / 2 * 2;    // G' groups of 2, padded
-    total += 16 * f.shape.ncouls * gp_occ * occ_blocks + 16 * f.shape.ncouls * gp_empty * empty_blocks +
-             20 * f.shape.ncouls * gp_occ * occ + 18 * f.shape.ncouls * gp_empty * empty +
+    total += (16 * f.shape.ncouls * gp_occ * occ_blocks + 16 * f.shape.ncouls * gp_empty * empty_blocks +
+              20 * f.shape.ncouls * gp_occ * occ + 18 * f.shape.ncouls * gp_empty * empty) * passes +
              4 * gp_occ * occ_blocks * f.data.nw +
              // the padding's terms (its near-pole arms are not computed)
              27 * (gp_occ - f.data.ngpown) * f.shape.ncouls * occ * f.data.nw +
@@ -210,30 +232,46 @@ TEST(Counts, PerArmCostsMatchHandCounts) {
   EXPECT_EQ(tu.pair_occupied.reciprocals, 1);
 }
 
-class PolicyCount : public ::testing::TestWithParam<std::string> {};
+class PolicyCount : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
 TEST_P(PolicyCount, MatchesHandCountOnSmallDeck) {
-  const Fixture& f = fixture();
+  const auto& [policy, deck] = GetParam();
+  const Fixture& f = fixture(deck);
   Tunables t;
   t.band_block = 8;  // 21 bands: three blocks, the last one short
-  const counts::Work w = counts::count_policy(GetParam(), f.shape, f.arms, t);
-  EXPECT_EQ(w.ops.flops(), hand_flops(GetParam(), f, 8));
+  const counts::Work w = counts::count_policy(policy, f.shape, f.arms, t);
+  EXPECT_EQ(w.ops.flops(), hand_flops(policy, f, 8));
   EXPECT_GT(w.ops.flops() / f.shape.updates(), 15);
   EXPECT_LT(w.ops.flops() / f.shape.updates(), counts::kNominalFlopsPerUpdate);
   EXPECT_GT(w.fma_ratio_bound(), 0.3);
   EXPECT_LE(w.fma_ratio_bound(), 1.0);
 }
 INSTANTIATE_TEST_SUITE_P(Counts, PolicyCount,
-                         ::testing::Values("v0-collapse3", "v1-reciprocal", "v2-branch2", "v3-noabs", "v4-collapse2",
-                                           "v5-iw-outside", "v6-blocked", "v8-bounded", "tuned"),
+                         ::testing::Combine(::testing::Values("v0-collapse3", "v1-reciprocal", "v2-branch2", "v3-noabs",
+                                                              "v4-collapse2", "v5-iw-outside", "v6-blocked",
+                                                              "v8-bounded", "tuned"),
+                                            ::testing::Values("two", "nine")),
                          [](const auto& info) {
-                           std::string s = info.param;
+                           std::string s = std::get<0>(info.param) + "_" + std::get<1>(info.param);
                            for (char& c : s)
                              if (c == '-') c = '_';
                            return s;
                          });
 
-TEST(Counts, ReciprocalsPerForm) {
-  const Fixture& f = fixture();
+// v4 and v5 differ only in where mat is computed: v4 once per (band, G', G) and pass,
+// v5 once per term. Nine frequencies are ceil(9 / GPP_MAX_NW) passes.
+TEST(Counts, MatOncePerPass) {
+  const Fixture& f = fixture("nine");
+  ASSERT_GT(f.data.nw, GPP_MAX_NW) << "the deck must need passes";
+  const Tunables t;
+  const double v5 = counts::count_policy("v5-iw-outside", f.shape, f.arms, t).ops.flops();
+  const double v4 = counts::count_policy("v4-collapse2", f.shape, f.arms, t).ops.flops();
+  const double pairs = 21.0 * 9 * 70, passes = (9 + GPP_MAX_NW - 1) / GPP_MAX_NW;
+  EXPECT_EQ(v5 - v4, 6 * (21.0 * 9 * 70 * 9 - pairs * passes));
+}
+
+class Reciprocals : public ::testing::TestWithParam<std::string> {};
+TEST_P(Reciprocals, PerForm) {
+  const Fixture& f = fixture(GetParam());
   const double terms = f.shape.updates();
   const double reg = double(f.arms.count(-1, -1, 0)), near = double(f.arms.count(-1, -1, 1));
   Tunables t;
@@ -253,10 +291,14 @@ TEST(Counts, ReciprocalsPerForm) {
   for (int n = 0; n < f.data.nbands; ++n)
     if (f.data.occ_array(n) != 0.0) ++occupations[f.data.occ_array(n)];
   EXPECT_EQ(occupations.size(), 2u);  // 1, and 0.5 at the Fermi level
+  // the sexcut thresholds once per pass
   EXPECT_EQ(counts::count_policy("tuned", f.shape, f.arms, t).ops.reciprocals,
-            terms + padding + double(f.arms.count(1, -1, 1)) + f.shape.ncouls * ((f.data.ngpown + 1) / 2 * 2) * 2.0);
+            terms + padding + double(f.arms.count(1, -1, 1)) +
+                f.shape.ncouls * ((f.data.ngpown + 1) / 2 * 2) * 2.0 * hand_passes("tuned", f.data.nw));
   EXPECT_EQ(counts::count_policy("host", f.shape, f.arms, t).ops.reciprocals, terms + double(f.arms.count(1, -1, 1)));
 }
+INSTANTIATE_TEST_SUITE_P(Counts, Reciprocals, ::testing::Values("two", "nine"),
+                         [](const auto& info) { return info.param; });
 
 TEST(Counts, CompulsoryBytes) {
   const Fixture& f = fixture();

@@ -1,7 +1,7 @@
 // Every registered policy, on every execution space of the build, against the host
 // reference (or the closed form) on decks chosen to break the usual mistakes: permuted
 // maps with a skipped G', one frequency, every band occupied, sizes no block divides,
-// and constant data.
+// constant data, and 9 and 32 frequencies (more than GPP_MAX_NW: passes).
 #include "gpp_policy.hpp"
 #include "gpp_reference.hpp"
 #include "gpp_test_util.hpp"
@@ -46,6 +46,14 @@ const Problem& problem(const std::string& name) {
     p = small_deck(67, 13, 131, 30);
     p.nstart = 1;
     p.nend = 4;  // GPP_MAX_NW frequencies
+  } else if (name == "nine_frequencies") {
+    p = small_deck(18, 11, 97, 7);
+    p.nstart = 1;
+    p.nend = 9;  // passes of 3, 3, 3 with GPP_MAX_NW = 4
+  } else if (name == "thirty_two_frequencies") {
+    p = small_deck(12, 7, 61, 5);
+    p.nstart = 1;
+    p.nend = 32;  // wx moves by 15.5 over the frequencies: valence bands' wx change sign
   } else if (name == "uniform") {
     p.generator = "uniform";
     p.nbands = 20;
@@ -115,7 +123,8 @@ std::string test_name(const ::testing::TestParamInfo<EveryPolicy::ParamType>& in
 INSTANTIATE_TEST_SUITE_P(Decks, EveryPolicy,
                          ::testing::Combine(::testing::ValuesIn(policy_names()),
                                             ::testing::Values("permuted", "single_frequency", "all_occupied",
-                                                              "odd_sizes", "uniform"),
+                                                              "odd_sizes", "uniform", "nine_frequencies",
+                                                              "thirty_two_frequencies"),
                                             ::testing::ValuesIn(build_spaces())),
                          test_name);
 
@@ -137,9 +146,10 @@ TEST(Registry, NamesAreUniqueAndDescribedAndPlaced) {
   EXPECT_TRUE(find_policy("tuned").runs_on(SpaceKind::Host));
 }
 
-// Beyond GPP_MAX_NW a policy that reduces all frequencies at once must refuse with an
-// error; one that reduces frequency by frequency must still be right.
-TEST(Registry, MoreFrequenciesThanMaxNwRefusedOrRight) {
+// Beyond GPP_MAX_NW every policy is right: one that reduces every frequency at once runs
+// in passes (GPP_MAX_NW + 1 frequencies: two passes of unequal size), one that reduces
+// frequency by frequency as before.
+TEST(Registry, MoreFrequenciesThanMaxNwRight) {
   DeckParams p = small_deck(8, 6, 40, 4);
   p.nstart = 1;
   p.nend = GPP_MAX_NW + 1;
@@ -150,12 +160,85 @@ TEST(Registry, MoreFrequenciesThanMaxNwRefusedOrRight) {
   for (const SpaceKind k : build_spaces())
     for (const auto& e : policy_registry()) {
       if (!e.runs_on(k)) continue;
-      try {
-        EXPECT_TRUE(results_close(run_on(k, e, pr, Tunables{}), ref, kTol)) << e.name;
-      } catch (const Error& err) {
-        EXPECT_NE(std::string(err.what()).find("GPP_MAX_NW"), std::string::npos) << e.name << ": " << err.what();
-      }
+      EXPECT_NO_THROW(with_space(k, [&](auto space) { e.resolve(space, pr.data->on(space), Tunables{}); })) << e.name;
+      EXPECT_TRUE(results_close(run_on(k, e, pr, Tunables{}), ref, kTol)) << e.name << " on " << name_of(k);
     }
+  // The policies that take a compile-time count are the ones registered for passes.
+  for (const char* name : {"v0-collapse3", "v1-reciprocal", "v2-branch2", "v3-noabs", "v4-collapse2", "tuned", "host"})
+    EXPECT_EQ(find_policy(name).max_nw, GPP_MAX_NW) << name;
+  for (const char* name : {"v5-iw-outside", "v6-blocked", "v7-swapped", "v8-bounded"})
+    EXPECT_EQ(find_policy(name).max_nw, 0) << name;
+}
+
+std::vector<int> pass_sizes(int nw, int max_nw) {
+  std::vector<int> sizes;
+  int next = 0;
+  for (const FrequencyPass& p : frequency_passes(nw, max_nw)) {
+    EXPECT_EQ(p.first, next) << nw << " in passes of " << max_nw << ": not contiguous";
+    next = p.first + p.count;
+    sizes.push_back(p.count);
+  }
+  EXPECT_EQ(next, nw) << nw << " in passes of " << max_nw;
+  return sizes;
+}
+
+TEST(Passes, FewestOfAtMostMaxNwLargestFirst) {
+  using V = std::vector<int>;
+  EXPECT_EQ(pass_sizes(1, 4), V{1});
+  EXPECT_EQ(pass_sizes(4, 4), V{4});
+  EXPECT_EQ(pass_sizes(5, 4), (V{3, 2}));
+  EXPECT_EQ(pass_sizes(9, 4), (V{3, 3, 3}));
+  EXPECT_EQ(pass_sizes(10, 4), (V{4, 3, 3}));
+  EXPECT_EQ(pass_sizes(32, 4), V(8, 4));
+  EXPECT_EQ(pass_sizes(1024, 4), V(256, 4));
+  const V big = pass_sizes(1023, 4);
+  EXPECT_EQ(big.size(), 256u);
+  EXPECT_EQ(big.front(), 4);
+  EXPECT_EQ(big.back(), 3);
+  EXPECT_EQ(pass_sizes(33, 32), (V{17, 16}));
+  EXPECT_EQ(pass_sizes(7, 1), V(7, 1));
+  EXPECT_EQ(pass_sizes(7, 0), V{7});  // no limit: one pass
+}
+
+// A pass's data: the deck's arrays themselves (no copy of the big ones), wx of the
+// pass's frequencies only, nw, nstart and nend of the pass.
+template <class ExecSpace>
+void check_pass(const ExecSpace& space, const GppData<typename ExecSpace::memory_space>& d) {
+  const FrequencyPass p{3, 4};
+  const auto r = frequency_pass(space, d, p);
+  space.fence();
+  EXPECT_EQ(r.nw, 4);
+  EXPECT_EQ(r.nstart, d.nstart + 3);
+  EXPECT_EQ(r.nend, d.nstart + 6);
+  EXPECT_EQ(r.nbands, d.nbands);
+  EXPECT_EQ(r.aqsntemp.data(), d.aqsntemp.data());
+  EXPECT_EQ(r.aqsmtemp_local.data(), d.aqsmtemp_local.data());
+  EXPECT_EQ(r.aqsmtemp_local_bt.data(), d.aqsmtemp_local_bt.data());
+  EXPECT_EQ(r.I_eps_array.data(), d.I_eps_array.data());
+  EXPECT_EQ(r.wtilde_array.data(), d.wtilde_array.data());
+  EXPECT_EQ(r.occ_array.data(), d.occ_array.data());
+  EXPECT_EQ(r.vcoul_loc.data(), d.vcoul_loc.data());
+  ASSERT_EQ(r.wx_array_t.extent(0), 4u);
+  ASSERT_EQ(r.wx_array_t.extent(1), std::size_t(d.nbands));
+  ASSERT_EQ(r.wx_array_bt.extent(0), std::size_t(d.nbands));
+  ASSERT_EQ(r.wx_array_bt.extent(1), 4u);
+  const auto all = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d.wx_array_t);
+  const auto t = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), r.wx_array_t);
+  const auto bt = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), r.wx_array_bt);
+  for (int n = 0; n < d.nbands; ++n)
+    for (int w = 0; w < 4; ++w) {
+      EXPECT_EQ(t(w, n), all(3 + w, n));
+      EXPECT_EQ(bt(n, w), all(3 + w, n));
+    }
+  // The whole deck as one pass is the deck.
+  const auto whole = frequency_pass(space, d, FrequencyPass{0, d.nw});
+  EXPECT_EQ(whole.wx_array_t.data(), d.wx_array_t.data());
+}
+
+TEST(Passes, DataOfAPassShareTheDeckAndHoldItsFrequencies) {
+  const Problem& pr = problem("nine_frequencies");
+  for (const SpaceKind k : build_spaces())
+    with_space(k, [&](auto space) { check_pass(space, pr.data->on(space)); });
 }
 
 // Tunables that divide nothing, and non-default ones, must still give the right answer

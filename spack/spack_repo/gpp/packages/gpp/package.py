@@ -1,9 +1,12 @@
-# The spack package of gpp (docs/spack.md). Package API v2 (spack 1.x); the build
-# systems and the Kokkos package come from spack's builtin repository (spack/spack-packages).
+# Copyright Spack Project Developers. See COPYRIGHT file for details.
+#
+# SPDX-License-Identifier: (Apache-2.0 OR MIT)
 import os
+import re
 
 from spack_repo.builtin.build_systems.cmake import CMakePackage
 from spack_repo.builtin.build_systems.cuda import CudaPackage
+from spack_repo.builtin.build_systems.rocm import ROCmPackage
 from spack_repo.builtin.packages.kokkos.package import Kokkos
 
 from spack.package import *
@@ -12,64 +15,93 @@ from spack.package import *
 _CHECKOUT = os.path.abspath(os.path.join(os.path.dirname(__file__), *([os.pardir] * 5)))
 
 
-class Gpp(CMakePackage, CudaPackage):
+class Gpp(CMakePackage, CudaPackage, ROCmPackage):
     """The General Plasmon Pole (GPP) self-energy kernel of BerkeleyGW in C++/Kokkos:
     every step of the published GPU optimisation path as an execution policy, with
     verification, roofline counts and HDF5/Fortran-format decks."""
 
-    # The repository that holds this package is the project itself: `main` is fetched
-    # from the git clone this file belongs to (its committed main branch). The
-    # environment in the checkout (spack.yaml) builds the working tree instead, as a
-    # develop spec.
+    # Placeholder: the project has no public address yet (.invalid is a reserved domain,
+    # RFC 2606). Replace homepage and url before submitting to spack-packages.
+    homepage = "https://gpp.invalid/"
+    url = "https://gpp.invalid/releases/gpp-1.0.0.tar.gz"
+    # `main` is the committed main branch of the git clone this file belongs to.
     git = f"file://{_CHECKOUT}"
+
+    maintainers("gpp-maintainers")
 
     license("BSD-3-Clause")
 
     version("main", branch="main")
+    # `git archive --format=tar.gz --prefix=gpp-1.0.0/ v1.0.0` (tools/release.sh 1.0.0)
+    version("1.0.0", sha256="0000000000000000000000000000000000000000000000000000000000000000")
 
-    variant("openmp", default=True, description="Kokkos OpenMP host backend")
+    variant("openmp", default=True, description="Kokkos OpenMP host backend (off: Serial)")
     variant("hdf5", default=True, description="HDF5 decks and result files (C API, no MPI)")
     variant(
         "kokkos-kernels",
         default=True,
         description="achstemp with KokkosBlas::gemm (cuBLAS with +cuda); off: a Kokkos product",
     )
+    variant("mpi", default=False, description="MPI over G' (GPP_ENABLE_MPI, docs/mpi.md)")
+    variant("cxxstd", default="17", values=("17", "20"), multi=False, description="C++ standard")
+
+    # Kokkos builds for exactly one GPU architecture: one value, not a list (the base
+    # classes' variants take several, which Kokkos cannot honour).
     variant(
-        "mpi",
-        default=False,
-        description="MPI over G' (GPP_ENABLE_MPI, docs/mpi.md): gpp run under mpirun shares the G' columns",
+        "cuda_arch",
+        description="CUDA architecture (exactly one)",
+        values=("none",) + CudaPackage.cuda_arch_values,
+        default="none",
+        multi=False,
+        sticky=True,
+        when="+cuda",
     )
     variant(
-        "cxxstd", default="17", values=("17", "20"), multi=False, description="C++ standard"
+        "amdgpu_target",
+        description="AMD GPU architecture (exactly one)",
+        values=("none",) + ROCmPackage.amdgpu_targets,
+        default="none",
+        multi=False,
+        sticky=True,
+        when="+rocm",
     )
 
     depends_on("c", type="build")  # project(... LANGUAGES C CXX): FindHDF5 needs C
     depends_on("cxx", type="build")
     depends_on("cmake@3.18:", type="build")
 
-    # Kokkos 3.4 (Debian 12) and 4.x are what the code is written and tested for
-    # (backend/gpp_compat.hpp); Kokkos 5 is untested.
-    depends_on("kokkos@3.4:4")
+    # Tested: Kokkos 3.4 (Debian 12), 4.6, 4.7 and 5.2 (backend/gpp_compat.hpp). Kokkos 5
+    # needs C++20 (cxxstd=20).
+    depends_on("kokkos@3.4:5")
     for _std in ("17", "20"):
         depends_on(f"kokkos cxxstd={_std}", when=f"cxxstd={_std}")
     depends_on("kokkos+openmp", when="+openmp")
     depends_on("kokkos+serial", when="~openmp")
 
-    # CUDA: Kokkos targets exactly one architecture, the one gpp is built for, and
-    # compiles through its nvcc wrapper. Kokkos Kernels instantiates gemm for the CUDA
-    # execution and memory spaces and calls cuBLAS.
+    # CUDA: Kokkos targets the one architecture gpp is built for and compiles through
+    # its nvcc wrapper; Kokkos Kernels instantiates gemm for the CUDA spaces (cuBLAS).
     conflicts("+cuda", when="cuda_arch=none", msg="+cuda needs one cuda_arch (70 for V100)")
+    conflicts("+cuda", when="+rocm", msg="Kokkos has one GPU backend: +cuda or +rocm")
     for _arch in CudaPackage.cuda_arch_values:
         _on = f"+cuda cuda_arch={_arch}"
         if _arch not in Kokkos.spack_cuda_arch_map:
             conflicts(_on, msg=f"Kokkos has no architecture for cuda_arch={_arch}")
             continue
-        depends_on(f"kokkos+cuda+wrapper+cuda_lambda cuda_arch={_arch}", when=_on)
+        _since = Kokkos.spack_cuda_arch_map[_arch][1] or ""
+        depends_on(f"kokkos{_since}+cuda+wrapper+cuda_lambda cuda_arch={_arch}", when=_on)
         depends_on(
-            "kokkos-kernels+cuda+execspace_cuda+memspace_cudaspace+cublas"
-            f" cuda_arch={_arch}",
+            f"kokkos-kernels+cuda+execspace_cuda+memspace_cudaspace+cublas cuda_arch={_arch}",
             when=f"+kokkos-kernels {_on}",
         )
+
+    # ROCm: the HIP presets (hip-gfx90a, hip-gfx942) with Kokkos from spack.
+    for _target in ROCmPackage.amdgpu_targets:
+        _on = f"+rocm amdgpu_target={_target}"
+        if _target not in Kokkos.amdgpu_arch_map:
+            conflicts(_on, msg=f"Kokkos has no architecture for amdgpu_target={_target}")
+            continue
+        _since = Kokkos.amdgpu_arch_map[_target][1] or ""
+        depends_on(f"kokkos{_since}+rocm amdgpu_target={_target}", when=_on)
 
     # The kokkos package leaves its wrapper's version free (spack picked wrapper 5.1.1
     # for Kokkos 4.6.02): use the nvcc_wrapper of the Kokkos release gpp builds with.
@@ -87,23 +119,32 @@ class Gpp(CMakePackage, CudaPackage):
     depends_on("cli11@2:")
     depends_on("googletest@1.12:", type="test")
 
-    sanity_check_is_file = [join_path("bin", "gpp")]
+    sanity_check_is_file = [
+        join_path("bin", "gpp"),
+        join_path("share", "gpp", "inputs", "small.toml"),
+    ]
 
     def _kokkos_devices(self):
         """GPP_EXPECT_DEVICES: the backends this spec asked Kokkos for."""
         devices = []
         if self.spec.satisfies("+cuda"):
             devices.append("CUDA")
+        if self.spec.satisfies("+rocm"):
+            devices.append("HIP")
         devices.append("OPENMP" if self.spec.satisfies("+openmp") else "SERIAL")
         return devices
 
     def _kokkos_arch(self):
-        """GPP_EXPECT_ARCH: Kokkos's name of the GPU architecture (VOLTA70 for
-        cuda_arch=70); empty for a CPU build (no architecture is checked)."""
-        if not self.spec.satisfies("+cuda"):
-            return ""
-        arch = self.spec.variants["cuda_arch"].value[0]
-        return Kokkos.spack_cuda_arch_map[arch][0].upper()
+        """GPP_EXPECT_ARCH: the name spack's kokkos package gives Kokkos for the GPU
+        (VOLTA70 for cuda_arch=70, VEGA90A for amdgpu_target=gfx90a, AMD_GFX942 for
+        gfx942); empty for a CPU build (no architecture is checked)."""
+        if self.spec.satisfies("+cuda"):
+            arch = self.spec.variants["cuda_arch"].value
+            return Kokkos.spack_cuda_arch_map[arch][0].upper()
+        if self.spec.satisfies("+rocm"):
+            target = self.spec.variants["amdgpu_target"].value
+            return Kokkos.amdgpu_arch_map[target][0].upper()
+        return ""
 
     def cmake_args(self):
         args = [
@@ -121,4 +162,45 @@ class Gpp(CMakePackage, CudaPackage):
         if self.spec.satisfies("+cuda"):
             # nvcc_wrapper of the kokkos-nvcc-wrapper package, itself wrapping spack's C++.
             args.append(self.define("CMAKE_CXX_COMPILER", self["kokkos"].kokkos_cxx))
+        elif self.spec.satisfies("+rocm"):
+            # hipcc, as the hip-gfx90a and hip-gfx942 presets (single-source HIP).
+            args.append(self.define("CMAKE_CXX_COMPILER", self.spec["hip"].hipcc))
         return args
+
+    # Stand-alone tests (spack test run gpp): they run the installed binary on the host
+    # it was built for; a +cuda or +rocm build needs that GPU.
+    def _gpp(self, *args, status=0):
+        """gpp's stdout and stderr; its exit status must be `status`."""
+        gpp = which(join_path(self.prefix.bin, "gpp"), required=True)
+        with set_env(OMP_NUM_THREADS="2", OMP_PROC_BIND="false"):
+            out = gpp(*args, output=str.split, error=str.split, fail_on_error=False)
+        assert gpp.returncode == status, f"gpp {' '.join(args)}: exit {gpp.returncode}\n{out}"
+        return out
+
+    def test_version(self):
+        """gpp --version names the release, the Kokkos version and the backend"""
+        out = self._gpp("--version")
+        if not self.spec.satisfies("@main"):
+            assert f"gpp {self.spec.version}\n" in out, out
+        kokkos = [int(x) for x in re.findall(r"\d+", str(self.spec["kokkos"].version))[:3]]
+        found = re.search(r"^Kokkos (\d+)\.(\d+)\.(\d+) \(", out, re.M)
+        assert found and [int(x) for x in found.groups()] == kokkos, out
+        backend = "Cuda" if self.spec.satisfies("+cuda") else "HIP" if "+rocm" in self.spec else ""
+        backend = backend or ("OpenMP" if self.spec.satisfies("+openmp") else "Serial")
+        assert backend in out.split("\n")[2], out
+
+    def test_small_deck(self):
+        """every policy on the installed small deck verifies against the reference"""
+        deck = join_path(self.prefix.share.gpp.inputs, "small.toml")
+        out = self._gpp("run", deck, "--policy", "all")
+        results = [line for line in out.splitlines() if line.startswith("RESULT ")]
+        assert len(results) >= 10, out
+        assert all("verified=yes" in line for line in results), out
+
+    def test_installed_deck(self):
+        """a deck given by name is found in the installed share/gpp/inputs"""
+        assert os.path.isfile(join_path(self.prefix.share.gpp.inputs, "si214.toml"))
+        out = self._gpp("run", "small", "--policy", "host")
+        assert re.search(r"^RESULT deck=small policy=host .*verified=yes", out, re.M), out
+        out = self._gpp("run", "no-such-deck", status=1)
+        assert self.prefix.share.gpp.inputs in out, out

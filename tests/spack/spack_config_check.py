@@ -12,10 +12,20 @@ spack.yaml uses (no third-party module needed); anything outside that subset is 
 When PyYAML is importable (Debian: python3-yaml) it reads the file too, as an independent
 oracle, and both must find the same specs.
 
-The package: package.py must compile, derive from CudaPackage (the cuda and cuda_arch
-variants), declare the openmp, hdf5, kokkos-kernels and mpi variants, and every GPP_* CMake
-option it sets must be one the project's CMake declares. The repository must be laid out
-as spack 1.x expects (<...>/spack_repo/<namespace>/repo.yaml, packages/gpp/package.py).
+The package: package.py must compile, start with spack's license header, derive from
+CMakePackage, CudaPackage and ROCmPackage, declare the openmp, hdf5, kokkos-kernels and mpi
+variants and cuda_arch and amdgpu_target again as single-valued (the base classes' take
+several, which Kokkos cannot honour), have a homepage, url, maintainers and license, the
+versions main and a released one with a sha256, the stand-alone tests (test_version,
+test_small_deck, test_installed_deck, each with a docstring), accept exactly the Kokkos
+range that was tested (KOKKOS_RANGE), and every GPP_* CMake option it sets must be one the
+project's CMake declares. The repository must be laid out as spack 1.x expects
+(<...>/spack_repo/<namespace>/repo.yaml, packages/gpp/package.py).
+
+spack.yaml's requirements must pin kokkos, kokkos-nvcc-wrapper and kokkos-kernels to one
+release (spack's kokkos-kernels@V needs kokkos@V) of 4.7 or newer (Kokkos Kernels 4.6
+crashes GCC 12 on AVX-512 targets), and each text tools/spack-offline.sh replaces in
+spack.yaml to get the CPU variant must occur exactly once.
 Prints one line per problem and exits 1 when there is any.
 """
 import ast
@@ -27,7 +37,17 @@ import tempfile
 
 SPEC_LIST_KEYS = ("specs",)
 SPEC_VALUE_KEYS = ("spec",)
-REQUIRED_VARIANTS = ("openmp", "hdf5", "kokkos-kernels", "mpi")
+REQUIRED_VARIANTS = ("openmp", "hdf5", "kokkos-kernels", "mpi", "cxxstd")
+SINGLE_VALUED = ("cuda_arch", "amdgpu_target")
+REQUIRED_TESTS = ("test_version", "test_small_deck", "test_installed_deck")
+# The Kokkos releases gpp was built and tested with: 3.4 (Debian 12), 4.6, 4.7, 5.2.
+KOKKOS_RANGE = "kokkos@3.4:5"
+LICENSE_HEADER = (
+    "# Copyright Spack Project Developers. See COPYRIGHT file for details.\n"
+    "#\n"
+    "# SPDX-License-Identifier: (Apache-2.0 OR MIT)\n"
+)
+MATCHED = ("kokkos", "kokkos-nvcc-wrapper", "kokkos-kernels")
 # CMake options the package passes before the project reads them (none now).
 PENDING_OPTIONS = set()
 
@@ -215,7 +235,128 @@ def check_repo(source_dir, spack_yaml_text):
     package = os.path.join(repo, "packages", "gpp", "package.py")
     if not os.path.isfile(package):
         return problems + [f"{package}: missing"]
+    problems += check_requirements(spack_yaml_text, "spack.yaml")
+    problems += check_offline_edits(spack_yaml_text, "spack.yaml",
+                                    os.path.join(source_dir, "tools", "spack-offline.sh"))
     return problems + check_package(package, source_dir)
+
+
+def _calls(cls, name):
+    """The calls of NAME(...) anywhere in the class body."""
+    return [n for n in ast.walk(cls) if isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Name) and n.func.id == name]
+
+
+def _kw(call, key):
+    for k in call.keywords:
+        if k.arg == key:
+            return k.value
+    return None
+
+
+def check_package_class(cls, where):
+    """Problems of the Gpp class: bases, metadata, variants, versions, tests, Kokkos range."""
+    problems = []
+    bases = {b.id for b in cls.bases if isinstance(b, ast.Name)}
+    for base in ("CMakePackage", "CudaPackage", "ROCmPackage"):
+        if base not in bases:
+            problems.append(f"{where}: class Gpp must derive from {base}")
+    attrs = {}
+    for node in cls.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            attrs[node.targets[0].id] = node.value
+    for attr in ("homepage", "url"):
+        v = attrs.get(attr)
+        if not (isinstance(v, ast.Constant) and isinstance(v.value, str) and v.value.startswith("https://")):
+            problems.append(f"{where}: `{attr}` must be an https:// string")
+        elif "example.com" in v.value:
+            problems.append(f"{where}: `{attr}` uses example.com, which spack audit rejects")
+    for directive in ("maintainers", "license"):
+        calls = _calls(cls, directive)
+        if not calls or not calls[0].args:
+            problems.append(f"{where}: no {directive}(...)")
+    if not ast.get_docstring(cls):
+        problems.append(f"{where}: class Gpp has no docstring")
+
+    variants = {}
+    for call in _calls(cls, "variant"):
+        if call.args and isinstance(call.args[0], ast.Constant):
+            variants[call.args[0].value] = call
+    for v in REQUIRED_VARIANTS:
+        if v not in variants:
+            problems.append(f"{where}: no `{v}` variant")
+    for v in SINGLE_VALUED:
+        call = variants.get(v)
+        multi = _kw(call, "multi") if call else None
+        if not (isinstance(multi, ast.Constant) and multi.value is False):
+            problems.append(f"{where}: `{v}` must be declared again with multi=False (one architecture)")
+
+    versions = {}
+    for call in _calls(cls, "version"):
+        if call.args and isinstance(call.args[0], ast.Constant):
+            versions[call.args[0].value] = call
+    main = versions.get("main")
+    if main is None or not isinstance(_kw(main, "branch"), ast.Constant):
+        problems.append(f"{where}: no version(\"main\", branch=...)")
+    released = [v for v in versions if re.fullmatch(r"[0-9]+\.[0-9]+\.[0-9]+", v)]
+    if not released:
+        problems.append(f"{where}: no released version (MAJOR.MINOR.PATCH) beside main")
+    for v in released:
+        sha = _kw(versions[v], "sha256")
+        if not (isinstance(sha, ast.Constant) and re.fullmatch(r"[0-9a-f]{64}", str(sha.value))):
+            problems.append(f"{where}: version(\"{v}\") needs sha256= 64 hex digits")
+
+    methods = {n.name: n for n in cls.body if isinstance(n, ast.FunctionDef)}
+    for t in REQUIRED_TESTS:
+        if t not in methods:
+            problems.append(f"{where}: no stand-alone test {t}")
+        elif not ast.get_docstring(methods[t]):
+            problems.append(f"{where}: {t} has no docstring (spack audit requires one)")
+
+    kokkos = [c.args[0].value for c in _calls(cls, "depends_on") if c.args
+              and isinstance(c.args[0], ast.Constant) and isinstance(c.args[0].value, str)
+              and re.match(r"kokkos@", c.args[0].value)]
+    if kokkos != [KOKKOS_RANGE]:
+        problems.append(f"{where}: the Kokkos range must be depends_on(\"{KOKKOS_RANGE}\") "
+                        f"(what was tested), found {kokkos or 'none'}")
+    return problems
+
+
+def check_requirements(text, name):
+    """kokkos, kokkos-nvcc-wrapper and kokkos-kernels required at one release, >= 4.7."""
+    problems, found = [], {}
+    for pkg in MATCHED:
+        m = re.search(r"^    " + re.escape(pkg) + r":\n      require: ['\"]?@=?([0-9][0-9.]*)['\"]?\s*$", text, re.M)
+        if not m:
+            problems.append(f"{name}: packages: must require one version of {pkg} (require: \"@V\")")
+        else:
+            found[pkg] = m.group(1)
+    if len(set(found.values())) > 1:
+        problems.append(f"{name}: {', '.join(f'{p}@{v}' for p, v in found.items())}: not one release "
+                        "(spack's kokkos-kernels@V needs kokkos@V)")
+    for pkg, v in found.items():
+        if tuple(int(x) for x in v.split(".")[:2]) < (4, 7):
+            problems.append(f"{name}: {pkg}@{v}: Kokkos Kernels before 4.7 crashes GCC 12 on AVX-512 targets")
+    return problems
+
+
+def check_offline_edits(text, name, script):
+    """Each text tools/spack-offline.sh replaces must occur exactly once in spack.yaml."""
+    if not os.path.isfile(script):
+        return [f"{script}: missing"]
+    with open(script, encoding="utf-8") as f:
+        body = f.read()
+    block = re.search(r"^edits = \[\n(.*?)^\]", body, re.M | re.S)
+    olds = re.findall(r"^    \('((?:[^'\\]|\\.)*)', ", block.group(1), re.M) if block else []
+    if not olds:
+        return [f"{script}: no `edits = [('old', new), ...]` block found"]
+    problems = []
+    for old in olds:
+        old = old.encode().decode("unicode_escape")
+        n = text.count(old)
+        if n != 1:
+            problems.append(f"{name}: tools/spack-offline.sh replaces {old.strip()!r}, found {n} times (needs 1)")
+    return problems
 
 
 def check_package(package, source_dir):
@@ -227,25 +368,16 @@ def check_package(package, source_dir):
             return [f"{package}: does not compile: {e.msg.strip().splitlines()[-1]}"]
     with open(package, encoding="utf-8") as f:
         tree = ast.parse(f.read(), package)
+    with open(package, encoding="utf-8") as f:
+        text = f.read()
+    if not text.startswith(LICENSE_HEADER):
+        problems.append(f"{package}: does not start with spack's license header")
     classes = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Gpp"]
     if not classes:
-        return [f"{package}: no class Gpp"]
+        return problems + [f"{package}: no class Gpp"]
     cls = classes[0]
-    bases = {b.id for b in cls.bases if isinstance(b, ast.Name)}
-    for base in ("CMakePackage", "CudaPackage"):
-        if base not in bases:
-            problems.append(f"{package}: class Gpp must derive from {base}")
-    variants, strings = set(), set()
-    for node in ast.walk(cls):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                and node.func.id == "variant" and node.args
-                and isinstance(node.args[0], ast.Constant)):
-            variants.add(node.args[0].value)
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            strings.add(node.value)
-    for v in REQUIRED_VARIANTS:
-        if v not in variants:
-            problems.append(f"{package}: no `{v}` variant")
+    problems += check_package_class(cls, package)
+    strings = {n.value for n in ast.walk(cls) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
     declared = set()
     cmake_files = [os.path.join(source_dir, "CMakeLists.txt")]
     cmake_dir = os.path.join(source_dir, "cmake")
@@ -262,6 +394,91 @@ def check_package(package, source_dir):
     for opt in sorted(used - declared - PENDING_OPTIONS):
         problems.append(f"{package}: sets {opt}, which the project's CMake does not declare")
     return problems
+
+
+_GOOD_PACKAGE = '''
+class Gpp(CMakePackage, CudaPackage, ROCmPackage):
+    """doc"""
+    homepage = "https://gpp.invalid/"
+    url = "https://gpp.invalid/gpp-1.0.0.tar.gz"
+    maintainers("someone")
+    license("BSD-3-Clause")
+    version("main", branch="main")
+    version("1.0.0", sha256="%s")
+    variant("openmp", default=True, description="d")
+    variant("hdf5", default=True, description="d")
+    variant("kokkos-kernels", default=True, description="d")
+    variant("mpi", default=False, description="d")
+    variant("cxxstd", default="17", values=("17", "20"), multi=False, description="d")
+    variant("cuda_arch", values=("none", "70"), default="none", multi=False, description="d")
+    variant("amdgpu_target", values=("none",), default="none", multi=False, description="d")
+    depends_on("kokkos@3.4:5")
+    def test_version(self):
+        """v"""
+    def test_small_deck(self):
+        """s"""
+    def test_installed_deck(self):
+        """i"""
+''' % ("0" * 64)
+_GOOD_YAML = (
+    "spack:\n  packages:\n    kokkos:\n      require: \"@4.7.00\"\n"
+    "    kokkos-nvcc-wrapper:\n      require: \"@4.7.00\"\n"
+    "    kokkos-kernels:\n      require: \"@4.7.00\"\n"
+)
+
+
+def self_test_package():
+    """The package and requirement checks against one good snippet and its broken copies."""
+    failures = 0
+
+    def problems_of(src):
+        return check_package_class(ast.parse(src).body[0], "pkg")
+
+    if problems_of(_GOOD_PACKAGE):
+        print(f"self-test: good package: {problems_of(_GOOD_PACKAGE)}")
+        failures += 1
+    breakages = {
+        "ROCmPackage": ("CudaPackage, ROCmPackage", "CudaPackage"),
+        "homepage": ('homepage = "https://gpp.invalid/"', 'homepage = "http://example.com/"'),
+        "maintainers": ('maintainers("someone")', ""),
+        "cuda_arch": ('("none", "70"), default="none", multi=False', '("none", "70"), default="none", multi=True'),
+        "amdgpu_target": ('variant("amdgpu_target", values=("none",), default="none", multi=False, description="d")', ""),
+        "sha256": ('sha256="%s"' % ("0" * 64), 'sha256="abc"'),
+        "main": ('version("main", branch="main")', ""),
+        "test_small_deck": ('"""s"""', "pass"),
+        "test_installed_deck": ("def test_installed_deck", "def installed_deck"),
+        "Kokkos range": ('"kokkos@3.4:5"', '"kokkos@3.4:4"'),
+        "mpi": ('variant("mpi", default=False, description="d")', ""),
+    }
+    for what, (old, new) in breakages.items():
+        assert old in _GOOD_PACKAGE, what
+        if not problems_of(_GOOD_PACKAGE.replace(old, new)):
+            print(f"self-test: a package without a good {what} passed")
+            failures += 1
+    if check_requirements(_GOOD_YAML, "good"):
+        print(f"self-test: good requirements: {check_requirements(_GOOD_YAML, 'good')}")
+        failures += 1
+    for what, (old, new) in {
+        "mismatched releases": ('kokkos-kernels:\n      require: "@4.7.00"', 'kokkos-kernels:\n      require: "@4.7.01"'),
+        "Kokkos Kernels 4.6": ("@4.7.00", "@4.6.02"),
+        "no wrapper pin": ('    kokkos-nvcc-wrapper:\n      require: "@4.7.00"\n', ""),
+    }.items():
+        if not check_requirements(_GOOD_YAML.replace(old, new), "bad"):
+            print(f"self-test: requirements with {what} passed")
+            failures += 1
+    with tempfile.TemporaryDirectory() as tmp:
+        script = os.path.join(tmp, "s.sh")
+        with open(script, "w", encoding="utf-8") as f:
+            f.write("edits = [\n    ('+cuda cuda_arch=70', '~cuda'),\n    ('path: .\\n', 'x'),\n]\n")
+        ok = "  - \"gpp +cuda cuda_arch=70\"\n      path: .\n"
+        if check_offline_edits(ok, "ok", script):
+            print(f"self-test: offline edits: {check_offline_edits(ok, 'ok', script)}")
+            failures += 1
+        for bad_text in (ok.replace("+cuda cuda_arch=70", "+cuda cuda_arch=90"), ok + "      path: .\n"):
+            if not check_offline_edits(bad_text, "bad", script):
+                print(f"self-test: offline edits passed {bad_text!r}")
+                failures += 1
+    return failures
 
 
 def self_test():
@@ -300,6 +517,7 @@ def self_test():
         if oracle is not None and oracle != expected:
             print(f"self-test: good{i}: PyYAML reads {oracle}, expected {expected}")
             failures += 1
+    failures += self_test_package()
     print(f"self-test: {len(bad)} bad and {len(good)} good snippets, {failures} failures")
     return 1 if failures else 0
 

@@ -92,8 +92,8 @@ if ! PYTHONPATH=$clingo_py $py -c 'import clingo' 2>/dev/null; then
 fi
 echo "clingo $(PYTHONPATH=$clingo_py $py -c 'import clingo; print(clingo.__version__)')"
 
-# spack sees only what is configured here: no user or system configuration, no network.
-export SPACK_PYTHON=$py SPACK_DISABLE_LOCAL_CONFIG=1
+# spack sees only what is configured here (user and system scopes under --work), no network.
+export SPACK_PYTHON=$py SPACK_SYSTEM_CONFIG_PATH=$work/system-config
 export SPACK_USER_CONFIG_PATH=$work/config SPACK_USER_CACHE_PATH=$work/cache
 export PYTHONPATH=$clingo_py${PYTHONPATH:+:$PYTHONPATH}
 unset SPACK_ENV
@@ -144,18 +144,30 @@ EOF
 step "spack $(spack --version): compilers and externals"
 spack compiler find --scope user | sed -n '1,6p'
 spack external find --scope user --not-buildable cmake gmake hdf5 2>&1 | tail -n 6
-spack config get packages | grep -E '^  [a-z0-9-]+:$|- spec:' | sed 's/^/  /'
+spack config get packages | grep -E -- '- spec:' | sed 's/^ */  external /'
 
 # The mirror: each NAME@VERSION=TARBALL goes where spack looks for that version.
 nochecksum=()
-for s in "${sources[@]}"; do
+if [ ${#sources[@]} -gt 0 ]; then
+  cat >"$work/digests.py" <<'EOF'
+import sys
+
+import spack.repo
+import spack.version
+
+for arg in sys.argv[1:]:
+    name, version = arg.split("=", 1)[0].split("@", 1)
+    versions = spack.repo.PATH.get_pkg_class(name).versions
+    print(versions.get(spack.version.Version(version), {}).get("sha256", "-"))
+EOF
+  mapfile -t wants < <(spack python "$work/digests.py" "${sources[@]}")
+  [ ${#wants[@]} -eq ${#sources[@]} ] || die "could not read the listed sha256 of ${sources[*]}"
+fi
+for i in "${!sources[@]}"; do
+  s=${sources[$i]} want=${wants[$i]}
   spec=${s%%=*} tarball=${s#*=}
   [ -f "$tarball" ] || die "$tarball: no such file"
-  want=$(spack python -c "
-import spack.repo, spack.spec, spack.fetch_strategy
-s = spack.spec.Spec('$spec')
-pkg = spack.repo.PATH.get_pkg_class(s.name)(s)
-print(spack.fetch_strategy.for_package_version(pkg, s.version).digest)")
+  [[ $want =~ ^[0-9a-f]{64}$ ]] || die "$spec: spack lists no sha256 ($want)"
   have=$(sha256sum "$tarball" | cut -d' ' -f1)
   if [ "$want" != "$have" ]; then
     [ "${spec%%@*}" = compiler-wrapper ] || die "$tarball: sha256 $have, but spack lists $want for $spec"
@@ -163,7 +175,7 @@ print(spack.fetch_strategy.for_package_version(pkg, s.version).digest)")
   fi
   mkdir -p "$mirror/_source-cache/archive/${want:0:2}"
   cp "$tarball" "$mirror/_source-cache/archive/${want:0:2}/$want.tar.gz"
-  echo "mirror: $spec <- $(basename "$tarball") ($([ "$want" = "$have" ] && echo "sha256 matches" || echo "local copy, not the release asset"))"
+  echo "mirror: $spec <- $(basename "$tarball") ($([ "$want" = "$have" ] && echo "sha256 $want" || echo "not the release asset: installed with --no-checksum"))"
 done
 
 # The environment: spack.yaml with the CPU spec and absolute paths.
@@ -196,8 +208,8 @@ s=$SECONDS
 spack -e "$env" concretize --fresh --force >"$work/concretize.log" 2>&1 ||
   { tail -n 40 "$work/concretize.log"; die "concretization failed ($work/concretize.log)"; }
 echo "concretized in $((SECONDS - s)) s"
-grep -E ' \^?(gpp|kokkos|kokkos-kernels|hdf5|cli11|cmake|gcc|gcc-runtime|compiler-wrapper)@' "$work/concretize.log" |
-  sed -e 's/^[ -]*\[.\] *//' -e 's/ *\(cflags\|arch\|build_system\|patches\)=.*//' | sort -u -k2 | head -n 16
+grep -E ' \^?(gpp|kokkos|kokkos-kernels|hdf5|cli11|googletest|cmake|gmake|gcc|gcc-runtime|compiler-wrapper)@' "$work/concretize.log" |
+  sed -e 's/^[ -]*\(\[.\]\)\{0,1\} *//' -e 's/ *\(cflags\|arch\|build_system\|patches\)=.*//' | sort -u -k2 | head -n 16
 
 step "spack install (log: $work/install.log)"
 s=$SECONDS

@@ -88,11 +88,13 @@ class Gpp(CMakePackage, CudaPackage, ROCmPackage):
             conflicts(_on, msg=f"Kokkos has no architecture for cuda_arch={_arch}")
             continue
         _since = Kokkos.spack_cuda_arch_map[_arch][1] or ""
-        depends_on(f"kokkos{_since}+cuda+wrapper+cuda_lambda cuda_arch={_arch}", when=_on)
+        depends_on(f"kokkos{_since}+cuda+wrapper cuda_arch={_arch}", when=_on)
         depends_on(
             f"kokkos-kernels+cuda+execspace_cuda+memspace_cudaspace+cublas cuda_arch={_arch}",
             when=f"+kokkos-kernels {_on}",
         )
+
+    depends_on("kokkos+cuda_lambda", when="+cuda ^kokkos@:4")  # always on in Kokkos 5
 
     # ROCm: the HIP presets (hip-gfx90a, hip-gfx942) with Kokkos from spack.
     for _target in ROCmPackage.amdgpu_targets:

@@ -114,6 +114,14 @@ class Gpp(CMakePackage, CudaPackage, ROCmPackage):
     with when("+kokkos-kernels"):
         depends_on("kokkos-kernels scalars=complex_double layouts=left")
         depends_on("kokkos-kernels+execspace_openmp", when="+openmp")
+        # GCC 12 crashes (internal compiler error) in Kokkos Kernels 4.6's complex
+        # reciprocal ETI on AVX-512 targets, spack's default there (x86_64_v4); fixed in
+        # 4.7.00. Without this the concretizer picks 4.6 (4.7 flips a Kokkos default).
+        conflicts(
+            "^kokkos-kernels@:4.6 %gcc@12",
+            when="target=x86_64_v4:",
+            msg="GCC 12 crashes in Kokkos Kernels 4.6 on AVX-512 targets: use 4.7 or newer",
+        )
 
     # Every rank reads a deck file with the serial HDF5 C API (docs/mpi.md), also with +mpi.
     depends_on("hdf5~mpi", when="+hdf5")

@@ -326,7 +326,7 @@ def check_requirements(text, name):
     """kokkos, kokkos-nvcc-wrapper and kokkos-kernels required at one release, >= 4.7."""
     problems, found = [], {}
     for pkg in MATCHED:
-        m = re.search(r"^    " + re.escape(pkg) + r":\n      require: ['\"]?@=?([0-9][0-9.]*)['\"]?\s*$", text, re.M)
+        m = re.search(r"^    " + re.escape(pkg) + r":\n      require: ['\"]?@=?([0-9][0-9.]*)(?: [^'\"\n]*)?['\"]?\s*$", text, re.M)
         if not m:
             problems.append(f"{name}: packages: must require one version of {pkg} (require: \"@V\")")
         else:

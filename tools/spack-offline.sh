@@ -24,7 +24,8 @@
 #   --jobs N          build jobs (default: nproc)
 #   --no-test         skip `spack test run gpp`
 #
-# Needs (Debian 12 names): python3 python3-dev gcc g++ make cmake git patch tar gzip bzip2
+# Needs (Debian 12 names): python3 python3-dev python3-cffi-backend (clingo's Python module
+# loads it) gcc g++ make cmake git patch tar gzip bzip2
 # xz-utils unzip file ca-certificates, and as spack externals (never built): cmake, gmake,
 # libhdf5-dev (hdf5 ~mpi), libcli11-dev (cli11), googletest (googletest). Sources in
 # MIRROR: kokkos and kokkos-kernels at the versions spack.yaml requires (4.7.00) and
@@ -65,6 +66,7 @@ missing=()
 for c in python3 gcc g++ make cmake git patch tar gzip bzip2 xz unzip file h5cc; do
   command -v "$c" >/dev/null || missing+=("$c")
 done
+/usr/bin/python3 -c 'import _cffi_backend' 2>/dev/null || missing+=("python3-cffi-backend")
 [ -f /usr/include/CLI/CLI.hpp ] || missing+=("CLI11 headers (libcli11-dev)")
 [ -f /usr/include/gtest/gtest.h ] || missing+=("GoogleTest (googletest, libgtest-dev)")
 [ ${#missing[@]} -eq 0 ] || die "missing: ${missing[*]}"
@@ -90,7 +92,8 @@ if ! PYTHONPATH=$clingo_py $py -c 'import clingo' 2>/dev/null; then
     die "no clingo Python module: give --clingo-src DIR (clingo 5.8 sources)"
   fi
 fi
-echo "clingo $(PYTHONPATH=$clingo_py $py -c 'import clingo; print(clingo.__version__)')"
+v=$(PYTHONPATH=$clingo_py $py -c 'import clingo; print(clingo.__version__)') || die "clingo does not import"
+echo "clingo $v"
 
 # spack sees only what is configured here (user and system scopes under --work), no network.
 export SPACK_PYTHON=$py SPACK_SYSTEM_CONFIG_PATH=$work/system-config

@@ -94,7 +94,8 @@ class Gpp(CMakePackage, CudaPackage, ROCmPackage):
             when=f"+kokkos-kernels {_on}",
         )
 
-    depends_on("kokkos+cuda_lambda", when="+cuda ^kokkos@:4")  # always on in Kokkos 5
+    # Kokkos 4 needs cuda_lambda for gpp's device lambdas (Kokkos 5 has no such variant).
+    conflicts("^kokkos@:4~cuda_lambda", when="+cuda", msg="Kokkos 4 needs +cuda_lambda")
 
     # ROCm: the HIP presets (hip-gfx90a, hip-gfx942) with Kokkos from spack.
     for _target in ROCmPackage.amdgpu_targets:

@@ -27,7 +27,8 @@
 # Needs (Debian 12 names): python3 python3-dev python3-cffi-backend (clingo's Python module
 # loads it) gcc g++ make cmake git patch tar gzip bzip2
 # xz-utils unzip file ca-certificates, and as spack externals (never built): cmake, gmake,
-# libhdf5-dev (hdf5 ~mpi), libcli11-dev (cli11), googletest (googletest). Sources in
+# libhdf5-dev (hdf5 ~mpi), libcli11-dev (cli11), nlohmann-json3-dev (nlohmann-json),
+# googletest (googletest). Sources in
 # MIRROR: kokkos and kokkos-kernels at the versions spack.yaml requires (4.7.00) and
 # compiler-wrapper 1.1.0. The spec built is spack.yaml's gpp spec with +cuda cuda_arch=70
 # replaced by ~cuda; everything else (requirements, develop spec, view) as in spack.yaml.
@@ -69,6 +70,7 @@ done
 /usr/bin/python3 -c 'import _cffi_backend' 2>/dev/null || missing+=("python3-cffi-backend")
 [ -f /usr/include/CLI/CLI.hpp ] || missing+=("CLI11 headers (libcli11-dev)")
 [ -f /usr/include/gtest/gtest.h ] || missing+=("GoogleTest (googletest, libgtest-dev)")
+[ -f /usr/include/nlohmann/json.hpp ] || missing+=("nlohmann/json (nlohmann-json3-dev)")
 [ ${#missing[@]} -eq 0 ] || die "missing: ${missing[*]}"
 py=/usr/bin/python3
 echo "python $($py --version 2>&1), $(gcc --version | head -n1), $(cmake --version | head -n1), $(nproc) cores, $jobs jobs"
@@ -127,9 +129,10 @@ mirrors::
     binary: false
 EOF
 pkgver() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null | sed -e 's/^[0-9]*://' -e 's/[+~-].*//'; }
-cli11_v=$(pkgver libcli11-dev) gtest_v=$(pkgver googletest)
+cli11_v=$(pkgver libcli11-dev) gtest_v=$(pkgver googletest) json_v=$(pkgver nlohmann-json3-dev)
 [ -n "$cli11_v" ] || cli11_v=$(sed -n 's/^#define CLI11_VERSION "\(.*\)"/\1/p' /usr/include/CLI/Version.hpp)
 [ -n "$gtest_v" ] || die "cannot tell GoogleTest's version (dpkg-query googletest)"
+[ -n "$json_v" ] || die "cannot tell nlohmann/json's version (dpkg-query nlohmann-json3-dev)"
 cat >"$work/config/packages.yaml" <<EOF
 packages:
   cli11:
@@ -141,6 +144,11 @@ packages:
     buildable: false
     externals:
     - spec: "googletest@$gtest_v"
+      prefix: /usr
+  nlohmann-json:
+    buildable: false
+    externals:
+    - spec: "nlohmann-json@$json_v"
       prefix: /usr
 EOF
 
@@ -211,7 +219,7 @@ s=$SECONDS
 spack -e "$env" concretize --fresh --force >"$work/concretize.log" 2>&1 ||
   { tail -n 40 "$work/concretize.log"; die "concretization failed ($work/concretize.log)"; }
 echo "concretized in $((SECONDS - s)) s"
-grep -E ' \^?(gpp|kokkos|kokkos-kernels|hdf5|cli11|googletest|cmake|gmake|gcc|gcc-runtime|compiler-wrapper)@' "$work/concretize.log" |
+grep -E ' \^?(gpp|kokkos|kokkos-kernels|hdf5|cli11|nlohmann-json|googletest|cmake|gmake|gcc|gcc-runtime|compiler-wrapper)@' "$work/concretize.log" |
   sed -e 's/^[ -]*\(\[.\]\)\{0,1\} *//' -e 's/ *\(cflags\|arch\|build_system\|patches\)=.*//' | sort -u -k2 | head -n 16
 
 step "spack install (log: $work/install.log)"

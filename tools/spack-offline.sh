@@ -237,8 +237,11 @@ if [ -n "$test" ]; then
   s=$SECONDS
   rc=0
   spack -e "$env" test run --alias gpp-offline gpp >"$work/test.log" 2>&1 || rc=$?
-  grep -E 'PASSED|FAILED|SKIPPED|Error|assert' "$work/test.log" | sed "s|$work|\$WORK|g" | head -n 20 || true
-  [ $rc -eq 0 ] && grep -q 'PASSED' "$work/test.log" && ! grep -q 'FAILED' "$work/test.log" ||
+  out=$(ls -t "$work"/test-stage/*/gpp-*-test-out.txt 2>/dev/null | head -n 1)
+  [ -n "$out" ] && grep -hE '^(PASSED|FAILED|SKIPPED): |^==> .* test: ' "$out" | sed 's/^==> \[[^]]*\] /  /' >>"$work/test.log"
+  grep -E 'passed of|failed|^  test: |^(PASSED|FAILED|SKIPPED): ' "$work/test.log" || true
+  [ $rc -eq 0 ] && grep -qE '[0-9]+ passed of [0-9]+ spec' "$work/test.log" &&
+    grep -q '^PASSED: ' "$work/test.log" && ! grep -qE '^FAILED: |[0-9]+ failed' "$work/test.log" ||
     { tail -n 40 "$work/test.log"; die "spack test run gpp did not pass ($work/test.log)"; }
   echo "tests ran in $((SECONDS - s)) s"
 fi

@@ -230,12 +230,13 @@ grep -E '^\[\+\]|^==> (Installing|Error)|^==> [a-z0-9-]+: Successfully|Total:' "
 [ $rc -eq 0 ] || { tail -n 40 "$work/install.log"; die "spack install failed ($work/install.log)"; }
 echo "installed in $((SECONDS - s)) s"
 gpp=$(spack -e "$env" location -i gpp)/bin/gpp
-"$gpp" --version
+OMP_PROC_BIND=false "$gpp" --version
 
 if [ -n "$test" ]; then
   step "spack test run gpp (log: $work/test.log)"
   s=$SECONDS
   rc=0
+  spack -e "$env" test remove -y gpp-offline >/dev/null 2>&1 || true  # a rerun reuses the alias
   spack -e "$env" test run --alias gpp-offline gpp >"$work/test.log" 2>&1 || rc=$?
   out=$(ls -t "$work"/test-stage/*/gpp-*-test-out.txt 2>/dev/null | head -n 1)
   [ -n "$out" ] && grep -hE '^(PASSED|FAILED|SKIPPED): |^==> .* test: ' "$out" | sed 's/^==> \[[^]]*\] /  /' >>"$work/test.log"

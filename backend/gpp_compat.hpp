@@ -87,6 +87,18 @@ void gemm(const ExecSpace& space, const char* transA, const char* transB, const 
 
 }  // namespace gpp::compat
 
+/// Kokkos 3.4's Threads backend hands a team_reduce result back through a const volatile
+/// lvalue (Kokkos_ThreadsTeam.hpp: `reducer.reference() = *((type volatile const*)p)`),
+/// which a class without a volatile assignment cannot take. A value type reduced over a
+/// team declares this assignment from `const volatile Type&`, forwarded to its ordinary
+/// copy. It is a template, so never the copy assignment: the type keeps its implicit,
+/// trivial copy and move (Kokkos 4 and every other backend never call it).
+#define GPP_COMPAT_VOLATILE_SOURCE_ASSIGN(Type)                                  \
+  template <class V, class = std::enable_if_t<std::is_same_v<V, Type>>>          \
+  KOKKOS_INLINE_FUNCTION Type& operator=(const volatile V& other) {              \
+    return *this = const_cast<const Type&>(other);                               \
+  }
+
 namespace gpp {
 /// Kokkos 3.4's OpenMP backend joins reduction values through volatile references
 /// (FunctorValueJoin's `*(volatile T*)lhs += *(const volatile T*)rhs`) when a reducer's

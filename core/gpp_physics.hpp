@@ -23,6 +23,7 @@ struct SigmaAccum {
       ssx[w] = complex_t(0.0, 0.0);
     }
   }
+  GPP_COMPAT_VOLATILE_SOURCE_ASSIGN(SigmaAccum)  // team_reduce on Kokkos 3.4's Threads
   KOKKOS_INLINE_FUNCTION SigmaAccum& operator+=(const SigmaAccum& o) {
     for (int w = 0; w < NW; ++w) {
       sch[w] += o.sch[w];

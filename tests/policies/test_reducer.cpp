@@ -169,5 +169,15 @@ TEST(Reducer, KnownSumsOnEverySpace) {
     });
 }
 
+#if GPP_TEST_CONCURRENCY > 0
+// A Threads build's suite runs at GPP_TEST_NUM_THREADS threads (tests/CMakeLists.txt sets
+// KOKKOS_NUM_THREADS for every test). Kokkos Threads runs one thread unless told, so a
+// lost variable would leave every team at one thread and no join exercised, silently.
+TEST(ReducerJoins, SuiteRunsOnSeveralThreads) {
+  EXPECT_EQ(HostExec().concurrency(), GPP_TEST_CONCURRENCY)
+      << "ctest runs this Threads build's tests with KOKKOS_NUM_THREADS=" << GPP_TEST_CONCURRENCY;
+}
+#endif
+
 }  // namespace
 }  // namespace gpp::test

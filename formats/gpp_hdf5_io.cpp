@@ -81,6 +81,8 @@ class Hid {
     id_ = -1;
     return rc;
   }
+  /// Forgets the identifier without closing it (~Writer: a file that was not flushed).
+  void abandon() { id_ = -1; }
 
  private:
   hid_t id_ = -1;
@@ -148,7 +150,28 @@ class Writer {
     if (!file_.valid()) fail("HDF5 cannot create " + out_.temp_path());
   }
 
+  /// A file that was not flushed whole is never closed: after a failed write (a full
+  /// disk, a file-size limit) its metadata cache cannot be flushed, and closing it then
+  /// ends in an assertion inside HDF5 2.x (H5F__dest: `H5AC_cache_is_clean`, an abort in
+  /// Debian's HDF5 2.2) where 1.10 returned an error. Its identifier is left open (the
+  /// process ends with the error, and no library shutdown runs at exit: QuietHdf5), and
+  /// AtomicOutput removes the temporary file by name, so no partial file is left.
+  ~Writer() {
+    if (!flushed_) file_.abandon();
+  }
+  Writer(const Writer&) = delete;
+  Writer& operator=(const Writer&) = delete;
+
   [[noreturn]] void fail(const std::string& what) const { throw Error("cannot write " + out_.path() + ": " + what); }
+  /// fail() after an HDF5 call that writes, naming the system's reason when the write
+  /// system call under it set one a user can act on (errno is cleared before each such
+  /// call): "cannot write dataset aqsmtemp (No space left on device)".
+  /// Without such a reason, `guess` (if any) is said instead.
+  [[noreturn]] void fail_write(const std::string& what, const char* guess = nullptr) const {
+    const int e = errno;
+    if (e == ENOSPC || e == EFBIG || e == EDQUOT || e == EIO) fail(what + " (" + std::strerror(e) + ")");
+    fail(guess ? what + " (" + guess + ")" : what);
+  }
 
   /// The group `g` ("" or "/": the root), created with its parents if missing.
   Hid group(const std::string& g) {
@@ -158,15 +181,17 @@ class Writer {
       if (!h.valid()) fail("cannot open group " + name);
       return h;
     }
+    errno = 0;
     Hid h(H5Gcreate2(file_, name.c_str(), lcpl_, gcpl_, H5P_DEFAULT), H5Gclose);
-    if (!h.valid()) fail("cannot create group " + name);
+    if (!h.valid()) fail_write("cannot create group " + name);
     return h;
   }
 
   void attribute(hid_t loc, const std::string& name, hid_t file_type, hid_t mem_type, const void* value) {
     Hid space(H5Screate(H5S_SCALAR), H5Sclose);
+    errno = 0;
     Hid a(H5Acreate2(loc, name.c_str(), file_type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
-    if (!a.valid() || H5Awrite(a, mem_type, value) < 0) fail("cannot write attribute " + name);
+    if (!a.valid() || H5Awrite(a, mem_type, value) < 0) fail_write("cannot write attribute " + name);
   }
   void attribute(hid_t loc, const std::string& name, int v) { attribute(loc, name, H5T_STD_I32LE, H5T_NATIVE_INT, &v); }
   void attribute(hid_t loc, const std::string& name, long long v) {
@@ -188,9 +213,10 @@ class Writer {
                const void* data, const std::string& fortran = "") {
     Hid space(dims.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(int(dims.size()), dims.data(), nullptr),
               H5Sclose);
+    errno = 0;
     Hid d(H5Dcreate2(loc, name.c_str(), file_type, space, lcpl_, ocpl_, H5P_DEFAULT), H5Dclose);
-    if (!d.valid()) fail("cannot create dataset " + name);
-    if (H5Dwrite(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) fail("cannot write dataset " + name);
+    if (!d.valid()) fail_write("cannot create dataset " + name);
+    if (H5Dwrite(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) fail_write("cannot write dataset " + name);
     if (!fortran.empty()) attribute(d, "fortran", fortran);
   }
   void complexes(hid_t loc, const std::string& name, const std::vector<hsize_t>& dims, const void* data,
@@ -203,14 +229,21 @@ class Writer {
       fail("cannot create link " + name + " -> " + target);
   }
 
+  /// Flushes, closes and renames the file into place. Only a flush that succeeded is
+  /// followed by a close (see ~Writer).
   void commit() {
-    if (H5Fflush(file_, H5F_SCOPE_GLOBAL) < 0 || file_.close() < 0) fail("HDF5 cannot finish the file (disk full, or a file-size limit?)");
+    errno = 0;
+    const char* guess = "disk full, or a file-size limit?";
+    if (H5Fflush(file_, H5F_SCOPE_GLOBAL) < 0) fail_write("HDF5 cannot finish the file", guess);
+    flushed_ = true;  // closing it is safe now
+    if (file_.close() < 0) fail_write("HDF5 cannot finish the file", guess);
     out_.commit();
   }
 
  private:
   AtomicOutput out_;  // first: destroyed last, after the file is closed
   Hid ocpl_, gcpl_, lcpl_, file_;
+  bool flushed_ = false;
 };
 
 // ---------------------------------------------------------------- reading

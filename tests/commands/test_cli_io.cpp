@@ -334,6 +334,60 @@ TEST_F(CliIo, InterruptedConvertLeavesNoFileUnderTheFinalName) {
   EXPECT_EQ(final_size, -1) << "a file is left under " << out;
 }
 
+// A full disk while an output is written (a file-size limit: the write fails with EFBIG
+// as it would with ENOSPC) ends like every other failed write: exit 1, one line naming
+// the file, and no file left, neither the output nor its temporary. The limit grows one
+// block at a time until the write succeeds, so the failure lands in every step of the
+// write (each dataset, attribute and record, the final flush). HDF5 2.x aborted here
+// (an assertion in H5F__dest when the file whose flush had failed was closed) and left
+// its temporary file behind; HDF5 1.10 returned an error.
+TEST_F(CliIo, FullDiskDuringAnOutputIsOneLineAndNoFile) {
+  struct Case {
+    std::string what, out, args;
+  };
+  std::vector<Case> cases = {{"convert .dat", "d.dat", std::string("convert ") + kTiny + " " + dir_ + "d.dat"},
+                             {"run --json", "r.json",
+                              "run " + deck_path("small.toml") + " " + kTiny + " --repeat 1 --warmup 0 --json " + dir_ +
+                                  "r.json"}};
+  if (have_hdf5()) {
+    cases.push_back({"convert .h5", "d.h5", std::string("convert ") + kTiny + " " + dir_ + "d.h5"});
+    cases.push_back({"run --output .h5", "r.h5",
+                     "run " + deck_path("small.toml") + " " + kTiny + " --repeat 1 --warmup 0 --output " + dir_ +
+                         "r.h5"});
+  }
+  for (const Case& c : cases) {
+    int failed = 0;
+    bool written = false;
+    for (int blocks = 1; blocks <= 400 && !written; ++blocks) {
+      SCOPED_TRACE(c.what + " under ulimit -f " + std::to_string(blocks));
+      const std::string cmd = "(ulimit -f " + std::to_string(blocks) + " && OMP_PROC_BIND=false exec " + GPP_EXE +
+                              " " + c.args + ") 2>&1";
+      Outcome o{-1, ""};
+      if (FILE* p = popen(cmd.c_str(), "r")) {
+        std::array<char, 4096> buf;
+        while (fgets(buf.data(), buf.size(), p)) o.out += buf.data();
+        const int status = pclose(p);
+        o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      }
+      if (o.code == 0) {
+        written = file_exists(dir_ + c.out);
+        EXPECT_TRUE(written) << o.out;
+      } else {
+        ++failed;
+        EXPECT_EQ(o.code, 1) << o.out;  // an exit code, not a signal (-1)
+        EXPECT_EQ(count_lines(o.out), 1) << o.out;
+        EXPECT_NE(o.out.find("cannot write " + dir_ + c.out), std::string::npos) << o.out;
+        EXPECT_FALSE(file_exists(dir_ + c.out)) << o.out;
+      }
+      EXPECT_EQ(leftover_temporaries(dir_), 0) << o.out;
+      if (::testing::Test::HasFailure()) return;  // the first failing limit says enough
+    }
+    EXPECT_TRUE(written) << c.what << ": not written under any limit tried";
+    EXPECT_GT(failed, 1) << c.what;
+    std::remove((dir_ + c.out).c_str());
+  }
+}
+
 class CliDamaged : public CliIo {
  protected:
   void SetUp() override {

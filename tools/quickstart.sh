@@ -2,12 +2,19 @@
 # Quick start on Debian 12 or Ubuntu 24.04, from a fresh machine: install the packages
 # gpp needs (apt-get, only those missing), build the serial preset into build/serial,
 # run the small deck, and say where gpp is. Safe to run again.
+#   --packages-only   install the packages and stop (tools/matrix.sh, before other builds)
 #
 # Every package below is needed, and nothing else: CI (.ci/run) runs this script and
 # `ctest --preset serial` in a minimal Debian 12 root (debootstrap --variant=minbase),
 # so a package missing here fails CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+packages_only=0
+case "${1:-}" in
+  "") ;;
+  --packages-only) packages_only=1 ;;
+  *) echo "usage: tools/quickstart.sh [--packages-only]" >&2; exit 2 ;;
+esac
 
 packages=(
   cmake make g++                       # the build (CMakePresets.json needs CMake >= 3.21)
@@ -44,6 +51,8 @@ if ((${#missing[@]})); then
     exit 1
   fi
 fi
+
+[ "$packages_only" = 0 ] || exit 0
 
 cmake --preset serial
 cmake --build --preset serial

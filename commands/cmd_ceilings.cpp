@@ -29,8 +29,8 @@ int cmd_ceilings(const std::vector<std::string>& args) {
   c.git = b.git;
   with_space(kind, [&](auto space) {
     const bool host = kind == SpaceKind::Host;
-    const device_info::Caches caches = device_info::caches(space);
-    c.device = device_info::name(space);
+    const backend::Properties caches = backend::properties(space);
+    c.device = caches.name;
     c.backend = space.name();
     c.space = to_string(kind);
     c.clock_mhz = caches.clock_mhz;

@@ -1,10 +1,9 @@
 #include "gpp_session.hpp"
 
 #include "gpp_compat.hpp"
-#include "gpp_device_info.hpp"
+#include "gpp_backend.hpp"
 #include "gpp_device_reference.hpp"
 #include "gpp_mpi.hpp"
-#include "gpp_profiling.hpp"
 #include "gpp_reference.hpp"
 
 #include <algorithm>
@@ -94,7 +93,7 @@ void plan_chunks(Session& s, SpaceKind k, long long max_bytes) {
   double budget = double(max_bytes);
   if (max_bytes <= 0) {
     if (k == SpaceKind::Host || !kHasDeviceSpace) return;  // the host reads its arrays in place
-    const long long free_bytes = device_info::memory_free();
+    const long long free_bytes = backend::device_memory().free;
     if (free_bytes < 0) return;
     budget = 0.9 * double(free_bytes);
   }
@@ -155,7 +154,7 @@ const DataFor<ExecSpace>& Session::data(const ExecSpace& space) {
       space.fence();
       transfer_s = seconds_since(t0);
       on_device = true;
-      device_info::sample_memory();
+      backend::sample_memory();
     }
     return device;
   }
@@ -242,7 +241,7 @@ PolicyRun run_policy(Session& s, const PolicyEntry& entry, SpaceKind k, const Tu
   PolicyRun r;
   r.policy = entry.name;
   r.space = space_info(k);
-  profiling::Range range("gpp::policy::" + entry.name);  // ncu --nvtx-include "gpp::policy::NAME/"
+  backend::Range range("gpp::policy::" + entry.name);  // ncu --nvtx-include "gpp::policy::NAME/"
   std::vector<double> kernel_s, comm_s;  // this rank's, per timed repeat
   with_space(k, [&](auto space) {
     r.tunables = resolve(s, entry, k, t);
@@ -275,7 +274,7 @@ PolicyRun run_policy(Session& s, const PolicyEntry& entry, SpaceKind k, const Tu
       auto [res, kernel, comm] = once();
       kernel_s.push_back(kernel);
       comm_s.push_back(comm);
-      device_info::sample_memory();
+      backend::sample_memory();
       check(res);
       r.result = std::move(res);
     }
@@ -332,7 +331,7 @@ RunRecord make_record(const std::string& command, const std::vector<std::string>
 
 void update_after_runs(RunRecord& r, const Session& s) {
   r.transfer_s = s.transfer_s + s.chunk_transfer_s;
-  r.device_mem_peak_bytes = device_info::memory_peak();
+  r.device_mem_peak_bytes = backend::memory_peak();
 }
 
 std::string describe_deck(const Session& s) {

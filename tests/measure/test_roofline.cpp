@@ -144,7 +144,7 @@ TEST(RooflineCsv, ProfiledRow) {
 }
 
 TEST(Ceilings, LevelRule) {
-  gpp::device_info::Caches c;
+  gpp::backend::Properties c;
   c.l1_bytes = 32768;   // x 2 threads: L1 window <= 32 KiB
   c.l2_bytes = 262144;  // x 2: L2 window (64 KiB, 256 KiB]
   c.l3_bytes = 4194304; // L3 window (512 KiB, 2 MiB]; DRAM >= 16 MiB
@@ -171,7 +171,7 @@ TEST(Ceilings, LevelRule) {
 }
 
 TEST(Ceilings, LevelRuleGpuWithRotatedSweep) {
-  gpp::device_info::Caches c;
+  gpp::backend::Properties c;
   c.l1_bytes = 262144;    // x 4 multiprocessors = 1 MiB of L1: more than half the L2
   c.l2_bytes = 1048576;   // L2 window of the rotated sweep: <= 512 KiB; HBM >= 4 MiB
   c.units = 4;

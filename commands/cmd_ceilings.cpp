@@ -5,6 +5,7 @@
 #include "gpp_record.hpp"
 #include "gpp_outputs.hpp"
 #include "gpp_roofline.hpp"
+#include "gpp_runtime.hpp"
 
 #include <iomanip>
 #include <iostream>
@@ -21,6 +22,7 @@ int cmd_ceilings(const std::vector<std::string>& args) {
   if (int rc = parse(app, "ceilings", args); rc >= 0) return rc;
   const SpaceKind kind = space_name.empty() ? default_space() : parse_space(space_name);
   check_outputs({{"--json", json_path}}, {});
+  runtime::start();
 
   CeilingsFile c;
   c.date = utc_now();

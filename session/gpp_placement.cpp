@@ -26,7 +26,14 @@ bool device_chosen(const std::vector<std::string>& args) {
   return false;
 }
 
+bool& shared_device_flag() {
+  static bool allowed = false;
+  return allowed;
+}
+
 }  // namespace
+
+bool shared_device_allowed() { return shared_device_flag(); }
 
 std::vector<std::string> startup_arguments(int argc, char* argv[], bool& allow_shared_device) {
   std::vector<std::string> args;
@@ -34,6 +41,7 @@ std::vector<std::string> startup_arguments(int argc, char* argv[], bool& allow_s
   for (int i = 0; i < argc; ++i) {
     if (i > 0 && std::string(argv[i]) == "--allow-shared-device") {
       allow_shared_device = true;
+      shared_device_flag() = true;
       continue;
     }
     args.emplace_back(argv[i]);

@@ -5,6 +5,7 @@
 #include "gpp_device_reference.hpp"
 #include "gpp_mpi.hpp"
 #include "gpp_reference.hpp"
+#include "gpp_runtime.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -165,6 +166,7 @@ template const DataFor<DeviceExec>& Session::data(const DeviceExec&);
 #endif
 
 Session make_session(const DeckParams& p, const GpShare& share) {
+  runtime::start();  // prepare() started it after the checks of the deck; tests call this directly
   Session s;
   s.params = p;
   compat::ScopedRegion region("gpp::setup");

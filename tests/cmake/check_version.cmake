@@ -1,7 +1,8 @@
 # ctest: `gpp --version` prints the version, the git hash of the source tree as it is
 # now (checked here with `git status`, not with the commands that generated it), the
-# Kokkos version CMake found and its backends; `gpp run` reports the same hash.
-#   -DGPP_EXE= -DGPP_SOURCE_DIR= -DGPP_VERSION= -DGIT_EXECUTABLE= -DKOKKOS_VERSION= -DKOKKOS_DEVICES=
+# Kokkos version CMake found and its backends; with -DRUN=ON, `gpp run` reports the same
+# hash (Version.RunProvenance: a run needs the device, --version does not).
+#   -DGPP_EXE= -DGPP_SOURCE_DIR= -DGPP_VERSION= -DGIT_EXECUTABLE= -DKOKKOS_VERSION= -DKOKKOS_DEVICES= [-DRUN=ON]
 function(fail msg)
   message(FATAL_ERROR "check_version: ${msg}")
 endfunction()
@@ -89,6 +90,10 @@ if(i LESS 0)
   fail("default execution space ${default_space} is not among the backends ${backends}")
 endif()
 
+if(NOT RUN)
+  message(STATUS "gpp --version: ${version}, git ${hash}, Kokkos ${kv} (${backends}) ${device_code}")
+  return()
+endif()
 # Provenance of a run comes from the same generated source.
 execute_process(COMMAND ${GPP_EXE} run ${GPP_SOURCE_DIR}/inputs/small.toml --nbands 6 --ngpown 4 --ncouls 20
                         --nvband 2 --repeat 1 --warmup 0 --no-branch-stats

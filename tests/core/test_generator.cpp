@@ -5,6 +5,11 @@
 #include "gpp_test_util.hpp"
 
 namespace gpp::test {
+
+// Need neither Kokkos nor the device (the test main runs them where the device is missing).
+GPP_HOST_ONLY("ClosedForm.MiniAppBenchmarkValue");
+GPP_HOST_ONLY("Generator.RejectsBadParameters");
+
 namespace {
 
 bool same_matrix(const HostComplexMatrix& a, const HostComplexMatrix& b) {

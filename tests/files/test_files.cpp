@@ -3,6 +3,7 @@
 #include "gpp_atomic_file.hpp"
 #include "gpp_error.hpp"
 #include "gpp_outputs.hpp"
+#include "gpp_test_util.hpp"
 #include "gpp_text.hpp"
 
 #include <gtest/gtest.h>
@@ -13,6 +14,11 @@
 #include <string>
 
 namespace {
+
+// Need neither Kokkos nor the device (the test main runs them where the device is missing).
+GPP_HOST_ONLY("Outputs.*");
+GPP_HOST_ONLY("Text.*");
+
 
 using gpp::Error;
 using gpp::app::is_text;

@@ -14,6 +14,10 @@
 #include <tuple>
 
 namespace gpp::test {
+
+// Need neither Kokkos nor the device (the test main runs them where the device is missing).
+GPP_HOST_ONLY("FortranIo.MissingEmptyOrDirectory");
+
 namespace {
 
 // Calls read_dat(path) and returns its error message ("" when it succeeded).

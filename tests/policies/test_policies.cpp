@@ -11,6 +11,11 @@
 #include <memory>
 
 namespace gpp::test {
+
+// Need neither Kokkos nor the device (the test main runs them where the device is missing).
+GPP_HOST_ONLY("Registry.NamesAreUniqueAndDescribedAndPlaced");
+GPP_HOST_ONLY("Registry.UnknownPolicyIsAnError");
+
 namespace {
 
 struct Problem {

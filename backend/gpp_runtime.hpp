@@ -11,6 +11,7 @@
 // its device is started, so reading a deck never touches the GPU.
 #include <Kokkos_Core.hpp>
 
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,21 @@ inline constexpr bool kHostViewsWithoutKokkos = KOKKOS_VERSION >= 40000;
 /// deck): host_kokkos(), or nothing where kHostViewsWithoutKokkos; else (Kokkos 3 in a
 /// GPU build) start(), which refuses in one line without the device.
 void need_host_views();
+
+/// A host View of `dims`, allocated without initialisation (every element is written by
+/// the caller), that may be made before Kokkos starts (decks read, generated or derived).
+/// Each such allocation makes an instance of the default host execution space, and Kokkos
+/// 4's OpenMP backend says on stderr, for every one, that it has not started: harmless
+/// (the memory is plain host memory), so it is not shown.
+template <class View, class... Dims>
+View host_view(const std::string& label, const Dims... dims) {
+  if (Kokkos::is_initialized()) return View(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), dims...);
+  struct Quiet {
+    std::streambuf* saved = std::cerr.rdbuf(nullptr);
+    ~Quiet() { std::cerr.rdbuf(saved); }  // also clears the failure of a write without a buffer
+  } quiet;
+  return View(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), dims...);
+}
 
 /// f(i) for i in [0, n) on the host: Kokkos's default host execution space (fenced) when
 /// host_kokkos(), else a plain loop on this thread. f must not depend on the order.

@@ -123,10 +123,10 @@ InputDeck skeleton(const DeckParams& p, int gvec_ng, const GpShare& share) {
   const int nw = p.nend - p.nstart + 1;
   in.asxtemp0.assign(nw, {0.0, 0.0});
   in.achtemp0.assign(nw, {0.0, 0.0});
-  in.aqsmtemp = HostComplexMatrix(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::input::aqsmtemp"), p.ncouls, p.nbands);
-  in.aqsntemp = HostComplexMatrix(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::input::aqsntemp"), p.ncouls, p.nbands);
-  in.I_eps_array = HostComplexMatrix(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::input::I_eps_array"), p.ncouls, nloc);
-  in.wtilde_array = HostComplexMatrix(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::input::wtilde_array"), p.ncouls, nloc);
+  in.aqsmtemp = runtime::host_view<HostComplexMatrix>("gpp::input::aqsmtemp", p.ncouls, p.nbands);
+  in.aqsntemp = runtime::host_view<HostComplexMatrix>("gpp::input::aqsntemp", p.ncouls, p.nbands);
+  in.I_eps_array = runtime::host_view<HostComplexMatrix>("gpp::input::I_eps_array", p.ncouls, nloc);
+  in.wtilde_array = runtime::host_view<HostComplexMatrix>("gpp::input::wtilde_array", p.ncouls, nloc);
   return in;
 }
 
@@ -277,7 +277,7 @@ InputDeck keep_share(const InputDeck& in, const GpShare& share) {
   out.inv_igp_index.resize(nloc);
   for (int c = 0; c < nloc; ++c) out.inv_igp_index[c] = in.inv_igp_index[share.global(c)];
   auto slice = [&](const HostComplexMatrix& m, const char* label) {
-    HostComplexMatrix s(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), m.extent(0), nloc);
+    auto s = runtime::host_view<HostComplexMatrix>(label, m.extent(0), std::size_t(nloc));
     fill_matrix(s, [&](int ig, int c) { return m(ig, share.global(c)); });
     return s;
   };
@@ -434,10 +434,9 @@ GppData<Kokkos::HostSpace> derive(const InputDeck& in) {
 
   // Allocated without Kokkos's initialisation (a kernel of a space that need not run yet:
   // gpp convert in a GPU build without its GPU); every element is written below.
-  auto uninitialized = [](const char* label) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)); };
-  d.wx_array_t = Types::RealMatrix(uninitialized("gpp::data::wx_array_t"), d.nw, d.nbands);
-  d.wx_array_bt = Types::RealMatrix(uninitialized("gpp::data::wx_array_bt"), d.nbands, d.nw);
-  d.occ_array = Types::RealVector(uninitialized("gpp::data::occ_array"), d.nbands);
+  d.wx_array_t = runtime::host_view<Types::RealMatrix>("gpp::data::wx_array_t", d.nw, d.nbands);
+  d.wx_array_bt = runtime::host_view<Types::RealMatrix>("gpp::data::wx_array_bt", d.nbands, d.nw);
+  d.occ_array = runtime::host_view<Types::RealVector>("gpp::data::occ_array", d.nbands);
   for (int n1 = 0; n1 < d.nbands; ++n1) {
     const int n1true = in.peinf_indext_dist[n1];
     const double e = in.wfnkq_ekq[n1true - 1];
@@ -453,9 +452,9 @@ GppData<Kokkos::HostSpace> derive(const InputDeck& in) {
     d.occ_array(n1) = occ;
   }
 
-  d.aqsmtemp_local = Types::ComplexMatrix(uninitialized("gpp::data::aqsmtemp_local"), d.ngpown, d.nbands);
-  d.aqsmtemp_local_bt = Types::ComplexMatrix(uninitialized("gpp::data::aqsmtemp_local_bt"), d.nbands, d.ngpown);
-  d.vcoul_loc = Types::RealVector(uninitialized("gpp::data::vcoul_loc"), d.ngpown);
+  d.aqsmtemp_local = runtime::host_view<Types::ComplexMatrix>("gpp::data::aqsmtemp_local", d.ngpown, d.nbands);
+  d.aqsmtemp_local_bt = runtime::host_view<Types::ComplexMatrix>("gpp::data::aqsmtemp_local_bt", d.nbands, d.ngpown);
+  d.vcoul_loc = runtime::host_view<Types::RealVector>("gpp::data::vcoul_loc", d.ngpown);
   for (int my = 0; my < d.ngpown; ++my) {
     const int igp = in.indinv[in.inv_igp_index[my] - 1];
     if (igp < 1 || igp > d.ncouls) {  // skipped G': both are 0

@@ -306,7 +306,7 @@ inline void empty_band(const Rows& r, const int len, const Band& b, const double
     const double inv_cden2 = R * wdiffr;                                                \
     const bool cut = ((x) < 0.0) & (om2[k] * inv_cden2 > cut2[k]);                     \
     const double inv_regular = regular ? inv_wdiffr : 0.0;                              \
-    const double inv_keep = regular & !cut ? inv_cden2 : 0.0;                           \
+    const double inv_keep = (regular & !cut) ? inv_cden2 : 0.0;                         \
     SR += inv_regular * (a * Pr - b * Pi);                                              \
     SI += inv_regular * (a * Pi + b * Pr);                                              \
     XR += inv_keep * (Qr * cr - Qi * t2i[k]);                                           \

@@ -69,7 +69,7 @@ TEST(Outputs, AnInputByAnyNameIsRefused) {
   std::ofstream(in) << "nbands = 2\n";
   ASSERT_EQ(::symlink(in.c_str(), (d + "/alias.toml").c_str()), 0);
   ASSERT_EQ(::link(in.c_str(), (d + "/hard.toml").c_str()), 0);
-  for (const std::string out : {in, d + "/./deck.toml", d + "/alias.toml", d + "/hard.toml"}) {
+  for (const std::string& out : {in, d + "/./deck.toml", d + "/alias.toml", d + "/hard.toml"}) {
     const std::string why = refusal([&] { gpp::check_outputs({{"--json", out}}, {in}); });
     EXPECT_NE(why.find("is the input " + in), std::string::npos) << out << ": " << why;
   }

@@ -207,7 +207,7 @@ inline Outcome gpp_exe(const std::string& args, const std::string& env = "") {
 /// /usr/bin/python3 (python3-h5py), which a pyenv or venv python3 on PATH may hide.
 inline std::string python_with_h5py() {
   static const std::string found = [] {
-    for (const std::string p : {std::string(GPP_PYTHON3), std::string("/usr/bin/python3")})
+    for (const std::string& p : {std::string(GPP_PYTHON3), std::string("/usr/bin/python3")})
       if (!p.empty() && std::system((p + " -c 'import h5py' >/dev/null 2>&1").c_str()) == 0) return p;
     return std::string();
   }();

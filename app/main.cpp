@@ -2,19 +2,26 @@
 #include "gpp_commands.hpp"
 #include "gpp_mpi.hpp"
 #include "gpp_placement.hpp"
+#include "gpp_runtime.hpp"
 #include "gpp_startup.hpp"
 #include "gpp_text.hpp"
 
-#include <Kokkos_Core.hpp>
-
 #include <iostream>
-#include <optional>
 
 namespace {
+// Kokkos, when a command started it, ends before MPI does.
+struct KokkosEnd {
+  KokkosEnd() = default;
+  KokkosEnd(const KokkosEnd&) = delete;
+  KokkosEnd& operator=(const KokkosEnd&) = delete;
+  ~KokkosEnd() { gpp::runtime::stop(); }
+};
+
 int gpp_main(int argc, char* argv[]) {
   // MPI first, Kokkos after it (docs/mpi.md); without MPI this is one rank. Errors up to
   // the command are agreed on by every rank and printed once, by rank 0.
   gpp::mpi::Environment mpi_environment(argc, argv);
+  const KokkosEnd kokkos_end;
   const bool root = gpp::mpi::rank() == 0;
   bool allow_shared_device = false;
   std::vector<std::string> arg_strings = gpp::app::startup_arguments(argc, argv, allow_shared_device);
@@ -32,35 +39,31 @@ int gpp_main(int argc, char* argv[]) {
       return false;
     }
   };
-  // Kokkos's settings are checked first and its initialisation is inside the error
-  // handling: a bad KOKKOS_* variable or --kokkos-* option is one line and exit 1.
+  // Kokkos's settings are checked first: a bad KOKKOS_* variable or --kokkos-* option is
+  // one line and exit 1. Kokkos itself starts later, when the command needs it, after
+  // the checks of its input (gpp_runtime.hpp): its options are kept for then.
   if (!agreed(gpp::app::check_startup(argc, argv))) return 1;
-  // Kokkos 3.4 prints its own help for --help (before gpp's usage or error): hide it.
-  static char help_placeholder[] = "--gpp-help";
-  for (int i = 1; i < argc; ++i)
-    if (std::string(argv[i]) == "--help") argv[i] = help_placeholder;
-  std::optional<Kokkos::ScopeGuard> guard;
-  std::string kokkos_error;
-  try {
-    guard.emplace(argc, argv);
-    for (int i = 1; i < argc; ++i)
-      if (argv[i] == help_placeholder) argv[i] = const_cast<char*>("--help");
-  } catch (const std::exception& e) {
-    kokkos_error = "Kokkos cannot start: " + gpp::app::one_line(e.what());
-  }
-  if (!agreed(kokkos_error)) return 1;
-  try {
-    gpp::app::check_placement(allow_shared_device);
-  } catch (const gpp::mpi::CollectiveError& e) {
-    if (root) std::cerr << "gpp: error: " << e.what() << "\n";
-    return 1;
+  arg_strings = gpp::runtime::take_kokkos_arguments(arg_strings);
+  arg_pointers.clear();
+  for (auto& a : arg_strings) arg_pointers.push_back(a.data());
+  arg_pointers.push_back(nullptr);
+  argc = int(arg_strings.size());
+  argv = arg_pointers.data();
+  if (gpp::runtime::kokkos_help_requested()) {  // Kokkos prints its help as it starts
+    std::string error;
+    try {
+      gpp::runtime::start();
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    if (!agreed(error)) return 1;
   }
   // Every rank runs the same command line (what Kokkos left of it): a rank given another
   // command or other options would wait forever in a collective the others never reach.
   std::string command_line;
   for (int i = 1; i < argc; ++i) command_line += std::string(i > 1 ? " " : "") + argv[i];
   if (!agreed(gpp::mpi::compare_with_rank0("command line", command_line))) return 1;
-  // Output from rank 0 only (the placement lines above were gathered to it).
+  // Output from rank 0 only (placement lines are gathered to it).
   if (!root) {
     std::cout.rdbuf(nullptr);
     std::cerr.rdbuf(nullptr);

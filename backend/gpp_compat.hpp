@@ -38,21 +38,6 @@ KOKKOS_FORCEINLINE_FUNCTION double abs(const Kokkos::complex<double>& z) {
   return sqrt(z.real() * z.real() + z.imag() * z.imag());
 }
 
-/// Largest product of MDRangePolicy tile sizes the backend launches (threads per block
-/// on GPUs; unlimited on host backends).
-template <class ExecutionSpace>
-int max_tile_threads(const ExecutionSpace& space) {
-  int max_threads = Kokkos::Impl::get_tile_size_properties(space).max_threads;
-#if defined(KOKKOS_ENABLE_CUDA)
-  // Kokkos reports threads per multiprocessor; a tile is one block.
-  if constexpr (std::is_same_v<ExecutionSpace, Kokkos::Cuda>) {
-    const int per_block = space.cuda_device_prop().maxThreadsPerBlock;
-    if (per_block < max_threads) max_threads = per_block;
-  }
-#endif
-  return max_threads;
-}
-
 /// "major.minor.patch" of the Kokkos the program was compiled against.
 inline std::string kokkos_version_string() {
   constexpr int v = KOKKOS_VERSION;

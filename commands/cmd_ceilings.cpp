@@ -5,6 +5,7 @@
 #include "gpp_record.hpp"
 #include "gpp_outputs.hpp"
 #include "gpp_roofline.hpp"
+#include "gpp_runtime.hpp"
 
 #include <iomanip>
 #include <iostream>
@@ -22,6 +23,7 @@ int cmd_ceilings(const std::vector<std::string>& args) {
   if (int rc = parse(app, "ceilings", args); rc >= 0) return rc;
   const SpaceKind kind = space_name.empty() ? default_space() : parse_space(space_name);
   check_files({}, {{"--json", json_path}});
+  runtime::start();
 
   CeilingsFile c;
   c.date = utc_now();
@@ -30,8 +32,8 @@ int cmd_ceilings(const std::vector<std::string>& args) {
   c.git = b.git;
   with_space(kind, [&](auto space) {
     const bool host = kind == SpaceKind::Host;
-    const device_info::Caches caches = device_info::caches(space);
-    c.device = device_info::name(space);
+    const backend::Properties caches = backend::properties(space);
+    c.device = caches.name;
     c.backend = space.name();
     c.space = to_string(kind);
     c.clock_mhz = caches.clock_mhz;

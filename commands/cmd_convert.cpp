@@ -8,6 +8,7 @@
 #include "gpp_memory.hpp"
 #include "gpp_outputs.hpp"
 #include "gpp_reference.hpp"
+#include "gpp_runtime.hpp"
 
 #include <sys/stat.h>
 #include <chrono>
@@ -112,6 +113,10 @@ int cmd_convert(const std::vector<std::string>& args) {
                   std::to_string(a.deck.nend));
   }
 
+  // Kokkos is not started for convert: its host loops run on Kokkos's host space where
+  // that needs no device (a CPU build), else on this thread (a GPU build, which converts
+  // without its GPU; docs/install.md).
+  runtime::need_host_views();
   std::ostringstream log;  // printed only when everything succeeded
   InputDeck in;
   if (from_file) {

@@ -422,11 +422,14 @@ int cmd_tune(const std::vector<std::string>& args) {
     double best_s = current_s;
     bool out_of_time = false;
     for (const std::string& name : entry.tunables) {
-      int Tunables::*field = name == "band-block"      ? &Tunables::band_block
-                             : name == "ig-block"      ? &Tunables::ig_block
-                             : name == "team-size"     ? &Tunables::team_size
-                             : name == "vector-length" ? &Tunables::vector_length
-                                                       : nullptr;
+      // Through an alias: nvcc writes `int Tunables::*field` out as `int (Tunables::*field)`,
+      // which g++ -Wall then reports (-Wparentheses).
+      using Field = int Tunables::*;
+      const Field field = name == "band-block"      ? &Tunables::band_block
+                          : name == "ig-block"      ? &Tunables::ig_block
+                          : name == "team-size"     ? &Tunables::team_size
+                          : name == "vector-length" ? &Tunables::vector_length
+                                                    : nullptr;
       if (!field) continue;  // MDRange tiles: sweep them with gpp sweep --tile
       for (const bool up : {true, false}) {
         Tunables t = current;

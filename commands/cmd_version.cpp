@@ -1,4 +1,5 @@
 // `gpp --version`: what this binary is and what it runs on.
+#include "gpp_backend.hpp"
 #include "gpp_build_info.hpp"
 #include "gpp_cli.hpp"
 #include "gpp_compat.hpp"
@@ -39,6 +40,8 @@ int cmd_version(std::ostream& out) {
       << "git " << build_info::git_hash() << "\n"
       << "Kokkos " << compat::kokkos_version_string() << " (" << kokkos_backends()
       << "; default execution space " << Kokkos::DefaultExecutionSpace::name() << ")\n";
+  // What the device code is compiled for, known without a device (a login node).
+  if (const std::string target = backend::device_target(); !target.empty()) out << "device code " << target << "\n";
   return 0;
 }
 

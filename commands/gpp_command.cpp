@@ -3,6 +3,8 @@
 #include "gpp_io_cli.hpp"
 #include "gpp_memory.hpp"
 #include "gpp_mpi.hpp"
+#include "gpp_placement.hpp"
+#include "gpp_runtime.hpp"
 #include "gpp_static.hpp"
 #include "gpp_sweep.hpp"
 #include "gpp_tuning.hpp"
@@ -119,14 +121,19 @@ Prepared prepare_this_rank(CLI::App& app, const RunOptions& o) {
       throw Error("--input " + o.input_path + " cannot be combined with " + given);
   } else {
     validate(o.deck);
+  }
+  // A bad tuning file is refused before the deck is made.
+  std::optional<TuningFile> tuning;
+  if (!tuning_path.empty()) tuning = read_tuning_file(tuning_path);
+  if (o.input_path.empty()) {
+    // Everything above needs neither Kokkos nor the device (an input file is read and
+    // checked by make_session_from_file before it starts them).
+    runtime::start();
     // Before anything is generated: this rank's arrays against the memory available
     // (docs/reliability.md; files are checked by their readers).
     check_memory_fits("deck " + o.deck.name, o.deck.nbands, share.count(o.deck.ngpown), o.deck.ncouls,
                       o.deck.nend - (long long)o.deck.nstart + 1);
   }
-  // A bad tuning file is refused before the deck is made.
-  std::optional<TuningFile> tuning;
-  if (!tuning_path.empty()) tuning = read_tuning_file(tuning_path);
   Prepared p{o.input_path.empty() ? make_session(o.deck, share)
                                   : make_session_from_file(o.input_path, app.count("--name") ? o.deck.name : "", share),
              std::move(runs), tuning_path};
@@ -162,6 +169,8 @@ Prepared prepare(CLI::App& app, const RunOptions& o) {
   for (const auto& r : p->runs)
     plan += "; " + r.entry->name + " on the " + to_string(r.space) + ": " + describe_tunables(r.tunables);
   mpi::agree(mpi::compare_with_rank0("deck and tunables", plan));
+  // Every rank has started its device: which GPU each drives, two on one refused.
+  check_placement(shared_device_allowed());
   complete_share(p->session);
   return std::move(*p);
 }

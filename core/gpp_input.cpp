@@ -1,6 +1,7 @@
 #include "gpp_input.hpp"
 
 #include "gpp_physics.hpp"
+#include "gpp_runtime.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,6 +9,7 @@
 #include <numeric>
 #include <sstream>
 #include <utility>
+#include <vector>
 
 namespace gpp {
 namespace {
@@ -55,11 +57,9 @@ template <class F>
 void fill_matrix(HostComplexMatrix& m, F&& f) {
   const int rows = int(m.extent(0));
   const int cols = int(m.extent(1));
-  Kokkos::parallel_for(
-      "gpp::input::fill", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, cols), [&](const int c) {
-        for (int r = 0; r < rows; ++r) m(r, c) = f(r, c);
-      });
-  Kokkos::DefaultHostExecutionSpace().fence();
+  runtime::host_parallel_for("gpp::input::fill", cols, [&](const long long c) {
+    for (int r = 0; r < rows; ++r) m(r, int(c)) = f(r, int(c));
+  });
 }
 
 }  // namespace
@@ -123,10 +123,10 @@ InputDeck skeleton(const DeckParams& p, int gvec_ng, const GpShare& share) {
   const int nw = p.nend - p.nstart + 1;
   in.asxtemp0.assign(nw, {0.0, 0.0});
   in.achtemp0.assign(nw, {0.0, 0.0});
-  in.aqsmtemp = HostComplexMatrix(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::input::aqsmtemp"), p.ncouls, p.nbands);
-  in.aqsntemp = HostComplexMatrix(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::input::aqsntemp"), p.ncouls, p.nbands);
-  in.I_eps_array = HostComplexMatrix(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::input::I_eps_array"), p.ncouls, nloc);
-  in.wtilde_array = HostComplexMatrix(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::input::wtilde_array"), p.ncouls, nloc);
+  in.aqsmtemp = runtime::host_view<HostComplexMatrix>("gpp::input::aqsmtemp", p.ncouls, p.nbands);
+  in.aqsntemp = runtime::host_view<HostComplexMatrix>("gpp::input::aqsntemp", p.ncouls, p.nbands);
+  in.I_eps_array = runtime::host_view<HostComplexMatrix>("gpp::input::I_eps_array", p.ncouls, nloc);
+  in.wtilde_array = runtime::host_view<HostComplexMatrix>("gpp::input::wtilde_array", p.ncouls, nloc);
   return in;
 }
 
@@ -277,7 +277,7 @@ InputDeck keep_share(const InputDeck& in, const GpShare& share) {
   out.inv_igp_index.resize(nloc);
   for (int c = 0; c < nloc; ++c) out.inv_igp_index[c] = in.inv_igp_index[share.global(c)];
   auto slice = [&](const HostComplexMatrix& m, const char* label) {
-    HostComplexMatrix s(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), m.extent(0), nloc);
+    auto s = runtime::host_view<HostComplexMatrix>(label, m.extent(0), std::size_t(nloc));
     fill_matrix(s, [&](int ig, int c) { return m(ig, share.global(c)); });
     return s;
   };
@@ -296,20 +296,19 @@ void check_finite_vector(const V& v, const char* name) {
 
 void check_finite_matrix(const HostComplexMatrix& m, const char* name) {
   const std::int64_t rows = m.extent(0), cols = m.extent(1);
-  // First bad column, found in parallel (this is the one full pass over a large file).
-  std::int64_t bad_col = cols;
-  Kokkos::parallel_reduce(
-      "gpp::input::check_finite", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, cols),
-      [&](const std::int64_t c, std::int64_t& first) {
-        for (std::int64_t r = 0; r < rows; ++r) {
-          const complex_t z = m(r, c);
-          if (!std::isfinite(z.real()) || !std::isfinite(z.imag())) {
-            if (c < first) first = c;
-            return;
-          }
-        }
-      },
-      Kokkos::Min<std::int64_t>(bad_col));
+  // The columns with a value that is not finite, found in parallel (this is the one full
+  // pass over a large file); the first of them is named.
+  std::vector<unsigned char> bad(std::size_t(cols), 0);
+  runtime::host_parallel_for("gpp::input::check_finite", cols, [&](const long long c) {
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const complex_t z = m(r, c);
+      if (!std::isfinite(z.real()) || !std::isfinite(z.imag())) {
+        bad[std::size_t(c)] = 1;
+        return;
+      }
+    }
+  });
+  const std::int64_t bad_col = std::find(bad.begin(), bad.end(), 1) - bad.begin();
   if (bad_col < cols) {
     for (std::int64_t r = 0; r < rows; ++r) {
       const complex_t z = m(r, bad_col);
@@ -433,9 +432,11 @@ GppData<Kokkos::HostSpace> derive(const InputDeck& in) {
   d.I_eps_array = in.I_eps_array;
   d.wtilde_array = in.wtilde_array;
 
-  d.wx_array_t = Types::RealMatrix("gpp::data::wx_array_t", d.nw, d.nbands);
-  d.wx_array_bt = Types::RealMatrix("gpp::data::wx_array_bt", d.nbands, d.nw);
-  d.occ_array = Types::RealVector("gpp::data::occ_array", d.nbands);
+  // Allocated without Kokkos's initialisation (a kernel of a space that need not run yet:
+  // gpp convert in a GPU build without its GPU); every element is written below.
+  d.wx_array_t = runtime::host_view<Types::RealMatrix>("gpp::data::wx_array_t", d.nw, d.nbands);
+  d.wx_array_bt = runtime::host_view<Types::RealMatrix>("gpp::data::wx_array_bt", d.nbands, d.nw);
+  d.occ_array = runtime::host_view<Types::RealVector>("gpp::data::occ_array", d.nbands);
   for (int n1 = 0; n1 < d.nbands; ++n1) {
     const int n1true = in.peinf_indext_dist[n1];
     const double e = in.wfnkq_ekq[n1true - 1];
@@ -451,12 +452,19 @@ GppData<Kokkos::HostSpace> derive(const InputDeck& in) {
     d.occ_array(n1) = occ;
   }
 
-  d.aqsmtemp_local = Types::ComplexMatrix("gpp::data::aqsmtemp_local", d.ngpown, d.nbands);
-  d.aqsmtemp_local_bt = Types::ComplexMatrix("gpp::data::aqsmtemp_local_bt", d.nbands, d.ngpown);
-  d.vcoul_loc = Types::RealVector("gpp::data::vcoul_loc", d.ngpown);
+  d.aqsmtemp_local = runtime::host_view<Types::ComplexMatrix>("gpp::data::aqsmtemp_local", d.ngpown, d.nbands);
+  d.aqsmtemp_local_bt = runtime::host_view<Types::ComplexMatrix>("gpp::data::aqsmtemp_local_bt", d.nbands, d.ngpown);
+  d.vcoul_loc = runtime::host_view<Types::RealVector>("gpp::data::vcoul_loc", d.ngpown);
   for (int my = 0; my < d.ngpown; ++my) {
     const int igp = in.indinv[in.inv_igp_index[my] - 1];
-    if (igp < 1 || igp > d.ncouls) continue;  // skipped G': both stay 0
+    if (igp < 1 || igp > d.ncouls) {  // skipped G': both are 0
+      d.vcoul_loc(my) = 0.0;
+      for (int n1 = 0; n1 < d.nbands; ++n1) {
+        d.aqsmtemp_local(my, n1) = complex_t(0.0, 0.0);
+        d.aqsmtemp_local_bt(n1, my) = complex_t(0.0, 0.0);
+      }
+      continue;
+    }
     d.vcoul_loc(my) = in.vcoul[igp - 1];
     for (int n1 = 0; n1 < d.nbands; ++n1) {
       d.aqsmtemp_local(my, n1) = in.aqsmtemp(igp - 1, n1);

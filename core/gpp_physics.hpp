@@ -2,6 +2,7 @@
 // The physics of one (band, G', G, frequency) term of Sigma-GPP (spec section 1), in
 // the paper's literal form and in its algebraically optimised forms. Every policy
 // calls these functions; none re-implements the term.
+#include "gpp_backend.hpp"
 #include "gpp_compat.hpp"
 #include "gpp_types.hpp"
 
@@ -224,24 +225,10 @@ KOKKOS_FORCEINLINE_FUNCTION BandTerms band_terms(const PairTerms& p, const compl
   return b;
 }
 
-/// 1/x for the fused form. On NVIDIA GPUs: the hardware's approximate reciprocal
-/// (rcp.approx.ftz.f64, about 20 correct bits) refined by one cubic Newton step,
-/// r (1 + e + e^2) with e = 1 - x r: within one ulp of 1.0/x (test
-/// FusedReciprocal.WithinOneUlpOfDivision) in three FMAs and without the slow-path branch of
-/// the IEEE division (a branch in every term). For x
-/// whose reciprocal is subnormal, it flushes to zero; x = 0 or inf gives NaN where the
-/// division gives inf or 0 (the physics has no such terms: |wdiff|^2 and |cden|^2 > 0).
-/// Elsewhere: the division.
-KOKKOS_FORCEINLINE_FUNCTION double reciprocal(const double x) {
-#if defined(__CUDA_ARCH__)
-  double r;
-  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(x));
-  const double e = fma(-x, r, 1.0);
-  return fma(r, fma(e, e, e), r);
-#else
-  return 1.0 / x;
-#endif
-}
+/// 1/x for the fused form: the backend's fast reciprocal, within one ulp of the division
+/// (backend/gpp_backend.hpp: on GPUs the hardware's approximation refined by Newton steps,
+/// elsewhere the division).
+using backend::reciprocal;
 
 /// One frequency wx of one empty band for a pair: adds sch*mat (times the weight folded
 /// into p) to sch_acc; the regular arm under a mask (its near-pole arm adds only to ssx,

@@ -1,6 +1,7 @@
 #include "gpp_reference.hpp"
 
 #include "gpp_physics.hpp"
+#include "gpp_runtime.hpp"
 
 #include <cmath>
 #include <vector>
@@ -25,9 +26,8 @@ SigmaSums reference_sums(const GppData<Kokkos::HostSpace>& d) {
   const int nw = d.nw;
   // Per G': nw x {sch re, sch im, ssx re, ssx im}.
   std::vector<Compensated> acc(std::size_t(d.ngpown) * nw * 4);
-  Kokkos::parallel_for(
-      "gpp::reference::sums", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, d.ngpown),
-      [&](const int igp) {
+  runtime::host_parallel_for("gpp::reference::sums", d.ngpown, [&](const long long gp) {
+        const int igp = int(gp);
         Compensated* a = &acc[std::size_t(igp) * nw * 4];
         const double vcoul = d.vcoul_loc(igp);
         for (int n1 = 0; n1 < d.nbands; ++n1) {
@@ -51,7 +51,6 @@ SigmaSums reference_sums(const GppData<Kokkos::HostSpace>& d) {
           }
         }
       });
-  Kokkos::DefaultHostExecutionSpace().fence();
   SigmaSums s;
   s.sch_sum.resize(nw);
   s.ssx_sum.resize(nw);
@@ -100,9 +99,8 @@ SigmaSums closed_form_uniform(const DeckParams& p) {
 
 std::complex<double> reference_achstemp(const GppData<Kokkos::HostSpace>& d) {
   std::vector<std::complex<long double>> part(d.ngpown);
-  Kokkos::parallel_for(
-      "gpp::reference::achstemp", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, d.ngpown),
-      [&](const int igp) {
+  runtime::host_parallel_for("gpp::reference::achstemp", d.ngpown, [&](const long long gp) {
+        const int igp = int(gp);
         std::complex<long double> acc = 0;
         for (int n1 = 0; n1 < d.nbands; ++n1) {
           std::complex<long double> S = 0;
@@ -115,7 +113,6 @@ std::complex<double> reference_achstemp(const GppData<Kokkos::HostSpace>& d) {
         }
         part[igp] = acc;
       });
-  Kokkos::DefaultHostExecutionSpace().fence();
   std::complex<long double> t = 0;
   for (const auto& x : part) t += x;
   return {double(t.real()), double(t.imag())};

@@ -1,7 +1,7 @@
 #include "gpp_static.hpp"
 
 #include "gpp_compat.hpp"
-#include "gpp_device_info.hpp"
+#include "gpp_backend.hpp"
 #include "gpp_physics.hpp"
 
 
@@ -37,7 +37,7 @@ std::complex<double> static_remainder(const ExecSpace& space, const GppData<type
         S(n1, igp) = s;
       });
 #endif
-  device_info::sample_memory();  // S is the largest temporary of a run
+  backend::sample_memory();  // S is the largest temporary of a run
   const auto aqsmtemp_local = d.aqsmtemp_local;
   const auto vcoul_loc = d.vcoul_loc;
   complex_t achstemp(0.0, 0.0);

@@ -2,6 +2,7 @@
 
 #include "gpp_atomic_file.hpp"
 #include "gpp_io_util.hpp"
+#include "gpp_runtime.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -172,7 +173,7 @@ class DatReader {
 HostComplexMatrix allocate(DatReader& f, const char* label, int rows, int cols) {
   if (const std::string why = io::too_large((long double)bytes(rows, cols, 16)); !why.empty()) f.fail(why);
   try {
-    return HostComplexMatrix(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), rows, cols);
+    return runtime::host_view<HostComplexMatrix>(label, rows, cols);
   } catch (const std::exception&) {
     f.fail(str("cannot allocate ", bytes(rows, cols, 16), " bytes"));
   }

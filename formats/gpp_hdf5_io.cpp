@@ -3,6 +3,7 @@
 #include "gpp_atomic_file.hpp"
 #include "gpp_fortran_io.hpp"
 #include "gpp_io_util.hpp"
+#include "gpp_runtime.hpp"
 
 #ifdef GPP_HAVE_HDF5
 #include <hdf5.h>
@@ -483,8 +484,7 @@ class Reader {
     if (structure_only) return HostComplexMatrix();
     HostComplexMatrix m;
     try {
-      m = HostComplexMatrix(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("gpp::input::") + name), rows,
-                            cols);
+      m = runtime::host_view<HostComplexMatrix>(std::string("gpp::input::") + name, rows, cols);
     } catch (const std::exception&) {
       fail(str("dataset ", name, ": cannot allocate ", (long double)rows * cols * 16, " bytes"));
     }

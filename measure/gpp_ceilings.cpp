@@ -1,5 +1,7 @@
 #include "gpp_ceilings.hpp"
 
+#include "gpp_backend.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -113,6 +115,8 @@ std::vector<SweepPoint> bandwidth_sweep(const ExecSpace& space, double min_bytes
                                         double bytes_per_trial, int trials, std::string& method, bool rotate) {
   const bool host = kind_of<ExecSpace>() == SpaceKind::Host;  // captured by the kernel
   const long long max_n = (long long)(max_bytes / sizeof(double));
+  // Threads issued together (a warp of 32 on NVIDIA, a wavefront of 64 on AMD).
+  const long long simd = host ? 1 : backend::properties(space).simd_width;
   Kokkos::View<double*, typename ExecSpace::memory_space> x(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::ceilings::stream"), max_n);
   Kokkos::parallel_for(
@@ -126,10 +130,11 @@ std::vector<SweepPoint> bandwidth_sweep(const ExecSpace& space, double min_bytes
     // ...), so each thread re-reads the same elements on the same multiprocessor.
     const long long lanes = host ? space.concurrency() : 4LL * space.concurrency();
     long long threads = std::min<long long>(lanes, n / kStreamAccumulators);
-    if (!host && threads >= 64) threads = threads / 32 * 32;  // whole warps: rotated columns stay coalesced
-    // Rotation: pass p reads the columns of thread t + p*shift (a multiple of 32, about
-    // 0.38 of the threads: far from the previous pass's block).
-    const long long shift = !host && rotate ? std::max<long long>(32, (long long)(0.382 * threads) / 32 * 32) : 0;
+    // Whole warps (wavefronts): rotated columns stay coalesced.
+    if (!host && threads >= 2 * simd) threads = threads / simd * simd;
+    // Rotation: pass p reads the columns of thread t + p*shift (a multiple of the warp,
+    // about 0.38 of the threads: far from the previous pass's block).
+    const long long shift = !host && rotate ? std::max<long long>(simd, (long long)(0.382 * threads) / simd * simd) : 0;
     // elements per thread, a multiple of the accumulators
     const long long per_thread = n / threads / kStreamAccumulators * kStreamAccumulators;
     const long long used = per_thread * threads;

@@ -22,7 +22,7 @@ std::string bytes_text(double b) {
 }
 }  // namespace
 
-std::vector<BandwidthLevel> pick_levels(const std::vector<ceilings::SweepPoint>& sweep, const device_info::Caches& c,
+std::vector<BandwidthLevel> pick_levels(const std::vector<ceilings::SweepPoint>& sweep, const backend::Properties& c,
                                         bool host, const std::vector<ceilings::SweepPoint>& rotated) {
   std::vector<BandwidthLevel> levels;
   if (sweep.empty()) return levels;

@@ -3,7 +3,7 @@
 // docs/formats.md): the level rule over a bandwidth sweep, the ceilings JSON, Nsight
 // Compute's raw CSV, and the roofline CSV rows.
 #include "gpp_ceilings.hpp"
-#include "gpp_device_info.hpp"
+#include "gpp_backend.hpp"
 
 #include <map>
 #include <optional>
@@ -28,7 +28,7 @@ struct BandwidthLevel {
 /// HBM the best rotated point at ws >= 4 x L2_total (the L1s of a GPU together may hold
 /// more than its L2, so the unrotated sweep cannot separate L2 from L1).
 std::vector<BandwidthLevel> pick_levels(const std::vector<ceilings::SweepPoint>& sweep,
-                                        const device_info::Caches& c, bool host,
+                                        const backend::Properties& c, bool host,
                                         const std::vector<ceilings::SweepPoint>& rotated = {});
 
 struct CeilingsFile {

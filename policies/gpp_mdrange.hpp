@@ -1,6 +1,7 @@
 #pragma once
 // MDRangePolicy construction with user tile sizes checked before Kokkos sees them
 // (Kokkos aborts on a tile it cannot launch; we report it as an error instead).
+#include "gpp_backend.hpp"
 #include "gpp_compat.hpp"
 #include "gpp_policy.hpp"
 
@@ -48,7 +49,7 @@ template <int Rank, class ExecSpace>
 MDPolicy<ExecSpace, Rank> make_mdrange(const ExecSpace& space, const std::array<int, Rank>& upper, Tunables& t) {
   using P = MDPolicy<ExecSpace, Rank>;
   t.tile = resolve_tile(Rank, t.tile);
-  check_tile(Rank, t.tile, compat::max_tile_threads(space));
+  check_tile(Rank, t.tile, backend::max_tile_threads(space));
   typename P::point_type lo{}, hi{};
   typename P::tile_type tile{};
   for (int r = 0; r < Rank; ++r) {

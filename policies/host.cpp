@@ -113,6 +113,54 @@ struct Bounds {
   }
 };
 
+// The extrema Bounds needs of a block's Re wtilde and Im(wtilde)^2, from the rows
+// fill_pairs wrote (in L1): kLanes partial extrema of each, updated element-wise across
+// the lanes (one vector each), combined at the end. Written as `omp simd reduction(min,
+// max)` in the fill loop, g++ vectorised it but clang 14 left that loop scalar (LLVM
+// takes a min or max of doubles as a reduction only under -ffinite-math-only); element-
+// wise, both vectorise it (docs/performance.md). Min and max are exact: the lanes' order
+// changes no value (at most the sign of a zero extreme, which no bound depends on).
+inline Bounds block_bounds(const double* __restrict wr_row, const double* __restrict wi2_row, const int len) {
+  constexpr int kLanes = 8;
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  double wr_min[kLanes], wr_max[kLanes], wi2_min[kLanes], wi2_max[kLanes], wi2_big[kLanes], wrs_min[kLanes],
+      wrs_max[kLanes];
+  for (int j = 0; j < kLanes; ++j) {
+    wr_min[j] = wi2_min[j] = wi2_big[j] = wrs_min[j] = inf;
+    wr_max[j] = wi2_max[j] = wrs_max[j] = -inf;
+  }
+  // Element k into lane j; the conditional extrema as plain ones of a selected value
+  // (the identity where the condition fails).
+  const auto take = [&](const int k, const int j) {
+    const double wr = wr_row[k], wi2 = wi2_row[k];
+    const bool wi2_small = wi2 < kSplitQ;
+    const double big_q = wi2_small ? inf : wi2, small_lo = wi2_small ? wr : inf, small_hi = wi2_small ? wr : -inf;
+    wr_min[j] = wr < wr_min[j] ? wr : wr_min[j];
+    wr_max[j] = wr > wr_max[j] ? wr : wr_max[j];
+    wi2_min[j] = wi2 < wi2_min[j] ? wi2 : wi2_min[j];
+    wi2_max[j] = wi2 > wi2_max[j] ? wi2 : wi2_max[j];
+    wi2_big[j] = big_q < wi2_big[j] ? big_q : wi2_big[j];
+    wrs_min[j] = small_lo < wrs_min[j] ? small_lo : wrs_min[j];
+    wrs_max[j] = small_hi > wrs_max[j] ? small_hi : wrs_max[j];
+  };
+  int k0 = 0;
+  for (; k0 + kLanes <= len; k0 += kLanes) {
+#pragma omp simd
+    for (int j = 0; j < kLanes; ++j) take(k0 + j, j);
+  }
+  for (int j = 0; k0 + j < len; ++j) take(k0 + j, j);
+  for (int j = 1; j < kLanes; ++j) {
+    wr_min[0] = wr_min[j] < wr_min[0] ? wr_min[j] : wr_min[0];
+    wr_max[0] = wr_max[j] > wr_max[0] ? wr_max[j] : wr_max[0];
+    wi2_min[0] = wi2_min[j] < wi2_min[0] ? wi2_min[j] : wi2_min[0];
+    wi2_max[0] = wi2_max[j] > wi2_max[0] ? wi2_max[j] : wi2_max[0];
+    wi2_big[0] = wi2_big[j] < wi2_big[0] ? wi2_big[j] : wi2_big[0];
+    wrs_min[0] = wrs_min[j] < wrs_min[0] ? wrs_min[j] : wrs_min[0];
+    wrs_max[0] = wrs_max[j] > wrs_max[0] ? wrs_max[j] : wrs_max[0];
+  }
+  return Bounds{{wr_min[0], wr_max[0], wi2_min[0], wi2_big[0], wrs_min[0], wrs_max[0]}, wi2_max[0]};
+}
+
 // The pair invariants of G = ig0 .. ig0+len-1 for one G': physics::pair_terms, split
 // into rows and written out component by component, so that the loop is a SIMD loop.
 template <class In>
@@ -135,9 +183,7 @@ inline Bounds fill_pairs(const In& in, const int igp, const int ig0, const int l
   double* __restrict f_cut2 = r.f[kCut2];
   double* __restrict f_thr = r.f[kThr];
   const double limittwo = in.limittwo;
-  constexpr double inf = std::numeric_limits<double>::infinity();
-  double wr_min = inf, wr_max = -inf, wi2_min = inf, wi2_max = -inf, wi2_big = inf, wrs_min = inf, wrs_max = -inf;
-#pragma omp simd reduction(min : wr_min, wi2_min, wi2_big, wrs_min) reduction(max : wr_max, wi2_max, wrs_max)
+#pragma omp simd
   for (int k = 0; k < len; ++k) {
     const double wr = wt[2 * k], wi = wt[2 * k + 1], ir = ie[2 * k], ii = ie[2 * k + 1];
     const double t2r = wr * wr - wi * wi, t2i = wr * wi + wi * wr;  // wtilde^2
@@ -159,16 +205,8 @@ inline Bounds fill_pairs(const In& in, const int igp, const int ig0, const int l
     f_cut2[k] = sexcut2 * (ir * ir + ii * ii);
     const double pole = wabs2 * kInvLimitone;
     f_thr[k] = pole > limittwo ? pole : limittwo;
-    wr_min = wr < wr_min ? wr : wr_min;
-    wr_max = wr > wr_max ? wr : wr_max;
-    wi2_min = wi2 < wi2_min ? wi2 : wi2_min;
-    wi2_max = wi2 > wi2_max ? wi2 : wi2_max;
-    const bool wi2_small = wi2 < kSplitQ;
-    wi2_big = !wi2_small && wi2 < wi2_big ? wi2 : wi2_big;
-    wrs_min = wi2_small && wr < wrs_min ? wr : wrs_min;
-    wrs_max = wi2_small && wr > wrs_max ? wr : wrs_max;
   }
-  return Bounds{{wr_min, wr_max, wi2_min, wi2_big, wrs_min, wrs_max}, wi2_max};
+  return block_bounds(f_wr, f_wi2, len);
 }
 
 // How an empty band's reciprocals of |wdiff|^2 are computed, chosen per band and G block

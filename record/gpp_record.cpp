@@ -2,7 +2,7 @@
 
 #include "gpp_build_info.hpp"
 #include "gpp_compat.hpp"
-#include "gpp_device_info.hpp"
+#include "gpp_backend.hpp"
 #include "gpp_hdf5_io.hpp"
 #include "gpp_json.hpp"
 #include "gpp_outputs.hpp"
@@ -53,7 +53,7 @@ SpaceInfo space_info(SpaceKind k) {
     SpaceInfo s;
     s.kind = k;
     s.backend = space.name();
-    s.device = device_info::name(space);
+    s.device = backend::name(space);
     s.concurrency = space.concurrency();
     return s;
   });

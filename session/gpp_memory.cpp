@@ -1,11 +1,9 @@
 #include "gpp_memory.hpp"
 
+#include "gpp_backend.hpp"
 #include "gpp_io_util.hpp"
 #include "gpp_types.hpp"
 
-#if defined(KOKKOS_ENABLE_CUDA)
-#include <cuda_runtime.h>
-#endif
 
 #include <utility>
 #include <vector>
@@ -17,17 +15,6 @@ struct Array {
   const char* name;
   long double bytes;
 };
-
-// Free memory on the default execution space's device, or -1 on host backends.
-long long device_memory_free() {
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::Cuda>) {
-    std::size_t free_bytes = 0, total_bytes = 0;
-    if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) return (long long)free_bytes;
-  }
-#endif
-  return -1;
-}
 
 void refuse_unless_fits(const std::string& what, const std::vector<Array>& arrays, long double available,
                         const char* where) {
@@ -60,7 +47,7 @@ void check_memory_fits(const std::string& what, long long nbands, long long ngpo
   // The device copy of the derived data (to_memory_space) on a GPU backend: G' columns
   // that do not fit are processed in chunks (docs/mpi.md), so only the arrays every
   // chunk repeats and one G' column must fit.
-  if (const long long free_bytes = device_memory_free(); free_bytes >= 0) {
+  if (const long long free_bytes = backend::device_memory().free; free_bytes >= 0) {
     const std::vector<Array> device = {{"aqsntemp", band_g},
                                        {"one G' column (I_eps_array, wtilde_array, aqsmtemp_local)", 2 * c * ncouls + 3 * c * nbands},
                                        {"wx_array_t and wx_array_bt", 2 * r * nw * nbands}};

@@ -1,6 +1,6 @@
 #include "gpp_placement.hpp"
 
-#include "gpp_device_info.hpp"
+#include "gpp_backend.hpp"
 #include "gpp_mpi.hpp"
 #include "gpp_spaces.hpp"
 
@@ -26,35 +26,14 @@ bool device_chosen(const std::vector<std::string>& args) {
   return false;
 }
 
-int visible_devices() {
-#if defined(KOKKOS_ENABLE_CUDA)
-  int n = 0;
-  if (cudaGetDeviceCount(&n) == cudaSuccess) return n;
-#endif
-  return 0;
-}
-
-// "NAME (PCI 0000:41:00)" of the device this rank drives, and a key that is equal for two
-// ranks on one GPU; both empty in a build without a device space.
-std::pair<std::string, std::string> this_device() {
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<DeviceExec, Kokkos::Cuda>) {
-    const DeviceExec space;
-    const cudaDeviceProp& p = space.cuda_device_prop();
-    char pci[32];
-    std::snprintf(pci, sizeof pci, "%04x:%02x:%02x", p.pciDomainID, p.pciBusID, p.pciDeviceID);
-    return {"device " + std::to_string(space.cuda_device()) + ": " + p.name + " (PCI " + pci + ")", pci};
-  }
-#endif
-  if constexpr (kHasDeviceSpace) {
-    return {std::string("device: ") + device_info::name(DeviceExec()), device_info::name(DeviceExec())};
-  }
-  return {"host space " + std::string(HostExec::name()) + " (" + std::to_string(HostExec().concurrency()) +
-              " threads): " + device_info::host_cpu_name(),
-          ""};
+bool& shared_device_flag() {
+  static bool allowed = false;
+  return allowed;
 }
 
 }  // namespace
+
+bool shared_device_allowed() { return shared_device_flag(); }
 
 std::vector<std::string> startup_arguments(int argc, char* argv[], bool& allow_shared_device) {
   std::vector<std::string> args;
@@ -62,19 +41,20 @@ std::vector<std::string> startup_arguments(int argc, char* argv[], bool& allow_s
   for (int i = 0; i < argc; ++i) {
     if (i > 0 && std::string(argv[i]) == "--allow-shared-device") {
       allow_shared_device = true;
+      shared_device_flag() = true;
       continue;
     }
     args.emplace_back(argv[i]);
   }
   if (kHasDeviceSpace && mpi::size() > 1 && !device_chosen(args)) {
-    if (const int n = visible_devices(); n > 0)
+    if (const int n = backend::visible_devices().count; n > 0)
       args.push_back("--kokkos-device-id=" + std::to_string(mpi::local_rank() % n));
   }
   return args;
 }
 
 void check_placement(bool allow_shared_device) {
-  const auto [device, key] = this_device();
+  const auto [key, device] = backend::placement();
   std::ostringstream o;
   o << "rank " << mpi::rank() << " of " << mpi::size() << ": host " << mpi::host_name() << " (local rank "
     << mpi::local_rank() << " of " << mpi::local_size() << "), " << device;

@@ -7,12 +7,16 @@
 namespace gpp::app {
 
 /// The arguments Kokkos and gpp see: argv without --allow-shared-device (which sets
-/// `allow_shared_device`), and, in a GPU build run on several ranks where neither an
+/// `allow_shared_device`, also kept for shared_device_allowed()), and, in a GPU build run on several ranks where neither an
 /// option nor a variable chooses the device, --kokkos-device-id=LOCAL_RANK % DEVICES
 /// (Kokkos 3.4 otherwise puts every rank on device 0).
 std::vector<std::string> startup_arguments(int argc, char* argv[], bool& allow_shared_device);
 
-/// Collective, after Kokkos started: every rank's placement gathered (mpi::placement()),
+/// Whether the command line had --allow-shared-device (startup_arguments).
+bool shared_device_allowed();
+
+/// Collective, after Kokkos started (prepare() of run, bench, sweep, tune and roofline
+/// calls it once every rank has started): every rank's placement gathered (mpi::placement()),
 /// printed by rank 0 when there are several ranks; throws mpi::CollectiveError on every
 /// rank when two ranks drive one GPU and `allow_shared_device` is false.
 void check_placement(bool allow_shared_device);

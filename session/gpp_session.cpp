@@ -5,11 +5,11 @@
 #include <cstring>
 
 #include "gpp_compat.hpp"
-#include "gpp_device_info.hpp"
+#include "gpp_backend.hpp"
 #include "gpp_device_reference.hpp"
 #include "gpp_mpi.hpp"
-#include "gpp_profiling.hpp"
 #include "gpp_reference.hpp"
+#include "gpp_runtime.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -98,7 +98,7 @@ void plan_chunks(Session& s, SpaceKind k, long long max_bytes) {
   double budget = double(max_bytes);
   if (max_bytes <= 0) {
     if (k == SpaceKind::Host || !kHasDeviceSpace) return;  // the host reads its arrays in place
-    const long long free_bytes = device_info::memory_free();
+    const long long free_bytes = backend::device_memory().free;
     if (free_bytes < 0) return;
     budget = 0.9 * double(free_bytes);
   }
@@ -159,7 +159,7 @@ const DataFor<ExecSpace>& Session::data(const ExecSpace& space) {
       space.fence();
       transfer_s = seconds_since(t0);
       on_device = true;
-      device_info::sample_memory();
+      backend::sample_memory();
     }
     return device;
   }
@@ -251,6 +251,7 @@ std::string digest_of(const InputDeck& in) {
 }
 
 Session make_session(const DeckParams& p, const GpShare& share) {
+  runtime::start();  // prepare() started it after the checks of the deck; tests call this directly
   Session s;
   s.params = p;
   s.deck_digest = digest_of(p);
@@ -328,7 +329,7 @@ PolicyRun run_policy(Session& s, const PolicyEntry& entry, SpaceKind k, const Tu
   PolicyRun r;
   r.policy = entry.name;
   r.space = space_info(k);
-  profiling::Range range("gpp::policy::" + entry.name);  // ncu --nvtx-include "gpp::policy::NAME/"
+  backend::Range range("gpp::policy::" + entry.name);  // ncu --nvtx-include "gpp::policy::NAME/"
   std::vector<double> kernel_s, comm_s;  // this rank's, per timed repeat
   with_space(k, [&](auto space) {
     r.tunables = resolve(s, entry, k, t);
@@ -361,7 +362,7 @@ PolicyRun run_policy(Session& s, const PolicyEntry& entry, SpaceKind k, const Tu
       auto [res, kernel, comm] = once();
       kernel_s.push_back(kernel);
       comm_s.push_back(comm);
-      device_info::sample_memory();
+      backend::sample_memory();
       check(res);
       r.result = std::move(res);
     }
@@ -418,7 +419,7 @@ RunRecord make_record(const std::string& command, const std::vector<std::string>
 
 void update_after_runs(RunRecord& r, const Session& s) {
   r.transfer_s = s.transfer_s + s.chunk_transfer_s;
-  r.device_mem_peak_bytes = device_info::memory_peak();
+  r.device_mem_peak_bytes = backend::memory_peak();
 }
 
 std::string describe_deck(const Session& s) {

@@ -2,7 +2,7 @@
 // One problem set up for the runs of a command (deck -> input -> derived arrays, in host
 // memory; copied to the device the first time a run there needs it), its reference
 // result, and timed runs of policies on it. Shared by `gpp run`, `bench` and `sweep`.
-#include "gpp_device_info.hpp"
+#include "gpp_backend.hpp"
 #include "gpp_input.hpp"
 #include "gpp_policy.hpp"
 #include "gpp_record.hpp"
@@ -127,7 +127,7 @@ void Session::for_each_chunk(const ExecSpace& space, F&& f, bool first_only) {
       copy_gp_arrays(h, d);
       space.fence();
       chunk_transfer_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      device_info::sample_memory();
+      backend::sample_memory();
       f(d);
     }
     if (first_only) return;

@@ -2,6 +2,7 @@
 #include "gpp_compat.hpp"
 #include "gpp_deck_io.hpp"
 #include "gpp_memory.hpp"
+#include "gpp_runtime.hpp"
 #include "gpp_session.hpp"
 
 #include <chrono>
@@ -30,6 +31,7 @@ Session make_session_from_file(const std::string& path, const std::string& name,
   s.params.generator = "file";
   s.params.seed = 0;
   s.synthetic = false;
+  runtime::need_host_views();
   {
     compat::ScopedRegion region("gpp::setup");
     const auto t0 = std::chrono::steady_clock::now();
@@ -56,6 +58,8 @@ Session make_session_from_file(const std::string& path, const std::string& name,
     s.params.nvband = s.input.nvband;
     s.params.nstart = s.input.nstart;
     s.params.nend = s.input.nend;
+    // The file is read and checked: now Kokkos and the device (docs/install.md).
+    runtime::start();
     check_memory_fits(path, s.input.peinf_ntband_dist, s.input.ngpown, s.input.ncouls, s.input.nw(), true);
     s.host = derive(s.input);
     s.setup_s = seconds_since(t0);

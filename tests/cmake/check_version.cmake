@@ -1,7 +1,8 @@
 # ctest: `gpp --version` prints the version, the git hash of the source tree as it is
 # now (checked here with `git status`, not with the commands that generated it), the
-# Kokkos version CMake found and its backends; `gpp run` reports the same hash.
-#   -DGPP_EXE= -DGPP_SOURCE_DIR= -DGPP_VERSION= -DGIT_EXECUTABLE= -DKOKKOS_VERSION= -DKOKKOS_DEVICES=
+# Kokkos version CMake found and its backends; with -DRUN=ON, `gpp run` reports the same
+# hash (Version.RunProvenance: a run needs the device, --version does not).
+#   -DGPP_EXE= -DGPP_SOURCE_DIR= -DGPP_VERSION= -DGIT_EXECUTABLE= -DKOKKOS_VERSION= -DKOKKOS_DEVICES= [-DRUN=ON]
 function(fail msg)
   message(FATAL_ERROR "check_version: ${msg}")
 endfunction()
@@ -9,6 +10,15 @@ endfunction()
 execute_process(COMMAND ${GPP_EXE} --version OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   fail("gpp --version exited ${rc}: ${err}")
+endif()
+# A GPU build adds what its device code is compiled for: "device code CUDA (sm_90)".
+set(device_code "")
+if(out MATCHES "\ndevice code ([^\n]*)\n$")
+  set(device_code "${CMAKE_MATCH_1}")
+  string(REGEX REPLACE "device code [^\n]*\n$" "" out "${out}")
+  if(NOT device_code MATCHES "^(CUDA|HIP|SYCL)( \\([a-z0-9_ ]+\\))?$")
+    fail("unexpected device code line: ${device_code}")
+  endif()
 endif()
 if(NOT out MATCHES "^gpp ([0-9]+\\.[0-9]+\\.[0-9]+)\ngit ([0-9a-f]+(-dirty)?|unknown)\nKokkos ([0-9]+)\\.([0-9]+)\\.([0-9]+) \\(([A-Za-z,]+); default execution space ([A-Za-z]+)\\)\n$")
   fail("unexpected format:\n${out}")
@@ -71,11 +81,22 @@ foreach(d IN LISTS KOKKOS_DEVICES)
     fail("backends '${backends}' lack ${d} (Kokkos_DEVICES: ${KOKKOS_DEVICES})")
   endif()
 endforeach()
+if(KOKKOS_DEVICES MATCHES "CUDA|HIP|SYCL")
+  if(device_code STREQUAL "")
+    fail("a GPU build (${KOKKOS_DEVICES}) names no device code")
+  endif()
+elseif(NOT device_code STREQUAL "")
+  fail("a build without a device backend (${KOKKOS_DEVICES}) names device code ${device_code}")
+endif()
 list(FIND backends_list "${default_space}" i)
 if(i LESS 0)
   fail("default execution space ${default_space} is not among the backends ${backends}")
 endif()
 
+if(NOT RUN)
+  message(STATUS "gpp --version: ${version}, git ${hash}, Kokkos ${kv} (${backends}) ${device_code}")
+  return()
+endif()
 # Provenance of a run comes from the same generated source.
 execute_process(COMMAND ${GPP_EXE} run ${GPP_SOURCE_DIR}/inputs/small.toml --nbands 6 --ngpown 4 --ncouls 20
                         --nvband 2 --repeat 1 --warmup 0 --no-branch-stats

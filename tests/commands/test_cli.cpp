@@ -1,17 +1,41 @@
 // The gpp command line: bad input gives one line naming the problem and a non-zero
 // exit, nothing half-written; a good run verifies and writes its JSON record.
 #include "gpp_io_test_util.hpp"
+#include "gpp_runtime.hpp"
 
 #include <gtest/gtest.h>
 
 #include <array>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <utility>
+#include <vector>
 
 namespace {
+
+// Refusals before Kokkos starts (and the policy list): they need neither Kokkos nor the device.
+GPP_HOST_ONLY("Cli.BenchUnknownPolicy");
+GPP_HOST_ONLY("Cli.InconsistentSizes");
+GPP_HOST_ONLY("Cli.MissingDeck");
+GPP_HOST_ONLY("Cli.NegativeSize");
+GPP_HOST_ONLY("Cli.NonNumericValue");
+GPP_HOST_ONLY("Cli.NonPositiveSize");
+GPP_HOST_ONLY("Cli.NstartAfterNend");
+GPP_HOST_ONLY("Cli.NvbandTooLarge");
+GPP_HOST_ONLY("Cli.PoliciesListsEveryPolicy");
+GPP_HOST_ONLY("Cli.TileOfWrongRank");
+GPP_HOST_ONLY("Cli.TunableThePolicyDoesNotHave");
+GPP_HOST_ONLY("Cli.UnknownCommand");
+GPP_HOST_ONLY("Cli.UnknownDeckKey");
+GPP_HOST_ONLY("Cli.UnknownOption");
+GPP_HOST_ONLY("Cli.UnknownPolicy");
+GPP_HOST_ONLY("Cli.UnwritableJsonLeavesNothing");
+GPP_HOST_ONLY("Cli.ZeroTunable");
+
 
 using gpp::test::count_lines;
 using gpp::test::Outcome;
@@ -155,6 +179,77 @@ TEST(Cli, BenchWritesCsvAndJsonRows) {
 
 TEST(Cli, BenchUnknownPolicy) {
   expect_error("bench " + deck_path("small.toml") + " --policies v0-collapse3,nope", "unknown policy 'nope'");
+}
+
+}  // namespace
+
+// The path of a GPU build on a machine without its GPU (docs/install.md), in every build:
+// GPP_TEST_NO_DEVICE=1 makes gpp answer as such a build. What needs no device works; what
+// needs it is one line and exit 1, after every check of the input.
+namespace {
+
+GPP_HOST_ONLY("NoDevice.*");
+
+const char* kNoDevice = "GPP_TEST_NO_DEVICE=1";
+
+TEST(NoDevice, HelpVersionAndPoliciesWork) {
+  for (const char* args : {"--help", "--version", "policies", "run --help"}) {
+    const Outcome o = gpp::test::gpp_exe(args, kNoDevice);
+    EXPECT_EQ(o.code, 0) << args << "\n" << o.out;
+  }
+  EXPECT_NE(gpp::test::gpp_exe("policies", kNoDevice).out.find("tuned"), std::string::npos);
+}
+
+TEST(NoDevice, WorkThatNeedsTheDeviceIsOneLineAfterTheChecks) {
+  const std::string deck = deck_path("small.toml");
+  // The deck, the options and the outputs are checked first: the refusal names them.
+  for (const auto& [args, what] : std::vector<std::pair<std::string, std::string>>{
+           {"run " + deck + " --nbands 0", "nbands must be positive"},
+           {"run /nonexistent/deck.toml", "/nonexistent/deck.toml"},
+           {"run " + deck + " --policy warp9", "unknown policy 'warp9'"},
+           {"run " + deck + " --tuning /nonexistent/t.json", "/nonexistent/t.json"},
+           {"ceilings --space moon", "--space"}}) {
+    const Outcome o = gpp::test::gpp_exe(args, kNoDevice);
+    SCOPED_TRACE(args + "\n" + o.out);
+    EXPECT_EQ(o.code, 1);
+    EXPECT_EQ(count_lines(o.out), 1);
+    EXPECT_NE(o.out.find(what), std::string::npos);
+  }
+  // Good input that needs the device: one line saying so.
+  for (const std::string& args : {"run " + deck, "bench " + deck + " --policies host", std::string("ceilings --quick")}) {
+    const Outcome o = gpp::test::gpp_exe(args, kNoDevice);
+    SCOPED_TRACE(args + "\n" + o.out);
+    EXPECT_EQ(o.code, 1);
+    EXPECT_EQ(count_lines(o.out), 1);
+    EXPECT_NE(o.out.find("without it only --help, --version, policies"), std::string::npos);
+  }
+}
+
+// convert needs no device: the same bytes as with Kokkos running (its host loops then run
+// on this thread). Kokkos 3 cannot hold arrays before it starts: there convert is refused.
+TEST(NoDevice, ConvertNeedsNoDevice) {
+  const std::string dir = ::testing::TempDir() + "gpp_nodevice_" + std::to_string(::getpid()) + "_";
+  const std::string with = dir + "with.dat", without = dir + "without.dat";
+  const std::string deck = deck_path("small.toml") + " --nbands 12 --ngpown 8 --ncouls 40 --nvband 5";
+  ASSERT_EQ(gpp::test::gpp_exe("convert " + deck + " " + with, "GPP_TEST_NO_DEVICE=0").code, 0);
+  const Outcome o = gpp::test::gpp_exe("convert " + deck + " " + without, kNoDevice);
+  SCOPED_TRACE(o.out);
+  if (gpp::runtime::kHostViewsWithoutKokkos) {
+    ASSERT_EQ(o.code, 0);
+    std::ifstream a(with, std::ios::binary), b(without, std::ios::binary);
+    const std::string da((std::istreambuf_iterator<char>(a)), {}), db((std::istreambuf_iterator<char>(b)), {});
+    EXPECT_FALSE(da.empty());
+    EXPECT_EQ(da, db);  // the same deck and host reference, to the last bit
+    const Outcome bad = gpp::test::gpp_exe("run --input " + dir + "missing.dat", kNoDevice);
+    EXPECT_EQ(count_lines(bad.out), 1) << bad.out;
+    EXPECT_NE(bad.out.find(dir + "missing.dat"), std::string::npos) << bad.out;  // the file, not the device
+  } else {
+    EXPECT_EQ(o.code, 1);
+    EXPECT_EQ(count_lines(o.out), 1);
+    EXPECT_NE(o.out.find("reading or converting a deck needs Kokkos too"), std::string::npos);
+  }
+  std::remove(with.c_str());
+  std::remove(without.c_str());
 }
 
 }  // namespace

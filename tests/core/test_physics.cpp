@@ -14,6 +14,14 @@
 #include <vector>
 
 namespace gpp::test {
+
+// Need neither Kokkos nor the device (the test main runs them where the device is missing).
+GPP_HOST_ONLY("HandTermForm/*");
+GPP_HOST_ONLY("Physics.*");
+GPP_HOST_ONLY("FusedReciprocal.RefinementStepsWithinOneUlpFromHardwareSeeds");
+// Host arrays and host loops only: they run without Kokkos where Kokkos 4 allows it.
+GPP_HOST_VIEWS_ONLY("Derive.ClampOccupationsAndGather");
+
 namespace {
 
 struct Expected {
@@ -212,8 +220,9 @@ std::int64_t reciprocal_max_ulps(const ExecSpace& space, int n) {
   return worst;
 }
 
-// The fused form's reciprocal: on a GPU the hardware approximation refined by one
-// cubic Newton step, which must stay within one ulp of the division (the bound its
+// The fused form's reciprocal through a kernel on every space of the build: on a GPU the
+// hardware approximation refined by Newton steps (CUDA: one cubic step; HIP: two
+// quadratic steps), which must stay within one ulp of the division (the bound its
 // comment claims); on the host the division itself (0 ulps).
 TEST(FusedReciprocal, WithinOneUlpOfDivision) {
   for (const SpaceKind k : build_spaces())
@@ -221,6 +230,45 @@ TEST(FusedReciprocal, WithinOneUlpOfDivision) {
       SCOPED_TRACE(to_string(k));
       EXPECT_LE(reciprocal_max_ulps(space, 1 << 20), 1);
     });
+}
+
+// Distance in ulps between two doubles of one sign.
+std::int64_t ulps_apart(double a, double b) {
+  std::int64_t ia, ib;
+  std::memcpy(&ia, &a, sizeof ia);
+  std::memcpy(&ib, &b, sizeof ib);
+  if ((a < 0) != (b < 0)) return std::numeric_limits<std::int64_t>::max();
+  return ia > ib ? ia - ib : ib - ia;
+}
+
+// The GPUs' Newton steps (backend/gpp_backend.hpp), on the host from seeds no better than
+// the hardware's: every build runs the refinement each GPU backend relies on, whatever
+// device it has (the GPU paths themselves run in WithinOneUlpOfDivision on the device).
+TEST(FusedReciprocal, RefinementStepsWithinOneUlpFromHardwareSeeds) {
+  std::mt19937_64 rng(20261125);
+  std::uniform_real_distribution<double> mantissa(1.0, 2.0);
+  std::uniform_int_distribution<int> exponent(-500, 500);
+  std::int64_t worst_cubic = 0, worst_quadratic = 0;
+  for (int i = 0; i < (1 << 18); ++i) {
+    const double x = std::ldexp(mantissa(rng), exponent(rng)) * (i % 3 == 0 ? -1.0 : 1.0);
+    const double want = 1.0 / x;
+    // rcp.approx.ftz.f64 (CUDA): the reciprocal of x's upper 32 bits, its result cut to
+    // its upper 32 bits (20 mantissa bits each).
+    auto upper = [](double v) {
+      std::uint64_t b;
+      std::memcpy(&b, &v, sizeof b);
+      b &= 0xffffffff00000000ULL;
+      std::memcpy(&v, &b, sizeof v);
+      return v;
+    };
+    const double cuda_seed = upper(1.0 / upper(x));
+    worst_cubic = std::max(worst_cubic, ulps_apart(backend::refine_reciprocal_cubic(x, cuda_seed), want));
+    // v_rcp_f64 (HIP), taken as no better than 14 correct bits: 1/x (1 +- 2^-14).
+    const double hip_seed = want * (i % 2 ? 1.0 + 0x1p-14 : 1.0 - 0x1p-14);
+    worst_quadratic = std::max(worst_quadratic, ulps_apart(backend::refine_reciprocal_quadratic2(x, hip_seed), want));
+  }
+  EXPECT_LE(worst_cubic, 1);
+  EXPECT_LE(worst_quadratic, 1);
 }
 
 TEST(Physics, FusedFormMatchesLiteralForm) {

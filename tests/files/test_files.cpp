@@ -4,6 +4,7 @@
 #include "gpp_error.hpp"
 #include "gpp_inputs.hpp"
 #include "gpp_outputs.hpp"
+#include "gpp_test_util.hpp"
 #include "gpp_text.hpp"
 
 #include <gtest/gtest.h>
@@ -17,6 +18,11 @@
 #include <string>
 
 namespace {
+
+// Need neither Kokkos nor the device (the test main runs them where the device is missing).
+GPP_HOST_ONLY("Outputs.*");
+GPP_HOST_ONLY("Text.*");
+
 
 using gpp::Error;
 using gpp::app::is_text;
@@ -67,7 +73,7 @@ TEST(Outputs, AnInputByAnyNameIsRefused) {
   std::ofstream(in) << "nbands = 2\n";
   ASSERT_EQ(::symlink(in.c_str(), (d + "/alias.toml").c_str()), 0);
   ASSERT_EQ(::link(in.c_str(), (d + "/hard.toml").c_str()), 0);
-  for (const std::string out : {in, d + "/./deck.toml", d + "/alias.toml", d + "/hard.toml"}) {
+  for (const std::string& out : {in, d + "/./deck.toml", d + "/alias.toml", d + "/hard.toml"}) {
     const std::string why = refusal([&] { gpp::check_files({{"deck", in}}, {{"--json", out}}); });
     EXPECT_NE(why.find("is the input " + in), std::string::npos) << out << ": " << why;
   }

@@ -19,6 +19,14 @@
 
 namespace {
 
+// Need neither Kokkos nor the device (the test main runs them where the device is missing).
+GPP_HOST_ONLY("SweepGrid.*");
+GPP_HOST_ONLY("SweepCsv.QuotedFields");
+GPP_HOST_ONLY("Tuning.*");
+GPP_HOST_ONLY("SweepCli.RefusedBeforeWork");
+GPP_HOST_ONLY("TuneCli.OnePolicyAtATime");
+
+
 using gpp::app::sweep::Axes;
 using gpp::test::count_lines;
 using gpp::test::Outcome;

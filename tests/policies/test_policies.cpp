@@ -11,6 +11,10 @@
 #include <memory>
 
 namespace gpp::test {
+
+// Need neither Kokkos nor the device (the test main runs them where the device is missing).
+GPP_HOST_ONLY("Registry.UnknownPolicyIsAnError");
+
 namespace {
 
 struct Problem {
@@ -482,8 +486,11 @@ TEST(Tunables, RefusedWithAClearError) {
       u = Tunables{};
       u.vector_length = 3;  // not a power of two
       EXPECT_THROW(find_policy("v8-bounded").resolve(space, d, u), Error);
-      for (const auto& e : policy_registry())
-        if (e.runs_on(k)) EXPECT_NO_THROW(e.resolve(space, d, Tunables{})) << e.name;
+      for (const auto& e : policy_registry()) {
+        if (e.runs_on(k)) {  // braces: EXPECT_* is an if-else (-Wdangling-else)
+          EXPECT_NO_THROW(e.resolve(space, d, Tunables{})) << e.name;
+        }
+      }
     });
 }
 

@@ -5,6 +5,10 @@
 #include "gpp_test_util.hpp"
 
 namespace gpp::test {
+
+// Need neither Kokkos nor the device (the test main runs them where the device is missing).
+GPP_HOST_ONLY("Placement.*");
+
 namespace {
 
 TEST(Placement, TwoRanksOnOneGpuAreRefused) {

@@ -188,10 +188,11 @@ struct Outcome {
   std::string out;  // stdout and stderr together
 };
 
-/// Runs the gpp binary with `args`. OMP_PROC_BIND is set because Kokkos' OpenMP
-/// backend otherwise prints a start-up warning, which is not gpp's output.
-inline Outcome gpp_exe(const std::string& args) {
-  const std::string cmd = "OMP_PROC_BIND=false " + std::string(GPP_EXE) + " " + args + " 2>&1";
+/// Runs the gpp binary with `args` (and the environment assignments `env`, "A=1 B=2").
+/// OMP_PROC_BIND is set because Kokkos' OpenMP backend otherwise prints a start-up
+/// warning, which is not gpp's output.
+inline Outcome gpp_exe(const std::string& args, const std::string& env = "") {
+  const std::string cmd = env + " OMP_PROC_BIND=false " + std::string(GPP_EXE) + " " + args + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   Outcome o{-1, ""};
   if (!p) return o;

@@ -9,6 +9,8 @@
 #include <complex>
 #include <functional>
 #include <sstream>
+#include <utility>
+#include <string>
 #include <vector>
 
 namespace gpp::test {
@@ -18,6 +20,33 @@ inline std::vector<std::function<void()>>& before_finalize() {
   static std::vector<std::function<void()>> hooks;
   return hooks;
 }
+
+/// The tests that run where the build's device is missing (a GPU build on a machine
+/// without its GPU, or GPP_TEST_NO_DEVICE=1): there the test main does not start Kokkos,
+/// runs only these and reports every other test as skipped (docs/install.md). Patterns
+/// ("Suite.*", "Suite.Name"; gtest's * and ?), registered next to the tests they name:
+///   GPP_HOST_ONLY("Suite.*");        needs neither Kokkos nor the device (no View at all;
+///                                    gpp runs whose refusals need neither)
+///   GPP_HOST_VIEWS_ONLY("Suite.*");  host Views and host loops, no kernel, no device: runs
+///                                    without Kokkos where Kokkos allows (Kokkos 4;
+///                                    runtime::kHostViewsWithoutKokkos), else skipped
+enum class NoDevice { HostOnly, HostViews };
+inline std::vector<std::pair<std::string, NoDevice>>& no_device_patterns() {
+  static std::vector<std::pair<std::string, NoDevice>> patterns;
+  return patterns;
+}
+inline bool register_no_device(const char* pattern, NoDevice kind) {
+  no_device_patterns().emplace_back(pattern, kind);
+  return true;
+}
+#define GPP_TEST_CONCAT2(a, b) a##b
+#define GPP_TEST_CONCAT(a, b) GPP_TEST_CONCAT2(a, b)
+#define GPP_HOST_ONLY(pattern)                                          \
+  [[maybe_unused]] static const bool GPP_TEST_CONCAT(gpp_no_device_, __LINE__) = \
+      ::gpp::test::register_no_device(pattern, ::gpp::test::NoDevice::HostOnly)
+#define GPP_HOST_VIEWS_ONLY(pattern)                                    \
+  [[maybe_unused]] static const bool GPP_TEST_CONCAT(gpp_no_device_, __LINE__) = \
+      ::gpp::test::register_no_device(pattern, ::gpp::test::NoDevice::HostViews)
 
 /// |a - b| <= atol + rtol*|b| (numpy's isclose), for complex numbers.
 inline ::testing::AssertionResult close(std::complex<double> a, std::complex<double> b, double rtol, double atol = 0) {

@@ -1,0 +1,202 @@
+#pragma once
+// The backend seam: everything that differs per Kokkos backend, behind one interface.
+// One file per backend answers it, as Kokkos keeps Cuda/, HIP/ and OpenMP/ apart:
+//   gpp_backend_cuda.hpp  NVIDIA GPUs (CUDA runtime, NVTX, rcp.approx.ftz.f64)
+//   gpp_backend_hip.hpp   AMD GPUs (HIP runtime, roctx where present, v_rcp_f64)
+//   gpp_backend_host.hpp  the CPU (sysconf, /proc/cpuinfo), and what a build without a
+//                         device answers
+// A new backend (SYCL) is one more file with the same members and one line in the
+// selection of `Device` below; nothing else in the project names a backend (no
+// KOKKOS_ENABLE_CUDA, __CUDA_ARCH__, cuda*/hip* call or marker API outside these files).
+//
+// What every backend file provides (struct with these static members):
+//   kName                              "CUDA", "HIP" ("" for no device)
+//   target()                           the architecture compiled for ("sm_90", "gfx90a", "")
+//   visible()                          how many devices this process sees, without Kokkos
+//                                      (and why none, when none)
+//   properties(space)                  name, memory, caches, clock, units, SIMD width,
+//                                      most threads per block
+//   placement(space)                   the device's place on the node (PCI address) and a
+//                                      line naming it, for MPI placement
+//   memory()                           free and total bytes of the device Kokkos drives
+//   push_marker(name), pop_marker()    profiler ranges (NVTX, roctx), kMarkers says
+//                                      whether they reach a profiler
+// and, for device code, `reciprocal(x)` below picks each backend's fast 1/x.
+#include "gpp_spaces.hpp"
+
+#include <string>
+#include <type_traits>
+
+namespace gpp::backend {
+
+/// What the program reports about the hardware an execution space runs on.
+struct Properties {
+  std::string name;               // the GPU's name, or the host CPU's model name
+  double memory_bytes = 0;        // device memory (0 on the host)
+  double l1_bytes = 0;            // per multiprocessor / compute unit, or per core (0: unknown)
+  double l2_bytes = 0;            // GPU: whole chip; host: per core
+  double l3_bytes = 0;            // host: as sysconf reports it
+  int units = 0;                  // multiprocessors, compute units, or host threads
+  int simd_width = 1;             // threads issued together: a warp (32), a wavefront (64); 1 on the host
+  int max_block_threads = 0;      // most threads of one block; 0: no such limit (host)
+  double clock_mhz = 0;           // GPU clock (max), 0 when unknown
+  std::string source;             // where the numbers come from
+};
+
+/// Devices this process sees: their number, and when there are none, the runtime's reason.
+struct Visible {
+  int count = 0;
+  std::string problem;
+};
+
+/// Where a device sits on its node: `key` is equal for two ranks that drive one GPU
+/// (its PCI address), `line` names it for the placement output.
+struct Placement {
+  std::string key, line;
+};
+
+/// Free and total bytes of the device Kokkos drives; -1 when unknown or without a device.
+struct Memory {
+  long long free = -1, total = -1;
+};
+
+/// One cubic Newton step for 1/x from an approximation r of relative error e0:
+/// r (1 + e + e^2) with e = 1 - x r, relative error about e0^3 (three FMAs). From a seed
+/// of 20 correct bits (rcp.approx.ftz.f64) that is within one ulp of 1.0/x.
+KOKKOS_FORCEINLINE_FUNCTION double refine_reciprocal_cubic(const double x, const double r) {
+  const double e = fma(-x, r, 1.0);
+  return fma(r, fma(e, e, e), r);
+}
+
+/// Two quadratic Newton steps for 1/x from an approximation r of relative error e0:
+/// relative error about e0^4 (four FMAs), LLVM's own sequence for a fast f64 reciprocal on
+/// AMD GPUs. Within one ulp of 1.0/x from a seed of 14 correct bits or more.
+KOKKOS_FORCEINLINE_FUNCTION double refine_reciprocal_quadratic2(const double x, double r) {
+  r = fma(fma(-x, r, 1.0), r, r);
+  return fma(fma(-x, r, 1.0), r, r);
+}
+
+}  // namespace gpp::backend
+
+#include "gpp_backend_host.hpp"
+#if defined(KOKKOS_ENABLE_CUDA)
+#include "gpp_backend_cuda.hpp"
+#elif defined(KOKKOS_ENABLE_HIP)
+#include "gpp_backend_hip.hpp"
+#endif
+
+namespace gpp::backend {
+
+// The device backend of this build (NoDevice in a CPU build).
+#if defined(KOKKOS_ENABLE_CUDA)
+using Device = Cuda;
+#elif defined(KOKKOS_ENABLE_HIP)
+using Device = Hip;
+#else
+using Device = NoDevice;
+#endif
+
+/// "CUDA (sm_90)", "HIP (gfx90a)": what this build's device code is compiled for; "" in a
+/// build without a device space.
+inline std::string device_target() {
+  if (!kHasDeviceSpace) return "";
+  const std::string t = Device::target();
+  return std::string(Device::kName) + (t.empty() ? "" : " (" + t + ")");
+}
+
+/// Devices of this build's backend this process sees, asked of the runtime without Kokkos
+/// (the device count of a CPU build is 0, with no problem).
+inline Visible visible_devices() { return Device::visible(); }
+
+/// The hardware `space` runs on (Kokkos must have started for a device space).
+template <class ExecSpace>
+Properties properties(const ExecSpace& space = ExecSpace()) {
+  if constexpr (kind_of<ExecSpace>() == SpaceKind::Device)
+    return Device::properties(space);
+  else
+    return Host::properties(space);
+}
+
+/// Name of the hardware `space` runs on: the GPU's, or the host CPU's.
+template <class ExecSpace>
+std::string name(const ExecSpace& space = ExecSpace()) {
+  return properties(space).name;
+}
+
+/// Where the device of this process sits (empty key in a build without a device space).
+inline Placement placement() {
+  if constexpr (kHasDeviceSpace)
+    return Device::placement(DeviceExec());
+  else
+    return Host::placement(HostExec());
+}
+
+/// Free and total bytes of the device Kokkos drives (after Kokkos started); -1 in a build
+/// without a device space.
+inline Memory device_memory() { return Device::memory(); }
+
+/// Largest product of MDRangePolicy tile sizes `space` launches: one block's threads on a
+/// GPU (Kokkos reports the threads per multiprocessor there), unlimited on the host.
+template <class ExecSpace>
+int max_tile_threads(const ExecSpace& space) {
+  const int kokkos_max = Kokkos::Impl::get_tile_size_properties(space).max_threads;
+  if constexpr (kind_of<ExecSpace>() == SpaceKind::Device) {
+    const int per_block = properties(space).max_block_threads;
+    if (per_block > 0 && per_block < kokkos_max) return per_block;
+  }
+  return kokkos_max;
+}
+
+/// Bytes in use on the device (all processes and the context), or -1 without a device.
+inline long long memory_in_use() {
+  const Memory m = device_memory();
+  return m.free >= 0 && m.total >= 0 ? m.total - m.free : -1;
+}
+
+/// Highest memory_in_use() seen by sample_memory().
+inline long long& memory_peak() {
+  static long long peak = -1;
+  return peak;
+}
+inline void sample_memory() {
+  const long long now = memory_in_use();
+  if (now > memory_peak()) memory_peak() = now;
+}
+
+/// Whether Range reaches a profiler of its own beyond Kokkos's tools (NVTX, roctx).
+inline constexpr bool kMarkers = Device::kMarkers;
+
+/// A named range around work a profiler should find: a Kokkos profiling region (seen by
+/// Kokkos tools) and the backend's own marker (NVTX: Nsight Compute's --nvtx
+/// --nvtx-include "NAME/"; roctx: rocprof --roctx-trace), without any Kokkos tool loaded.
+class Range {
+ public:
+  explicit Range(const std::string& name) {
+    Kokkos::Profiling::pushRegion(name);
+    Device::push_marker(name.c_str());
+  }
+  ~Range() {
+    Device::pop_marker();
+    Kokkos::Profiling::popRegion();
+  }
+  Range(const Range&) = delete;
+  Range& operator=(const Range&) = delete;
+};
+
+/// 1/x for the fused physics form, within one ulp of 1.0/x: on a GPU the hardware's
+/// approximate reciprocal refined by Newton steps (no slow-path branch of the IEEE
+/// division, a branch in every term); elsewhere the division itself (the portable
+/// fallback every CPU build and every host space runs). For x whose reciprocal is
+/// subnormal a GPU may flush to zero; x = 0 or inf gives NaN where the division gives inf
+/// or 0 (the physics has no such terms). Test: FusedReciprocal.* on every space.
+KOKKOS_FORCEINLINE_FUNCTION double reciprocal(const double x) {
+#if defined(__CUDA_ARCH__)
+  return cuda_device_reciprocal(x);
+#elif defined(__HIP_DEVICE_COMPILE__)
+  return hip_device_reciprocal(x);
+#else
+  return 1.0 / x;
+#endif
+}
+
+}  // namespace gpp::backend

@@ -1,0 +1,121 @@
+#pragma once
+// The backend seam (gpp_backend.hpp) for NVIDIA GPUs: the CUDA runtime's answers, NVTX
+// ranges (nvtx3 is header-only and ships with the CUDA toolkit; it loads its injection
+// library with dlopen) and the hardware's approximate reciprocal. Included by
+// gpp_backend.hpp only, in builds with Kokkos_ENABLE_CUDA.
+#include <Kokkos_Core.hpp>
+
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <string>
+
+#if defined(__has_include)
+#if __has_include(<nvtx3/nvToolsExt.h>)
+#include <nvtx3/nvToolsExt.h>
+#define GPP_HAVE_NVTX 1
+#endif
+#endif
+#ifndef GPP_HAVE_NVTX
+#define GPP_HAVE_NVTX 0
+#endif
+
+namespace gpp::backend {
+
+struct Cuda {
+  static constexpr const char* kName = "CUDA";
+  static constexpr bool kMarkers = GPP_HAVE_NVTX;
+
+  /// The compute capability Kokkos compiled for (its architecture option).
+  static std::string target() {
+#if defined(KOKKOS_ARCH_VOLTA70)
+    return "sm_70";
+#elif defined(KOKKOS_ARCH_VOLTA72)
+    return "sm_72";
+#elif defined(KOKKOS_ARCH_TURING75)
+    return "sm_75";
+#elif defined(KOKKOS_ARCH_AMPERE80)
+    return "sm_80";
+#elif defined(KOKKOS_ARCH_AMPERE86)
+    return "sm_86";
+#elif defined(KOKKOS_ARCH_ADA89)
+    return "sm_89";
+#elif defined(KOKKOS_ARCH_HOPPER90)
+    return "sm_90";
+#elif defined(KOKKOS_ARCH_BLACKWELL100)
+    return "sm_100";
+#elif defined(KOKKOS_ARCH_BLACKWELL120)
+    return "sm_120";
+#else
+    return "";
+#endif
+  }
+
+  static Visible visible() {
+    int n = 0;
+    const cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();  // not a sticky error: clear it for Kokkos
+      return {0, std::string(cudaGetErrorString(e)) + " (cudaGetDeviceCount)"};
+    }
+    if (n == 0) return {0, "cudaGetDeviceCount found none (CUDA_VISIBLE_DEVICES?)"};
+    return {n, ""};
+  }
+
+  static Properties properties(const Kokkos::Cuda& space) {
+    const cudaDeviceProp& d = space.cuda_device_prop();
+    Properties p;
+    p.name = d.name;
+    p.memory_bytes = double(d.totalGlobalMem);
+    p.l1_bytes = double(d.sharedMemPerMultiprocessor);  // the shared memory + L1 carve-out maximum
+    p.l2_bytes = double(d.l2CacheSize);
+    p.units = d.multiProcessorCount;
+    p.simd_width = d.warpSize;
+    p.max_block_threads = d.maxThreadsPerBlock;
+    int khz = 0;  // cudaDeviceProp::clockRate is gone in CUDA 13
+    if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, space.cuda_device()) == cudaSuccess) p.clock_mhz = khz / 1000.0;
+    p.source = "cudaDeviceProp (sharedMemPerMultiprocessor, l2CacheSize, multiProcessorCount)";
+    return p;
+  }
+
+  static Placement placement(const Kokkos::Cuda& space) {
+    const cudaDeviceProp& d = space.cuda_device_prop();
+    char pci[32];
+    std::snprintf(pci, sizeof pci, "%04x:%02x:%02x", d.pciDomainID, d.pciBusID, d.pciDeviceID);
+    return {pci, "device " + std::to_string(space.cuda_device()) + ": " + d.name + " (PCI " + pci + ")"};
+  }
+
+  /// The device Kokkos chose is the runtime's current one once Kokkos started; before,
+  /// asking would make a context on device 0.
+  static Memory memory() {
+    if (!Kokkos::is_initialized()) return {};
+    std::size_t free_bytes = 0, total_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return {};
+    return {(long long)free_bytes, (long long)total_bytes};
+  }
+
+  static void push_marker(const char* name) {
+#if GPP_HAVE_NVTX
+    nvtxRangePushA(name);
+#else
+    (void)name;
+#endif
+  }
+  static void pop_marker() {
+#if GPP_HAVE_NVTX
+    nvtxRangePop();
+#endif
+  }
+};
+
+#if defined(__CUDA_ARCH__)
+/// rcp.approx.ftz.f64 (the upper 20 mantissa bits of x; subnormal results flushed to
+/// zero) refined by one cubic Newton step: within one ulp of 1.0/x in three FMAs.
+KOKKOS_FORCEINLINE_FUNCTION double cuda_device_reciprocal(const double x) {
+  double r;
+  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(x));
+  return refine_reciprocal_cubic(x, r);
+}
+#endif
+
+}  // namespace gpp::backend

@@ -1,0 +1,119 @@
+#include "gpp_runtime.hpp"
+
+#include "gpp_backend.hpp"
+#include "gpp_error.hpp"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace gpp::runtime {
+namespace {
+
+struct State {
+  std::vector<std::string> kokkos_args{"gpp"};
+  bool started_here = false;
+};
+
+State& state() {
+  static State s;
+  return s;
+}
+
+// The words Kokkos 3.x reads without the "kokkos-" prefix (and leaves in argv).
+constexpr const char* kLegacyOptions[] = {"--threads", "--numa", "--device", "--device-id", "--ndevices", "--num-devices"};
+
+bool test_no_device() {
+  const char* v = std::getenv("GPP_TEST_NO_DEVICE");
+  return v && *v && std::strcmp(v, "0") != 0;
+}
+
+std::string one_line(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> take_kokkos_arguments(const std::vector<std::string>& args) {
+  State& s = state();
+  s.kokkos_args.assign(1, args.empty() ? std::string("gpp") : args.front());
+  std::vector<std::string> rest;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (i > 0 && a.rfind("--kokkos-", 0) == 0) {
+      s.kokkos_args.push_back(a);
+      continue;
+    }
+    if (i > 0 && KOKKOS_VERSION < 40300) {
+      const std::string name = a.substr(0, a.find('='));
+      for (const char* legacy : kLegacyOptions)
+        if (name == legacy) s.kokkos_args.push_back(a);
+    }
+    rest.push_back(a);
+  }
+  return rest;
+}
+
+bool kokkos_help_requested() {
+  for (const std::string& a : state().kokkos_args)
+    if (a == "--kokkos-help" || a == "--kokkos-tools-help") return true;
+  return false;
+}
+
+std::string missing_device() {
+  if (test_no_device()) {
+    const std::string target = backend::device_target();
+    return "this gpp was built for " + (target.empty() ? std::string("the host only") : target) +
+           " and runs with GPP_TEST_NO_DEVICE set: it behaves as on a machine without its device, Kokkos never starts";
+  }
+  if (!kHasDeviceSpace) return "";
+  const backend::Visible v = backend::visible_devices();
+  if (v.count > 0) return "";
+  return "this gpp was built for " + backend::device_target() + " and sees no " + backend::Device::kName +
+         " device (" + one_line(v.problem) + ")";
+}
+
+void start() {
+  if (running()) return;
+  if (const std::string missing = missing_device(); !missing.empty())
+    throw Error(missing + (kHostViewsWithoutKokkos
+                               ? ": without it only --help, --version, policies, convert and the checks of the input work"
+                               : ": without it only --help, --version, policies and the checks of options and decks work "
+                                 "(with Kokkos " + std::to_string(KOKKOS_VERSION / 10000) +
+                                     ", reading or converting a deck needs Kokkos too)"));
+  State& s = state();
+  std::vector<char*> argv;
+  for (std::string& a : s.kokkos_args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int argc = int(s.kokkos_args.size());
+  try {
+    Kokkos::initialize(argc, argv.data());
+  } catch (const std::exception& e) {
+    throw Error("Kokkos cannot start: " + one_line(e.what()));
+  }
+  s.started_here = true;
+}
+
+bool running() { return Kokkos::is_initialized(); }
+
+void stop() {
+  State& s = state();
+  if (s.started_here && Kokkos::is_initialized()) Kokkos::finalize();
+  s.started_here = false;
+}
+
+void need_host_views() {
+  if (host_kokkos() || kHostViewsWithoutKokkos) return;
+  start();
+}
+
+bool host_kokkos() {
+  if (running()) return true;
+  if (kHasDeviceSpace || test_no_device()) return false;
+  start();
+  return true;
+}
+
+}  // namespace gpp::runtime

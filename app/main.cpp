@@ -3,6 +3,7 @@
 #include "gpp_mpi.hpp"
 #include "gpp_placement.hpp"
 #include "gpp_startup.hpp"
+#include "gpp_stderr.hpp"
 #include "gpp_text.hpp"
 
 #include <Kokkos_Core.hpp>
@@ -41,13 +42,19 @@ int gpp_main(int argc, char* argv[]) {
     if (std::string(argv[i]) == "--help") argv[i] = help_placeholder;
   std::optional<Kokkos::ScopeGuard> guard;
   std::string kokkos_error;
-  try {
-    guard.emplace(argc, argv);
-    for (int i = 1; i < argc; ++i)
-      if (argv[i] == help_placeholder) argv[i] = const_cast<char*>("--help");
-  } catch (const std::exception& e) {
-    kokkos_error = "Kokkos cannot start: " + gpp::app::one_line(e.what());
-  }
+  // What Kokkos writes on stderr as it starts (warnings) goes into the provenance, not
+  // between gpp's lines: a refusal stays one line wherever Kokkos warns.
+  gpp::app::kokkos_warnings() = gpp::app::run_capturing_stderr([&] {
+    try {
+      guard.emplace(argc, argv);
+      for (int i = 1; i < argc; ++i)
+        if (argv[i] == help_placeholder) argv[i] = const_cast<char*>("--help");
+    } catch (const std::exception& e) {
+      kokkos_error = "Kokkos cannot start: " + gpp::app::one_line(e.what());
+    }
+  });
+  if (!kokkos_error.empty())
+    for (const std::string& w : gpp::app::kokkos_warnings()) kokkos_error += " [Kokkos: " + w + "]";
   if (!agreed(kokkos_error)) return 1;
   try {
     gpp::app::check_placement(allow_shared_device);

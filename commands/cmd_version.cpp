@@ -2,6 +2,7 @@
 #include "gpp_build_info.hpp"
 #include "gpp_cli.hpp"
 #include "gpp_compat.hpp"
+#include "gpp_stderr.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -39,6 +40,8 @@ int cmd_version(std::ostream& out) {
       << "git " << build_info::git_hash() << "\n"
       << "Kokkos " << compat::kokkos_version_string() << " (" << kokkos_backends()
       << "; default execution space " << Kokkos::DefaultExecutionSpace::name() << ")\n";
+  // Kokkos' start-up warnings (kernels running by JIT on another architecture, ...).
+  for (const std::string& w : kokkos_warnings()) out << "kokkos warning: " << w << "\n";
   return 0;
 }
 

@@ -10,6 +10,7 @@
 #include "gpp_mpi.hpp"
 #include "gpp_profiling.hpp"
 #include "gpp_reference.hpp"
+#include "gpp_stderr.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -388,6 +389,7 @@ RunRecord make_record(const std::string& command, const std::vector<std::string>
   r.command = command;
   r.date = utc_now();
   r.command_line = argv;
+  r.kokkos_warnings = kokkos_warnings();
   r.build = build_info();
   DeckInfo& d = r.deck;
   d.name = s.params.name;

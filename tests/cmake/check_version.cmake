@@ -1,6 +1,7 @@
 # ctest: `gpp --version` prints the version, the git hash of the source tree as it is
 # now (checked here with `git status`, not with the commands that generated it), the
-# Kokkos version CMake found and its backends; `gpp run` reports the same hash.
+# Kokkos version CMake found and its backends, then any warning Kokkos gave as it
+# started (a line each); `gpp run` reports the same hash.
 #   -DGPP_EXE= -DGPP_SOURCE_DIR= -DGPP_VERSION= -DGIT_EXECUTABLE= -DKOKKOS_VERSION= -DKOKKOS_DEVICES=
 function(fail msg)
   message(FATAL_ERROR "check_version: ${msg}")
@@ -10,7 +11,7 @@ execute_process(COMMAND ${GPP_EXE} --version OUTPUT_VARIABLE out ERROR_VARIABLE 
 if(NOT rc EQUAL 0)
   fail("gpp --version exited ${rc}: ${err}")
 endif()
-if(NOT out MATCHES "^gpp ([0-9]+\\.[0-9]+\\.[0-9]+)\ngit ([0-9a-f]+(-dirty)?|unknown)\nKokkos ([0-9]+)\\.([0-9]+)\\.([0-9]+) \\(([A-Za-z,]+); default execution space ([A-Za-z]+)\\)\n$")
+if(NOT out MATCHES "^gpp ([0-9]+\\.[0-9]+\\.[0-9]+)\ngit ([0-9a-f]+(-dirty)?|unknown)\nKokkos ([0-9]+)\\.([0-9]+)\\.([0-9]+) \\(([A-Za-z,]+); default execution space ([A-Za-z]+)\\)\n(kokkos warning: [^\n]+\n)*$")
   fail("unexpected format:\n${out}")
 endif()
 set(version "${CMAKE_MATCH_1}")

@@ -229,7 +229,8 @@ if [ -n "$kernels" ]; then
       $wrapper
       rm -rf /root/build/kokkos-kernels /opt/kokkos-kernels
       cmake -S /root/src/kokkos-kernels -B /root/build/kokkos-kernels ${kk_opts//$'\n'/ } \
-        -DCMAKE_PREFIX_PATH=/opt/kokkos -DCMAKE_INSTALL_PREFIX=/opt/kokkos-kernels
+        -DCMAKE_CXX_COMPILER=/opt/kokkos/bin/nvcc_wrapper -DCMAKE_PREFIX_PATH=/opt/kokkos \
+        -DCMAKE_INSTALL_PREFIX=/opt/kokkos-kernels
       cmake --build /root/build/kokkos-kernels -j $jobs
       cmake --install /root/build/kokkos-kernels
       rm -rf /root/build/kokkos-kernels"

@@ -7,7 +7,8 @@
 #
 #   --kokkos DIR          Kokkos source tree (tested: 4.6.01, e.g. `git archive 4.6.01`)
 #   --kokkos-kernels DIR  Kokkos Kernels source tree (same release); without it gpp is
-#                         built with GPP_ENABLE_KOKKOSKERNELS=OFF
+#                         built with GPP_ENABLE_KOKKOSKERNELS=OFF. Built: the BLAS component,
+#                         nothing pre-instantiated, no TPL but --cublas
 #   --cublas              Kokkos Kernels with its cuBLAS TPL (the binaries then need
 #                         libcublas.so.11 and libcublasLt.so.11 where they run)
 #   --commit REV          the gpp commit to build (default: HEAD of this checkout)
@@ -214,11 +215,12 @@ if [ -n "$kernels" ]; then
   mkdir -p "$root/root/src/kokkos-kernels"
   mount --bind "$kernels" "$root/root/src/kokkos-kernels"
   mount -o remount,bind,ro "$root/root/src/kokkos-kernels"
-  # gpp calls KokkosBlas::gemm on complex<double> LayoutLeft Views only.
-  kk_opts="-DCMAKE_BUILD_TYPE=Release -DKokkosKernels_ENABLE_COMPONENTS=BLAS
-    -DKokkosKernels_INST_COMPLEX_DOUBLE=ON -DKokkosKernels_INST_DOUBLE=OFF -DKokkosKernels_INST_FLOAT=OFF
-    -DKokkosKernels_INST_LAYOUTLEFT=ON -DKokkosKernels_INST_LAYOUTRIGHT=OFF
-    -DKokkosKernels_INST_OFFSET_INT=OFF -DKokkosKernels_INST_OFFSET_SIZE_T=ON -DKokkosKernels_INST_ORDINAL_INT=ON
+  # The BLAS component and no pre-instantiated kernels: gpp's one KokkosBlas::gemm
+  # (complex<double>, LayoutLeft) is instantiated in gpp itself. Every component with
+  # complex<double> instantiated is 137 nvcc compiles, hours on 2 cores.
+  kk_opts="-DCMAKE_BUILD_TYPE=Release -DKokkosKernels_ENABLE_ALL_COMPONENTS=OFF -DKokkosKernels_ENABLE_COMPONENT_BLAS=ON
+    -DKokkosKernels_INST_DOUBLE=OFF -DKokkosKernels_INST_COMPLEX_DOUBLE=OFF -DKokkosKernels_INST_FLOAT=OFF
+    -DKokkosKernels_INST_COMPLEX_FLOAT=OFF
     -DKokkosKernels_ENABLE_TPL_CUBLAS=$( ((cublas)) && echo ON || echo OFF)
     -DKokkosKernels_ENABLE_TPL_CUSPARSE=OFF -DKokkosKernels_ENABLE_TPL_CUSOLVER=OFF
     -DKokkosKernels_ENABLE_TPL_BLAS=OFF -DKokkosKernels_ENABLE_TPL_LAPACK=OFF"

@@ -344,7 +344,7 @@ def attack_options(h):
         ["--generator", "chaos"], ["--nstart", "4"], ["--frobnicate"], ["--nbands"],
         ["--input", deck], ["--input", os.path.join(h.work, "tiny.dat"), "--nbands", "3"],
         ["--output", os.path.join(h.work, "r.txt")], ["--kokkos-threads=abc"], ["--kokkos-numa=-1"],
-        ["--kokkos-device-id=x"], ["--kokkos-num-devices=1,y"], ["--threads=abc"],
+        ["--kokkos-device-id=x"], ["--kokkos-map-device-id-by=bogus"], ["--kokkos-num-devices=1,y"], ["--threads=abc"],
     ]
     for args in bad:
         h.case("options", " ".join(args) or "(empty)", ["run", deck] + args, REFUSED, inputs=[deck])
@@ -369,6 +369,7 @@ def attack_env(h):
                        ("KOKKOS_NUM_THREADS", "99999999999"), ("KOKKOS_NUM_THREADS", ""), ("KOKKOS_NUMA", "x"),
                        ("KOKKOS_DEVICE_ID", "-1"), ("KOKKOS_DEVICE_ID", "gpu0"), ("KOKKOS_NUM_DEVICES", "2,x"),
                        ("KOKKOS_SKIP_DEVICE", "x"), ("KOKKOS_DISABLE_WARNINGS", "maybe"),
+                       ("KOKKOS_MAP_DEVICE_ID_BY", "explicit"),
                        ("KOKKOS_TUNE_INTERNALS", "2")]:
         h.case("env", f"{var}={value!r}", ["run", deck, "--repeat", "1"], REFUSED, env={var: value})
     h.case("env", "threads-option-and-variable-disagree", ["run", deck, "--kokkos-threads=1", "--repeat", "1"],

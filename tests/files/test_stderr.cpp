@@ -43,7 +43,7 @@ struct Trigger {
 };
 Trigger kokkos_warns() {
 #if KOKKOS_VERSION >= 40300
-  return {"KOKKOS_DEVICE_ID=0 KOKKOS_MAP_DEVICE_ID_BY=explicit", "", "KOKKOS_MAP_DEVICE_ID_BY"};
+  return {"KOKKOS_DEVICE_ID=0 KOKKOS_MAP_DEVICE_ID_BY=mpi_rank", "", "KOKKOS_MAP_DEVICE_ID_BY"};
 #else
   return {"", " --kokkos-ndevices=1", "--kokkos-ndevices"};
 #endif

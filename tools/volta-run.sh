@@ -34,8 +34,11 @@ if [ -e /gpp-volta70 ] && [ ! -L /gpp-volta70 ]; then
   echo "volta-run: /gpp-volta70 exists and is not a link" >&2; exit 1
 fi
 ln -sfn "$bundle" /gpp-volta70
-# CTest's files name the cmake of the machine that built them.
-if [ ! -x /usr/bin/cmake ] && command -v cmake >/dev/null; then ln -s "$(command -v cmake)" /usr/bin/cmake; fi
+# The build's CTest files and test binary name the building root's /usr/bin/cmake, python3
+# and git: where this machine has them elsewhere on PATH, link them there.
+for tool in cmake python3 git; do
+  if [ ! -x /usr/bin/$tool ] && command -v $tool >/dev/null; then ln -s "$(command -v $tool)" /usr/bin/$tool; fi
+done
 # The bundle's files may belong to another user: git (the build's hash check) must read them.
 git config --global --get-all safe.directory 2>/dev/null | grep -qx '\*' || git config --global --add safe.directory '*'
 export CUDA_CACHE_MAXSIZE=4294967296 OMP_PROC_BIND=false
@@ -51,7 +54,8 @@ for step in "${steps[@]}"; do
     env)
       {
         nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total --format=csv
-        uname -a; head -n 4 /etc/os-release
+        uname -a; head -n 4 /etc/os-release; ldd --version | head -n 1   # the bundle needs glibc >= 2.36
+        for tool in cmake python3 git; do echo "/usr/bin/$tool -> $(readlink -f /usr/bin/$tool)"; done
         for b in $gpp $build/tests/gpp_tests; do echo "== ldd $b"; ldd "$b"; done
         s=$(date +%s.%N); $gpp --version; rc=$?
         echo "first start (gpp --version, JIT of every kernel): $(awk "BEGIN{print $(date +%s.%N) - $s}") s, rc=$rc"

@@ -25,19 +25,20 @@
 # mirror is read from this machine's apt sources as .ci/run does; contrib and non-free are
 # added in a sources file of their own. In it: nvidia-cuda-toolkit (CUDA 11.8), g++-11
 # (CUDA 11.8 refuses GCC 12) and gpp's build dependencies; Kokkos with CUDA + OpenMP and
-# Kokkos_ARCH_VOLTA70 through its nvcc_wrapper on g++-11; optionally Kokkos Kernels
-# (complex<double>, LayoutLeft, BLAS only); then gpp, cloned at REV, configured with
+# Kokkos_ARCH_VOLTA70 through its nvcc_wrapper on g++-11; optionally Kokkos Kernels (its
+# BLAS component, nothing pre-instantiated); then gpp, cloned at REV, configured with
 # `cmake --preset cuda-volta70` (host ISA OFF: a portable binary) and built (gpp, the test
-# binary and the Fortran helpers). Nothing is run: the machine has no GPU.
+# binary and the Fortran helpers). Nothing runs on a GPU: the machine needs none.
 #
 # The bundle (--bundle DIR) is everything a machine with an NVIDIA driver (any GPU from
 # sm_70 on: newer ones compile the compute_70 PTX at load time) needs to run gpp's test
-# suite with ctest and gpp itself, without the Debian root: DIR/src is the commit's tree
-# (git archive) with DIR/src/build/cuda-volta70 the build tree less its objects, DIR/lib
-# the shared libraries the binaries load (libcuda, the driver's, excepted) and
-# DIR/cmake-modules the CMake module the test discovery includes. The build's absolute
-# paths start with /gpp-volta70 (the clone's place in the root); tools/volta-run.sh makes
-# /gpp-volta70 a link to DIR and runs the suite.
+# suite with ctest and gpp itself, without the Debian root: DIR/src a shallow clone of the
+# commit with DIR/src/build/cuda-volta70 the build tree less its objects (binaries
+# stripped), DIR/lib the shared libraries the binaries load (glibc's and the driver's
+# libcuda excepted; they need glibc 2.36 or newer), DIR/cmake-modules the CMake module the
+# test discovery includes, DIR/run-on-h100.sh a copy of tools/volta-run.sh. The build's
+# absolute paths start with /gpp-volta70 (the clone's place in the root); volta-run.sh
+# makes /gpp-volta70 a link to DIR and runs the suite.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 suite=bookworm
@@ -116,10 +117,8 @@ if ! command -v debootstrap >/dev/null; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >/dev/null
 fi
 
-made_root=0
 if [ -z "$root" ]; then
   root=$(mktemp -d /var/tmp/gpp-volta-root.XXXXXX)
-  made_root=1
 else
   mkdir -p "$root"
   root=$(cd "$root" && pwd)

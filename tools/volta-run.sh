@@ -20,6 +20,7 @@
 # start with /gpp-volta70, made here a link to BUNDLE (run as root on a machine of one's
 # own). Exit status: 0 when every step passed.
 set -uo pipefail
+{ # read whole before it runs: editing this file meanwhile changes nothing that runs
 [ $# -ge 2 ] || { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 1; }
 bundle=$(cd "$1" && pwd) || exit 1
 out=$2
@@ -83,3 +84,4 @@ done
 echo "== volta-run: $([ $status -eq 0 ] && echo PASS || echo FAIL)"
 printf '   %s\n' "${summary[@]}"
 exit $status
+}

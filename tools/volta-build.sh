@@ -295,6 +295,8 @@ if [ -n "$bundle" ]; then
       strip --strip-unneeded \$x
       patchelf --force-rpath --set-rpath /gpp-volta70/lib \$x
     done
+    # cmake --install (the install test) rewrites the build RPATH it finds: it finds ours.
+    find . -name cmake_install.cmake -exec sed -i -E 's#((OLD_|NEW_)?RPATH) \"[^\"]*\"#\\1 \"/gpp-volta70/lib\"#' {} +
     sort -u /tmp/volta-libs | grep -vE '/(ld-linux[^/]*|libc|libm|libdl|libpthread|librt|libcuda)\.so' |
       xargs -I{} cp -L {} /gpp-volta70/bundle/lib/
     rm -f /tmp/volta-libs

@@ -178,7 +178,7 @@ mount -t proc proc "$root/proc"
 mount -t sysfs sys "$root/sys"
 mount --bind /dev "$root/dev"   # nvcc and cicc read /dev/urandom; no GPU is touched
 
-packages="nvidia-cuda-toolkit g++-11 cmake make git libhdf5-dev libcli11-dev libgtest-dev python3 python3-h5py gfortran patchelf file"
+packages="nvidia-cuda-toolkit g++-11 cmake make git libhdf5-dev libcli11-dev nlohmann-json3-dev libgtest-dev python3 python3-h5py gfortran patchelf file"
 if ! done_with packages "$packages"; then
   timed packages "
     export DEBIAN_FRONTEND=noninteractive

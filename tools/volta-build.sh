@@ -14,8 +14,9 @@
 #   --commit REV          the gpp commit to build (default: HEAD of this checkout)
 #   --root DIR            the Debian 12 root: made there if absent, reused if this script
 #                         made it before (packages, Kokkos and Kokkos Kernels are then not
-#                         rebuilt unless their sources or options changed); implies
-#                         --keep-root. Default: a fresh root under /var/tmp, removed at the end
+#                         rebuilt unless their sources or options changed, gpp's build is
+#                         incremental); implies --keep-root. Default: a fresh root under
+#                         /var/tmp, removed at the end
 #   --keep-root           keep the root (its path is printed)
 #   --bundle DIR          copy what a run elsewhere needs into DIR (see below)
 #   --logs DIR            each step's full log (default: a folder beside the root)
@@ -242,11 +243,17 @@ if [ -n "$kernels" ]; then
   gpp_opts="-DGPP_ENABLE_KOKKOSKERNELS=ON"
 fi
 
-# gpp at REV, always a fresh clone and build.
-rm -rf "$root/gpp-volta70"
-mkdir -p "$root/gpp-volta70"
-git clone -q --no-checkout "$here" "$root/gpp-volta70/src"
-git -C "$root/gpp-volta70/src" checkout -q --detach "$rev"
+# gpp at REV: a fresh clone, or in a reused root the clone there moved to REV and its
+# build tree rebuilt incrementally.
+if [ -d "$root/gpp-volta70/src/.git" ]; then
+  git -C "$root/gpp-volta70/src" fetch -q "$here" '+refs/heads/*:refs/remotes/origin/*'
+  git -C "$root/gpp-volta70/src" checkout -q --detach "$rev"
+else
+  rm -rf "$root/gpp-volta70"
+  mkdir -p "$root/gpp-volta70"
+  git clone -q --no-checkout "$here" "$root/gpp-volta70/src"
+  git -C "$root/gpp-volta70/src" checkout -q --detach "$rev"
+fi
 timed gpp-configure "
   $wrapper
   cd /gpp-volta70/src

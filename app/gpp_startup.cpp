@@ -34,7 +34,7 @@ struct Setting {
   const char* env;         // environment variable, nullptr if none
   const char* option;      // --kokkos-NAME (also accepted by Kokkos 3.4 without "kokkos-")
   const char* legacy;      // Kokkos 3.4's unprefixed spelling, nullptr if none
-  enum { Count, CountOrZero, CountList, Flag, Text } kind;
+  enum { Count, CountOrZero, CountList, Flag, MapBy, Text } kind;
   bool dropped;            // not read by Kokkos 4.3 and later (deprecated in 3.7, #6744)
   const char* instead;     // what those versions read instead, nullptr if nothing
 };
@@ -52,6 +52,8 @@ const Setting kSettings[] = {
     {"KOKKOS_SKIP_DEVICE", nullptr, nullptr, Setting::CountOrZero, true, "KOKKOS_VISIBLE_DEVICES"},
     {"KOKKOS_RAND_DEVICES", nullptr, nullptr, Setting::Flag, true, nullptr},
     {"KOKKOS_DISABLE_WARNINGS", "--kokkos-disable-warnings", nullptr, Setting::Flag, false, nullptr},
+    // Kokkos 4.x aborts on any other value (Kokkos 3.4 ignores the variable).
+    {"KOKKOS_MAP_DEVICE_ID_BY", "--kokkos-map-device-id-by", nullptr, Setting::MapBy, false, nullptr},
     {"KOKKOS_TUNE_INTERNALS", "--kokkos-tune-internals", nullptr, Setting::Flag, false, nullptr},
     {"KOKKOS_PRINT_CONFIGURATION", "--kokkos-print-configuration", nullptr, Setting::Flag, false, nullptr},
 };
@@ -87,6 +89,8 @@ std::string expected(const Setting& s) {
       return "a positive integer, or two separated by a comma";
     case Setting::Flag:
       return "on, off, true, false, yes, no, 1 or 0";
+    case Setting::MapBy:
+      return "mpi_rank or random";
     default:
       return "a value";
   }
@@ -107,6 +111,8 @@ bool valid(const Setting& s, const std::string& v) {
         if (l == ok) return true;
       return false;
     }
+    case Setting::MapBy:
+      return v == "mpi_rank" || v == "random";
     default:
       return true;
   }

@@ -2,6 +2,7 @@
 
 #include "gpp_backend.hpp"
 #include "gpp_error.hpp"
+#include "gpp_stderr.hpp"
 
 #include <cstdlib>
 #include <cstring>
@@ -88,10 +89,19 @@ void start() {
   for (std::string& a : s.kokkos_args) argv.push_back(a.data());
   argv.push_back(nullptr);
   int argc = int(s.kokkos_args.size());
-  try {
-    Kokkos::initialize(argc, argv.data());
-  } catch (const std::exception& e) {
-    throw Error("Kokkos cannot start: " + one_line(e.what()));
+  // What Kokkos writes on stderr as it starts (warnings) goes into the provenance, not
+  // between gpp's lines: a refusal stays one line wherever Kokkos warns (gpp_stderr.hpp).
+  std::string error;
+  kokkos_warnings() = run_capturing_stderr([&] {
+    try {
+      Kokkos::initialize(argc, argv.data());
+    } catch (const std::exception& e) {
+      error = "Kokkos cannot start: " + one_line(e.what());
+    }
+  });
+  if (!error.empty()) {
+    for (const std::string& w : kokkos_warnings()) error += " [Kokkos: " + one_line(w) + "]";
+    throw Error(error);
   }
   s.started_here = true;
 }

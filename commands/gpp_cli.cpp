@@ -1,6 +1,7 @@
 #include "gpp_cli.hpp"
 
 #include "gpp_deck_path.hpp"
+#include "gpp_mpi.hpp"
 #include "gpp_text.hpp"
 
 #include <sys/stat.h>
@@ -225,18 +226,24 @@ int parse(CLI::App& app, const std::string& command, const std::vector<std::stri
   storage.insert(storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : storage) argv.push_back(a.data());
-  try {
-    app.parse(int(argv.size()), argv.data());
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::string msg = e.what();
-    const std::string extras = "INI was not able to parse ";
-    if (msg.rfind(extras, 0) == 0) msg = "unknown deck key '" + msg.substr(extras.size()) + "'";
-    std::cerr << "gpp " << command << ": error: " << one_line(msg) << "\n";
-    return 1;  // every usage error is exit 1 (CLI11's own codes differ by kind)
-  }
-  return -1;
+  // Parsing reads the deck file (CLI11's config reader): every rank reads it, and a
+  // refusal of it (or of an option) is agreed on by all ranks and printed once, by rank 0
+  // (main), never one line per rank and MPI_Abort.
+  int rc = -1;
+  mpi::collectively([&] {
+    try {
+      app.parse(int(argv.size()), argv.data());
+    } catch (const CLI::CallForHelp& e) {
+      rc = app.exit(e);
+    } catch (const CLI::ParseError& e) {
+      std::string msg = e.what();
+      const std::string extras = "INI was not able to parse ";
+      if (msg.rfind(extras, 0) == 0) msg = "unknown deck key '" + msg.substr(extras.size()) + "'";
+      throw Error(msg);  // every usage error is exit 1 (CLI11's own codes differ by kind)
+    }
+  });
+  (void)command;
+  return rc;
 }
 
 void check_sizes_given(CLI::App& app) {

@@ -74,7 +74,7 @@ std::string apply_tuning(const PolicyEntry& entry, Tunables& t, const Tunables* 
       sources.push_back({name, "default"});
     }
   };
-  const Tunables none;
+  const Tunables none{};  // {}: nvcc 11.8 warns (#811-D) on a const object without an initializer
   const Tunables& f = from ? *from : none;
   fill("band-block", "band_block", t.band_block, f.band_block);
   fill("ig-block", "ig_block", t.ig_block, f.ig_block);

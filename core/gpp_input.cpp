@@ -79,7 +79,10 @@ void common_checks(const DeckParams& p) {
   if (p.nbands <= 0) fail("nbands must be positive (got ", p.nbands, ")");
   if (p.ngpown <= 0) fail("ngpown must be positive (got ", p.ngpown, ")");
   if (p.ncouls <= 0) fail("ncouls must be positive (got ", p.ncouls, ")");
-  for (const auto& [name, v] : {std::pair<const char*, int>{"nbands", p.nbands}, {"ngpown", p.ngpown}, {"ncouls", p.ncouls}})
+  // A named array, not a braced list: nvcc 11.8 cannot deduce a range-for over
+  // {std::pair<...>{...}, {...}} (gcc and clang can).
+  const std::pair<const char*, int> sizes[] = {{"nbands", p.nbands}, {"ngpown", p.ngpown}, {"ncouls", p.ncouls}};
+  for (const auto& [name, v] : sizes)
     if (v > kMaxSize) fail(name, " = ", v, " exceeds the largest size gpp handles (", kMaxSize, ")");
   if (p.nend - (long long)p.nstart >= 1024) fail("nstart..nend spans more than 1024 frequencies");
   if (p.nstart > p.nend) fail("nstart (", p.nstart, ") must not exceed nend (", p.nend, ")");

@@ -18,7 +18,7 @@ struct InputFile {
   std::string option, path;
   /// The output option that rewrites this file on purpose ("" for none): the sweep CSV
   /// of --resume rewritten by --csv, the tuning file --tuning-out merges into.
-  std::string rewritten_by;
+  std::string rewritten_by = {};
   /// A file that need not exist yet (the tuning file a merge starts from).
   bool may_be_missing = false;
 };

@@ -325,17 +325,19 @@ std::string origin_difference(const Row& old, const Row& now) {
   auto differs = [](const char* field, const std::string& a, const std::string& b) {
     return a == b ? std::string() : std::string(field) + " '" + excerpt(a) + "' (this run: '" + excerpt(b) + "')";
   };
-  for (const auto& [field, a, b] :
-       {std::tuple<const char*, std::string, std::string>{"device", old.device, now.device},
-        {"backend", old.backend, now.backend},
-        {"git", old.git, now.git},
-        {"version", old.version, now.version},
-        {"kokkos", old.kokkos, now.kokkos},
-        {"deck", old.deck, now.deck},
-        {"nbands", std::to_string(old.nbands), std::to_string(now.nbands)},
-        {"ngpown", std::to_string(old.ngpown), std::to_string(now.ngpown)},
-        {"ncouls", std::to_string(old.ncouls), std::to_string(now.ncouls)},
-        {"nw", std::to_string(old.nw), std::to_string(now.nw)}})
+  // A named array: nvcc 11.8 cannot deduce a range-for over a braced list of tuples.
+  const std::tuple<const char*, std::string, std::string> fields[] = {
+      {"device", old.device, now.device},
+      {"backend", old.backend, now.backend},
+      {"git", old.git, now.git},
+      {"version", old.version, now.version},
+      {"kokkos", old.kokkos, now.kokkos},
+      {"deck", old.deck, now.deck},
+      {"nbands", std::to_string(old.nbands), std::to_string(now.nbands)},
+      {"ngpown", std::to_string(old.ngpown), std::to_string(now.ngpown)},
+      {"ncouls", std::to_string(old.ncouls), std::to_string(now.ncouls)},
+      {"nw", std::to_string(old.nw), std::to_string(now.nw)}};
+  for (const auto& [field, a, b] : fields)
     if (std::string d = differs(field, a, b); !d.empty()) return d;
   return "";
 }

@@ -171,8 +171,10 @@ TuningFile read_tuning_file(const std::string& path) {
 
 Json json_tunables(const Tunables& t) {
   Json j = Json::object();
-  for (const auto& [name, v] : {std::pair<const char*, int>{"band_block", t.band_block}, {"ig_block", t.ig_block},
-                                {"team_size", t.team_size}, {"vector_length", t.vector_length}})
+  // A named array: nvcc 11.8 cannot deduce a range-for over a braced list of pairs.
+  const std::pair<const char*, int> tunables[] = {
+      {"band_block", t.band_block}, {"ig_block", t.ig_block}, {"team_size", t.team_size}, {"vector_length", t.vector_length}};
+  for (const auto& [name, v] : tunables)
     if (v > 0) j[name] = v;
   if (!t.tile.empty()) j["tile"] = t.tile;
   return j;

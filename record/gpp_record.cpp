@@ -167,6 +167,7 @@ std::string to_json(const RunRecord& r) {
   j["command"] = r.command;
   j["date"] = r.date;
   j["command_line"] = r.command_line;
+  j["kokkos_warnings"] = r.kokkos_warnings;
   Json build = Json::object();
   build["program"] = "gpp";
   build["version"] = r.build.version;
@@ -305,6 +306,7 @@ std::string describe_provenance(const RunRecord& r) {
   o << "gpp " << r.build.version << " (git " << r.build.git << "), " << r.build.build_type << " build, "
     << r.build.compiler << "\n"
     << "kokkos: " << r.build.kokkos_version << ", backends " << r.build.kokkos_backends << "\n";
+  for (const std::string& w : r.kokkos_warnings) o << "kokkos warning: " << w << "\n";
   std::vector<std::string> seen;
   for (const auto& run : r.runs) {
     const std::string line = std::string("space ") + to_string(run.space.kind) + ": " + run.space.backend +

@@ -69,9 +69,10 @@ struct PolicyRun {
 
 struct RunRecord {
   static constexpr int kSchemaVersion = 1;
-  std::string command;                    // run | bench | sweep
-  std::string date;                       // UTC, ISO 8601
-  std::vector<std::string> command_line;  // argv
+  std::string command;                       // run | bench | sweep
+  std::string date;                          // UTC, ISO 8601
+  std::vector<std::string> command_line;     // argv
+  std::vector<std::string> kokkos_warnings;  // what Kokkos wrote on stderr as it started
   BuildInfo build;
   DeckInfo deck;
   // setup

@@ -22,6 +22,9 @@ void write_results_h5(const std::string& path, const RunRecord& r) {
   std::string argv;
   for (const auto& a : r.command_line) argv += (argv.empty() ? "" : " ") + a;
   h.attribute("/", "command_line", argv);
+  std::string kokkos_warnings;
+  for (const auto& w : r.kokkos_warnings) kokkos_warnings += (kokkos_warnings.empty() ? "" : "\n") + w;
+  h.attribute("/", "kokkos_warnings", kokkos_warnings);
   h.attribute("build", "program", "gpp")
       .attribute("build", "version", r.build.version)
       .attribute("build", "git", r.build.git)

@@ -10,6 +10,8 @@
 #include "gpp_mpi.hpp"
 #include "gpp_reference.hpp"
 #include "gpp_runtime.hpp"
+#include "gpp_stderr.hpp"
+#include "gpp_text.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -389,6 +391,7 @@ RunRecord make_record(const std::string& command, const std::vector<std::string>
   r.command = command;
   r.date = utc_now();
   r.command_line = argv;
+  for (const std::string& w : runtime::kokkos_warnings()) r.kokkos_warnings.push_back(one_line(w));
   r.build = build_info();
   DeckInfo& d = r.deck;
   d.name = s.params.name;

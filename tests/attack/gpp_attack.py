@@ -125,15 +125,17 @@ class Harness:
 
 
 def without_launcher(out, err):
-    """gpp's own output under mpiexec: the placement lines rank 0 prints at start (docs/mpi.md)
-    and Open MPI's notice about a rank's non-zero exit are not gpp's answer."""
+    """gpp's own output under mpiexec: the placement lines rank 0 prints at start (docs/mpi.md),
+    Open MPI's notices between lines of dashes (a rank's non-zero exit, MPI_Abort) and the
+    launcher's own lines, which it prefixes with [host:pid] (its help-message aggregation),
+    are not gpp's answer. gpp never starts a line with "["."""
     out = b"".join(l for l in out.splitlines(True) if not re.match(rb"rank \d+ of \d+: ", l))
     kept, banner = [], False
     for l in err.splitlines(True):
         if l.startswith(b"-----"):
             banner = not banner
             continue
-        if not banner:
+        if not banner and not re.match(rb"\[[^\]\s]+:\d+\] ", l):
             kept.append(l)
     return out, b"".join(kept)
 
@@ -344,7 +346,7 @@ def attack_options(h):
         ["--generator", "chaos"], ["--nstart", "4"], ["--frobnicate"], ["--nbands"],
         ["--input", deck], ["--input", os.path.join(h.work, "tiny.dat"), "--nbands", "3"],
         ["--output", os.path.join(h.work, "r.txt")], ["--kokkos-threads=abc"], ["--kokkos-numa=-1"],
-        ["--kokkos-device-id=x"], ["--kokkos-num-devices=1,y"], ["--threads=abc"],
+        ["--kokkos-device-id=x"], ["--kokkos-map-device-id-by=bogus"], ["--kokkos-num-devices=1,y"], ["--threads=abc"],
     ]
     for args in bad:
         h.case("options", " ".join(args) or "(empty)", ["run", deck] + args, REFUSED, inputs=[deck])
@@ -369,6 +371,7 @@ def attack_env(h):
                        ("KOKKOS_NUM_THREADS", "99999999999"), ("KOKKOS_NUM_THREADS", ""), ("KOKKOS_NUMA", "x"),
                        ("KOKKOS_DEVICE_ID", "-1"), ("KOKKOS_DEVICE_ID", "gpu0"), ("KOKKOS_NUM_DEVICES", "2,x"),
                        ("KOKKOS_SKIP_DEVICE", "x"), ("KOKKOS_DISABLE_WARNINGS", "maybe"),
+                       ("KOKKOS_MAP_DEVICE_ID_BY", "explicit"),
                        ("KOKKOS_TUNE_INTERNALS", "2")]:
         h.case("env", f"{var}={value!r}", ["run", deck, "--repeat", "1"], REFUSED, env={var: value})
     h.case("env", "threads-option-and-variable-disagree", ["run", deck, "--kokkos-threads=1", "--repeat", "1"],
@@ -381,24 +384,43 @@ def attack_env(h):
         record(h, "env", name, cls, err, {"ok", "refused"})
 
 
+# Under mpiexec the limits are gpp's, not the launcher's: each rank execs gpp through this
+# (limits as JSON, then gpp's argv). mpiexec itself under `ulimit -s 32` or `-f 1` fails in
+# its own ways, which say nothing of gpp.
+LIMITED_EXEC = ("import json, os, resource, sys\n"
+                "for k, v in json.loads(sys.argv[1]).items(): resource.setrlimit(getattr(resource, k), (v, v))\n"
+                "os.execv(sys.argv[2], sys.argv[2:])")
+
+
 def run_with_limits(h, args, stack_kb=None, as_bytes=None, fsize=None):
     import resource
 
-    def limit():
-        if stack_kb:
-            resource.setrlimit(resource.RLIMIT_STACK, (stack_kb * 1024, stack_kb * 1024))
-        if as_bytes:
-            resource.setrlimit(resource.RLIMIT_AS, (as_bytes, as_bytes))
-        if fsize is not None:
-            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+    limits = {}
+    if stack_kb:
+        limits["RLIMIT_STACK"] = stack_kb * 1024
+    if as_bytes:
+        limits["RLIMIT_AS"] = as_bytes
+    if fsize is not None:
+        limits["RLIMIT_FSIZE"] = fsize
 
+    def limit():
+        for k, v in limits.items():
+            resource.setrlimit(getattr(resource, k), (v, v))
+
+    command = h.command(args)
+    if h.mpiexec:
+        at = command.index(h.gpp)
+        command[at:at] = [sys.executable, "-c", LIMITED_EXEC, json.dumps(limits)]
     h.runs += 1
     try:
-        p = subprocess.run(h.command(args), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           cwd=h.work, timeout=h.timeout, preexec_fn=limit)
+        p = subprocess.run(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           cwd=h.work, timeout=h.timeout, preexec_fn=None if h.mpiexec else limit)
     except subprocess.TimeoutExpired:
         return "hang", b"", b""
-    return exit_class(p.returncode, p.stdout, p.stderr), p.stdout, p.stderr
+    out, err = p.stdout, p.stderr
+    if h.mpiexec:
+        out, err = without_launcher(out, err)
+    return exit_class(p.returncode, out, err), out, err
 
 
 def record(h, group, name, cls, err, accept, pending=False):

@@ -128,12 +128,13 @@ TEST(Inputs, SpecialFilesAreRefusedWithoutBlocking) {
   ASSERT_EQ(::symlink("/dev/zero", (d + "/to-zero").c_str()), 0);
   std::ofstream(good) << "{}";
   const auto t0 = std::chrono::steady_clock::now();
-  for (const auto& path_why : std::vector<std::pair<std::string, std::string>>{
+  for (const auto& refused : std::vector<std::pair<std::string, std::string>>{
            {fifo, "FIFO"}, {d + "/to-fifo", "FIFO"}, {"/dev/zero", "device"}, {d + "/to-zero", "device"},
            {dir, "directory"}, {d + "/missing", "No such file"}}) {
-    // Not a structured binding: a lambda may capture one only from C++20 (clang 14 refuses).
-    const std::string& path = path_why.first;
-    const std::string& why = path_why.second;
+    // Named references, not a structured binding: C++17 lambdas cannot capture one (nvcc
+    // 11.8 and clang before 16 refuse; gcc allows it as an extension).
+    const std::string& path = refused.first;
+    const std::string& why = refused.second;
     const std::string m = refusal([&] { gpp::read_input_file("--tuning", path, 1 << 20); });
     EXPECT_NE(m.find("--tuning " + path + ": "), std::string::npos) << m;
     EXPECT_NE(m.find(why), std::string::npos) << m;

@@ -529,7 +529,10 @@ def fixtures(h):
     tuning, csv_path, ceil = (os.path.join(w, n) for n in ("good-tuning.json", "good-sweep.csv", "good-ceilings.json"))
     subprocess.run([h.gpp, "sweep", deck, "--policy", "host", "--band-block", "4,8", "--repeat", "1", "--warmup", "0",
                     "--csv", csv_path, "--tuning-out", tuning], check=True, stdout=subprocess.DEVNULL, cwd=w)
-    subprocess.run([h.gpp, "ceilings", "--quick", "--json", ceil], check=True, stdout=subprocess.DEVNULL, cwd=w)
+    # The host's ceilings: the roofline cases below run the host policy (in a GPU build too,
+    # where `gpp ceilings` alone would measure the GPU, which a host roofline refuses).
+    subprocess.run([h.gpp, "ceilings", "--quick", "--space", "host", "--json", ceil], check=True,
+                   stdout=subprocess.DEVNULL, cwd=w)
     return deck, tuning, csv_path, ceil
 
 

@@ -163,11 +163,11 @@ step "apt-get install hipcc and gpp's build dependencies" apt.log in_root "
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends hipcc libamdhip64-dev cmake make g++ git \
-    ca-certificates libhdf5-dev libcli11-dev libgtest-dev gfortran python3 file
+    ca-certificates libhdf5-dev libcli11-dev nlohmann-json3-dev libgtest-dev gfortran python3 file
   if apt-cache show librocthrust-dev >/dev/null 2>&1; then
     apt-get install -y -qq --no-install-recommends librocthrust-dev
   fi
-  dpkg-query -W hipcc libamdhip64-dev librocthrust-dev cmake g++ libhdf5-dev libcli11-dev libgtest-dev 2>/dev/null || true"
+  dpkg-query -W hipcc libamdhip64-dev librocthrust-dev cmake g++ libhdf5-dev libcli11-dev nlohmann-json3-dev libgtest-dev 2>/dev/null || true"
 hip_version=$(in_root "dpkg-query -W -f='\${Version}' hipcc")
 clang_version=$(in_root "hipcc --version 2>/dev/null | sed -n 's/.*clang version \([^ ]*\).*/\1/p' | head -n 1" || true)
 if in_root "dpkg-query -W -f='\${Status}' librocthrust-dev 2>/dev/null | grep -q 'install ok installed'"; then

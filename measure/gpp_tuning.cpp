@@ -20,7 +20,9 @@ const char* const kKnownEntryFields[] = {"device", "backend", "policy", "size_cl
                                          "time_median_s", "deck", "date"};
 const char* const kKnownFileFields[] = {"schema_version", "kind", "entries"};
 
-const JsonIn& member(const JsonIn& o, const std::string& key, JsonIn::value_t kind, const char* kind_name,
+// The key is a C string: with a std::string made from a literal at the call, GCC 13's
+// -Wdangling-reference takes the returned reference for one into that temporary.
+const JsonIn& member(const JsonIn& o, const char* key, JsonIn::value_t kind, const char* kind_name,
                      const std::string& where) {
   const auto it = o.find(key);
   if (it == o.end()) throw Error(where + "no \"" + key + "\"");
@@ -28,7 +30,7 @@ const JsonIn& member(const JsonIn& o, const std::string& key, JsonIn::value_t ki
   return *it;
 }
 
-std::string text_member(const JsonIn& o, const std::string& key, const std::string& where) {
+std::string text_member(const JsonIn& o, const char* key, const std::string& where) {
   const std::string s = member(o, key, JsonIn::value_t::string, "a string", where).get<std::string>();
   if (s.empty()) throw Error(where + "\"" + key + "\" is empty");
   if (s.size() > 256 || one_line(s) != s) throw Error(where + "\"" + key + "\" is not a short printable name");

@@ -108,6 +108,9 @@ const std::vector<PolicyEntry>& policy_registry();
 
 /// The entry called `name`; throws gpp::Error listing the known names otherwise.
 const PolicyEntry& find_policy(const std::string& name);
+/// The same for a literal: no std::string temporary at the call, which GCC 13's
+/// -Wdangling-reference would take the returned reference for one into.
+inline const PolicyEntry& find_policy(const char* name) { return find_policy(std::string(name)); }
 
 /// The policy a plain run uses on space `k`: `tuned` on a device, `host` on the host.
 std::string default_policy_name(SpaceKind k = default_space());

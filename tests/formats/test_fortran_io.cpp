@@ -185,7 +185,8 @@ TEST(FortranIo, DatRunGivesTheDeckResults) {
   write_dat(in, path);
   const InputDeck back = read_dat(path);
   ASSERT_TRUE(back.has_reference());
-  const PolicyEntry& policy = find_policy(default_policy_name(SpaceKind::Host));
+  const std::string host_default = default_policy_name(SpaceKind::Host);
+  const PolicyEntry& policy = find_policy(host_default);
   auto run = [&](const InputDeck& deck) {
     const auto d = derive(deck);
     return apply_start_values(policy.run(HostExec(), d, {}), deck.asxtemp0, deck.achtemp0);
@@ -201,7 +202,8 @@ TEST(FortranIo, DatRunGivesTheDeckResults) {
 
 TEST(FortranIo, StartValuesOfRecords15And16AreApplied) {
   InputDeck in = generate_random(small_deck());
-  const PolicyEntry& policy = find_policy(default_policy_name(SpaceKind::Host));
+  const std::string host_default = default_policy_name(SpaceKind::Host);
+  const PolicyEntry& policy = find_policy(host_default);
   auto run = [&](const InputDeck& deck) {
     const auto d = derive(deck);
     return apply_start_values(policy.run(HostExec(), d, {}), deck.asxtemp0, deck.achtemp0);

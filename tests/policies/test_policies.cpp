@@ -77,6 +77,8 @@ const Problem& problem(const std::string& name) {
   slot->reference = apply_start_values(ref, slot->input.asxtemp0, slot->input.achtemp0);
   return *slot;
 }
+// For a literal: no std::string temporary at the call (GCC 13's -Wdangling-reference).
+const Problem& problem(const char* name) { return problem(std::string(name)); }
 
 /// The result of `policy` on space `k` with tunables `t`.
 SigmaResult run_on(SpaceKind k, const PolicyEntry& e, const Problem& pr, const Tunables& t) {

@@ -5,6 +5,7 @@
 // for compute capability 7.0 on device with compute capability 9.0"): 28 tests failed on
 // that line before.
 #include "gpp_io_test_util.hpp"
+#include "gpp_test_util.hpp"
 #include "gpp_stderr.hpp"
 
 #include <Kokkos_Macros.hpp>
@@ -172,13 +173,30 @@ TEST(StderrCapture, ShowsWhatItHeldWhenTheStartThrows) {
   std::remove(path.c_str());
 }
 
+// The capture itself needs neither Kokkos nor a device.
+GPP_HOST_ONLY("StderrCapture.*");
+GPP_HOST_ONLY("StderrCaptureDeathTest.*");
+
 // Kokkos::abort (std::abort) or std::exit while Kokkos starts: the message reaches stderr.
+// The child (threadsafe style: the test binary run again for this test alone) runs
+// without Kokkos (GPP_TEST_NO_DEVICE=1: the test main starts no Kokkos and runs the tests
+// registered GPP_HOST_ONLY): a process that exits while Kokkos 4.7's Threads backend is
+// initialised, as the test main's Kokkos would be, dies of SIGSEGV in Kokkos' own
+// teardown after the exit handlers, which would hide the exit code under test.
 TEST(StderrCaptureDeathTest, AbortAndExitShowWhatItHeld) {
 #ifdef GTEST_FLAG_SET
   GTEST_FLAG_SET(death_test_style, "threadsafe");
 #else
   ::testing::GTEST_FLAG(death_test_style) = "threadsafe";
 #endif
+  const char* was = std::getenv("GPP_TEST_NO_DEVICE");
+  const std::string saved = was ? was : "";
+  ::setenv("GPP_TEST_NO_DEVICE", "1", 1);
+  struct Restore {
+    bool had;
+    std::string value;
+    ~Restore() { had ? (void)::setenv("GPP_TEST_NO_DEVICE", value.c_str(), 1) : (void)::unsetenv("GPP_TEST_NO_DEVICE"); }
+  } restore{was != nullptr, saved};
   EXPECT_EXIT(run_capturing_stderr([] {
                 std::cerr << "said before abort" << std::endl;
                 std::abort();

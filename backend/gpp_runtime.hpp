@@ -49,9 +49,11 @@ void stop();
 bool host_kokkos();
 
 /// Whether host Views (allocated WithoutInitializing) may live and die while Kokkos has
-/// not started: Kokkos 4 refuses only to free them after Kokkos::finalize; Kokkos 3.4
-/// aborts when one is freed before Kokkos::initialize.
-inline constexpr bool kHostViewsWithoutKokkos = KOKKOS_VERSION >= 40000;
+/// not started: Kokkos 4 (to 4.7) refuses only to free them after Kokkos::finalize;
+/// Kokkos 3.4 aborts when one is freed before Kokkos::initialize, and Kokkos 5 (from the
+/// 4.7.99 development that became it: kokkos/kokkos#8567) when one is made before it
+/// (Debian unstable's Kokkos 5.2.2: "View is being constructed before initialize()").
+inline constexpr bool kHostViewsWithoutKokkos = KOKKOS_VERSION >= 40000 && KOKKOS_VERSION < 40799;
 
 /// Called before the first host View of work that needs no device (reading or making a
 /// deck): host_kokkos(), or nothing where kHostViewsWithoutKokkos; else (Kokkos 3 in a

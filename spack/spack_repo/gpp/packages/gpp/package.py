@@ -33,7 +33,7 @@ class Gpp(CMakePackage, CudaPackage, ROCmPackage):
 
     version("main", branch="main")
     # `git archive --format=tar.gz --prefix=gpp-1.0.0/ v1.0.0` (tools/release.sh 1.0.0)
-    version("1.0.0", sha256="0abfc247ea47ba0ce3bf8b812b972319ba6986b5bc87a5f2e23ecde9002f458a")
+    version("1.0.0", sha256="c4023abf59fd9469307a3f44b940ea1b90daa22237f4947504cc44254795183b")
 
     variant("openmp", default=True, description="Kokkos OpenMP host backend (off: Serial)")
     variant("hdf5", default=True, description="HDF5 decks and result files (C API, no MPI)")

@@ -84,33 +84,9 @@ report() {
   for t in "${times[@]}"; do printf '   %s\n' "$t"; done
 }
 
-# The mirror this machine installs Debian 12 from (the same reading as .ci/run).
-mirror() {
-  local f
-  for f in /etc/apt/sources.list.d/*.sources; do
-    [ -f "$f" ] || continue
-    awk -v suite="$suite" 'BEGIN { RS = "" }
-      {
-        types = ""; uris = ""; suites = ""; enabled = "yes"
-        n = split($0, line, "\n")
-        for (i = 1; i <= n; i++) {
-          if (line[i] ~ /^Types:/) types = " " substr(line[i], 7) " "
-          if (line[i] ~ /^URIs:/) uris = substr(line[i], 6)
-          if (line[i] ~ /^Suites:/) suites = " " substr(line[i], 8) " "
-          if (line[i] ~ /^Enabled:[ \t]*no/) enabled = "no"
-        }
-        gsub(/\t/, " ", types); gsub(/\t/, " ", suites)
-        if (enabled == "yes" && types ~ / deb / && suites ~ (" " suite " ")) {
-          split(uris, u, " "); for (k in u) if (u[k] != "") { print u[k]; exit }
-        }
-      }' "$f"
-  done
-  for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
-    [ -f "$f" ] || continue
-    sed -e 's/#.*//' -e 's/\[[^]]*\]//' "$f" | awk -v suite="$suite" '$1 == "deb" && $3 == suite { print $2 }'
-  done
-}
-mirror=$(mirror | head -n 1)
+# The mirror this machine installs Debian 12 from (tools/debian-mirror.sh, as .ci/run reads it).
+. "$here/tools/debian-mirror.sh"
+mirror=$(debian_mirror "$suite") || mirror=""
 [ -n "$mirror" ] || { echo "volta-build: no apt source for Debian $suite on this machine" >&2; exit 1; }
 
 if ! command -v debootstrap >/dev/null; then

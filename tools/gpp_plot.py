@@ -6,6 +6,8 @@
   gpp_plot.py times         --csv R.csv [--paper]                      step times beside the paper's V100
   gpp_plot.py sweep-heatmap --csv S.csv --policy P [--x T --y T]       time per pair of tunables
   gpp_plot.py sweep-lines   --csv S.csv --policy P                     time against each tunable
+  gpp_plot.py table         --csv F.csv [--out T.md]                   a Markdown table of a roofline,
+                                                                       sweep or bench CSV
 
 Reads only the machine-readable files (schema_version 1), never gpp's human text. Units are
 decimal (GFLOP/s = 1e9 FLOP/s, GB/s = 1e9 B/s). Bad input: one line on stderr, exit 1,
@@ -1038,6 +1040,94 @@ def draw_lines(rows, path, policy):
 
 
 # ---------------------------------------------------------------------------------------------
+# Tables (Markdown, for docs/)
+# ---------------------------------------------------------------------------------------------
+
+def csv_kind(path):
+    """'roofline' or 'sweep' (gpp sweep and gpp bench write the same columns), from the header."""
+    header = read_input(path, "CSV").split("\n", 1)[0].strip().split(",")
+    if all(c in header for c in ROOFLINE_COLUMNS):
+        return "roofline"
+    if all(c in header for c in SWEEP_COLUMNS):
+        return "sweep"
+    raise InputError(f"{path}: neither a roofline CSV (gpp roofline --csv) nor a sweep or bench CSV "
+                     f"(gpp sweep/bench --csv): its header lacks their columns")
+
+
+def fmt_sig(value, digits=4):
+    return f"{value:.{digits}g}" if value is not None else "n/a"
+
+
+def table_caption(rows):
+    keys = ("deck", "device", "backend", "space", "git")
+    groups = sorted({tuple(r[k] for k in keys) for r in rows})
+    dates = sorted(r["date"] for r in rows)
+    parts = []
+    for deck, device, backend, space, git in groups:
+        parts.append(f"deck {deck}, {device} ({backend}, {space} space), gpp {git}")
+    span = day(dates[0]) if day(dates[0]) == day(dates[-1]) else f"{day(dates[0])} to {day(dates[-1])}"
+    return f"{'; '.join(parts)}; {span}"
+
+
+def roofline_table(rows):
+    lines = ["| policy | time [s] | counted FLOP/update | profiled FLOP/update | % FP64 peak | AI L1 | AI L2 | "
+             "AI DRAM/HBM | registers | occupancy % |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in path_rows(rows):
+        updates = positive(r, "updates")
+        counted = number(r, "flops_counted") / updates
+        profiled = number(r, "flops_profiled", required=False)
+        cells = [r["policy"], fmt_sig(number(r, "time_s")), f"{counted:.1f}",
+                 f"{profiled / updates:.1f}" if profiled is not None else "n/a",
+                 fmt_sig(number(r, "pct_fp64_peak", required=False), 3)]
+        cells += [fmt_sig(number(r, c, required=False), 3) for c in ("ai_l1", "ai_l2", "ai_dram")]
+        cells += [r["registers"] or "n/a", fmt_sig(number(r, "occupancy_pct", required=False), 3)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def path_rows(rows):
+    order = path_order(distinct(rows, "policy"), "path")
+    return sorted(rows, key=lambda r: order.index(r["policy"]))
+
+
+def sweep_table(rows):
+    vary = varying_tunables(rows)
+    shown = vary or [t for t in TUNABLES if any(r[t] for r in rows)]
+    lines = ["| policy | " + " | ".join(shown) + (" | " if shown else "") +
+             "time median [s] | min [s] | max [s] | rel. error | status |",
+             "|---" * (len(shown) + 6) + "|"]
+    best = {}
+    for r in rows:
+        if r["status"] == "ok":
+            t = number(r, "time_median_s")
+            if r["policy"] not in best or t < best[r["policy"]][0]:
+                best[r["policy"]] = (t, id(r))
+    order = path_order(distinct(rows, "policy"), "path")
+    for r in sorted(rows, key=lambda r: (order.index(r["policy"]), [tunable_key(r[t]) for t in shown])):
+        ok = r["status"] == "ok"
+        times = [fmt_sig(number(r, c, required=ok)) for c in ("time_median_s", "time_min_s", "time_max_s")]
+        if ok and best[r["policy"]][1] == id(r) and len(rows) > len(best):
+            times[0] = f"**{times[0]}**"
+        policy = r["policy"] + (f" ({r['space']})" if len(distinct(rows, "space")) > 1 else "")
+        cells = [policy] + [r[t] or "-" for t in shown] + times + \
+            [fmt_sig(number(r, "rel_error", required=False), 2), r["status"] + (f" ({r['reason']})" if r["reason"]
+                                                                                else "")]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def markdown_table(path):
+    kind = csv_kind(path)
+    rows = read_csv(path, ROOFLINE_COLUMNS if kind == "roofline" else SWEEP_COLUMNS, kind)
+    body = roofline_table(rows) if kind == "roofline" else sweep_table(rows)
+    note = ("best time per policy in bold; " if kind == "sweep" and len(rows) > len(distinct(rows, "policy"))
+            else "")
+    caption = f"{os.path.basename(path)}: {note}{table_caption(rows)}"
+    return "\n".join([caption, ""] + body) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
 # Command line
 # ---------------------------------------------------------------------------------------------
 
@@ -1099,6 +1189,9 @@ def build_parser():
     p = sub.add_parser("sweep-lines", help="time against each tunable, the others at their best")
     add_common(p, "sweep CSV (gpp sweep --csv)")
     p.add_argument("--policy", required=True)
+    p = sub.add_parser("table", help="a Markdown table of a roofline, sweep or bench CSV")
+    p.add_argument("--csv", required=True, help="roofline, sweep or bench CSV")
+    p.add_argument("--out", help="write the table to this file (default: standard output)")
     return parser
 
 
@@ -1120,7 +1213,17 @@ def restrict_policies(rows, path, policies):
 def run(argv):
     args = build_parser().parse_args(argv)
     if not args.command:
-        raise InputError("no command: roofline, path, times, sweep-heatmap or sweep-lines (see --help)")
+        raise InputError("no command: roofline, path, times, sweep-heatmap, sweep-lines or table (see --help)")
+    if args.command == "table":
+        text = markdown_table(args.csv)
+        if args.out is None:
+            sys.stdout.write(text)
+        else:
+            if not os.path.isdir(os.path.dirname(os.path.abspath(args.out))):
+                raise InputError(f"output directory {os.path.dirname(os.path.abspath(args.out))} does not exist")
+            check_outputs([args.out], [args.csv])
+            write_outputs([(args.out, text.encode("utf-8"))])
+        return 0
     formats = parse_formats(args.formats)
     figures = []  # (prefix, figure-maker)
     if args.command in ("roofline", "path"):

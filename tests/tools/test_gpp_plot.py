@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Tests of tools/gpp_plot.py on tests/fixtures (registered with ctest by tests/CMakeLists.txt).
 
-  python3 tests/tools/test_gpp_plot.py [Charts|BadInput|Extraction] [-v]
+  python3 tests/tools/test_gpp_plot.py [Charts|Tables|BadInput|Extraction] [-v]
 
 Charts runs every subcommand as a user would and checks the files it writes; BadInput
 checks that bad files and options give one line on stderr, exit 1 and no file; Extraction
@@ -149,6 +149,88 @@ class Charts(unittest.TestCase):
         self.ok(["sweep-lines", "--csv", SWEEP, "--policy", "v8-bounded", "--out", "l8", "--formats", "svg"],
                 ["l8.svg"], ["sweep-tuned-si214-lines.png"])
         self.check_svg("l8.svg")
+
+
+def table_rows(text):
+    """The body rows of a Markdown table (lists of cells), header and rule dropped."""
+    lines = [line for line in text.splitlines() if line.startswith("|")]
+    return [[c.strip() for c in line.strip("|").split("|")] for line in lines[2:]]
+
+
+class Tables(unittest.TestCase):
+    """gpp_plot.py table: every CSV row once, its numbers as the csv module reads them."""
+
+    def run_table(self, csv_path):
+        r = run_plot(["table", "--csv", csv_path], HERE)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stderr, "")
+        return r.stdout
+
+    def test_roofline_table(self):
+        rows = read_rows(ROOFLINE)
+        cells = table_rows(self.run_table(ROOFLINE))
+        self.assertEqual(len(cells), len(rows))
+        # Rows in path order, v0 first, tuned after v8 (both decks of the fixture).
+        self.assertEqual(cells[0][0], "v0-collapse3")
+        policies = [c[0] for c in cells]
+        self.assertLess(policies.index("v8-bounded"), policies.index("tuned"))
+        unmatched = list(rows)
+        for c in cells:
+            match = [r for r in unmatched if r["policy"] == c[0] and
+                     abs(float(c[1]) - float(r["time_s"])) <= 5e-4 * float(r["time_s"]) and
+                     abs(float(c[2]) - float(r["flops_counted"]) / float(r["updates"])) <= 0.05]
+            self.assertTrue(match, f"table row {c} matches no CSV row")
+            r = match[0]
+            unmatched.remove(r)
+            if r["flops_profiled"]:
+                self.assertAlmostEqual(float(c[3]), float(r["flops_profiled"]) / float(r["updates"]), delta=0.05)
+                self.assertEqual(c[8], r["registers"])
+            else:
+                self.assertEqual(c[3], "n/a")
+        self.assertEqual(unmatched, [])
+
+    def test_sweep_table_marks_the_best_ok_point(self):
+        rows = read_rows(SWEEP)
+        cells = table_rows(self.run_table(SWEEP))
+        self.assertEqual(len(cells), len(rows))
+        best = {}
+        for r in rows:
+            if r["status"] == "ok":
+                best[r["policy"]] = min(best.get(r["policy"], float("inf")), float(r["time_median_s"]))
+        self.assertEqual(set(best), {"tuned", "v8-bounded"})
+        time_col = 4  # policy, band_block, ig_block, team_size (the fixture varies all three)
+        bold = [c for c in cells if c[time_col].startswith("**")]
+        self.assertEqual(sorted(c[0] for c in bold), sorted(best))
+        for c in bold:
+            self.assertAlmostEqual(float(c[time_col].strip("*")), best[c[0]], delta=5e-4 * best[c[0]])
+        self.assertEqual(sum(1 for c in cells if c[-1].startswith("invalid")),
+                         sum(1 for r in rows if r["status"] == "invalid"))
+
+    def test_table_written_to_a_file(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "t.md")
+            r = run_plot(["table", "--csv", SWEEP, "--out", out], d)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(os.listdir(d), ["t.md"])
+            with open(out) as f:
+                self.assertEqual(f.read(), self.run_table(SWEEP))
+
+    def test_table_refusals(self):
+        with tempfile.TemporaryDirectory() as d:
+            copy = os.path.join(d, "s.csv")
+            with open(SWEEP) as f, open(copy, "w") as g:
+                g.write(f.read())
+            for args, fragment in ((["--csv", CEILINGS], "neither a roofline CSV"),
+                                   (["--csv", copy, "--out", copy], "it is the input"),
+                                   (["--csv", copy, "--out", os.path.join(d, "no", "t.md")], "does not exist")):
+                r = run_plot(["table"] + args, d)
+                self.assertEqual(r.returncode, 1, args)
+                self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+                self.assertIn(fragment, r.stderr)
+                self.assertEqual(r.stdout, "")
+                self.assertEqual(os.listdir(d), ["s.csv"])
+            with open(SWEEP) as f, open(copy) as g:
+                self.assertEqual(f.read(), g.read())
 
 
 class BadInput(unittest.TestCase):

@@ -13,25 +13,32 @@
 #   --out DIR     write DIR/roofline, DIR/sweeps, DIR/measurements and DIR/results.md
 #                 (default: this checkout's docs/)
 #   --ncu WHAT    gpp roofline --ncu: auto (default), off, or ncu's path
+#   --steps LIST  only these of ceilings,roofline,bench,sweeps (default: all four); the
+#                 roofline step needs the ceilings of this TAG (this run's or DIR's). For a
+#                 machine lent by the hour: the roofline step profiles ten policies with
+#                 Nsight Compute (6 min on an H100), the others take about 5 min
 #   --quick       small repeats and grids (a check of the script itself: the numbers are
 #                 rough, and results.md says so)
 #
 # Everything is written into a staging folder inside DIR first; only when every step has
 # passed are the files moved into place (each replaces the file of its name). A failed
-# step leaves DIR as it was. Files already in DIR's three folders that this run did not
-# write are listed at the end (they are older measurements: delete or keep them).
+# step leaves DIR as it was. Each step also writes the commands it ran (DIR/roofline/
+# commands-TAG.sh and so on). results.md is then written from what DIR holds for TAG: the
+# tables of its CSVs, its charts, those commands, and a warning if they come from more than
+# one commit. Files in DIR's three folders that are not TAG's are listed at the end.
 # Needs python3 with matplotlib (tools/gpp_plot.py). OMP_NUM_THREADS, OMP_PROC_BIND and
 # OMP_PLACES are used as set (default: spread over threads, every core).
 set -euo pipefail
 checkout=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "regenerate-docs: $*" >&2; exit 1; }
 
-out=$checkout/docs ncu=auto quick=0 args=()
+out=$checkout/docs ncu=auto quick=0 steps=ceilings,roofline,bench,sweeps args=()
 while [ $# -gt 0 ]; do
   case $1 in
     --out) out=${2:?--out needs a folder}; shift 2 ;;
     --ncu) ncu=${2:?--ncu needs a value}; shift 2 ;;
     --quick) quick=1; shift ;;
+    --steps) steps=${2:?--steps needs a list}; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'; exit 0 ;;
     -*) die "unknown option $1 (--help)" ;;
     *) args+=("$1"); shift ;;
@@ -39,6 +46,10 @@ while [ $# -gt 0 ]; do
 done
 [ ${#args[@]} -eq 2 ] || die "usage: tools/regenerate-docs.sh [--out DIR] [--ncu auto|off|PATH] [--quick] GPP TAG (--help)"
 gpp=${args[0]} tag=${args[1]}
+for s in ${steps//,/ }; do
+  [[ $s =~ ^(ceilings|roofline|bench|sweeps)$ ]] || die "--steps: unknown step '$s' (ceilings, roofline, bench, sweeps)"
+done
+want() { [[ ,$steps, == *,$1,* ]]; }
 [[ $tag =~ ^[A-Za-z0-9][A-Za-z0-9-]*$ ]] || die "TAG '$tag': letters, digits and - only"
 [ -f "$gpp" ] && [ -x "$gpp" ] || die "$gpp: not an executable file"
 gpp=$(cd "$(dirname "$gpp")" && pwd)/$(basename "$gpp")
@@ -64,13 +75,21 @@ stage=$(mktemp -d "$out/.regenerate-docs.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 trap 'exit 130' INT; trap 'exit 143' TERM   # the EXIT trap removes the staging folder
 mkdir "$stage/roofline" "$stage/sweeps" "$stage/measurements"
-commands=$stage/commands.txt
 t0=$SECONDS
-step() {  # step CMD...: run, echo and record the command (paths relative to DIR)
+commands=
+step() {  # step CMD...: run, echo and record the command (paths relative to DIR) in $commands
   local shown=${*//$stage\//} ; shown=${shown//$gpp/gpp}
   printf '[%4ds] %s\n' $((SECONDS - t0)) "$shown"
   printf '%s\n' "$shown" >>"$commands"
   "$@" >>"$stage/log.txt" 2>&1 || { tail -n 20 "$stage/log.txt" >&2; die "failed: $shown"; }
+}
+begin() {  # begin FOLDER: the commands file of a step's folder, with its provenance
+  commands=$stage/$1/commands-$tag.sh
+  [ -f "$commands" ] && return 0
+  printf '# %s, gpp %s on %s (tools/regenerate-docs.sh; paths relative to docs/)\n' \
+    "$(date -u +%Y-%m-%dT%H:%MZ)" "$head" "$tag" >"$commands"
+  printf 'export OMP_NUM_THREADS=%s OMP_PROC_BIND=%s OMP_PLACES=%s\n' \
+    "${OMP_NUM_THREADS:-$(nproc)}" "$OMP_PROC_BIND" "$OMP_PLACES" >>"$commands"
 }
 
 if [ $quick = 1 ]; then
@@ -81,93 +100,123 @@ fi
 path=v0-collapse3,v1-reciprocal,v2-branch2,v3-noabs,v4-collapse2,v5-iw-outside,v6-blocked,v7-swapped,v8-bounded,tuned
 R=$stage/roofline S=$stage/sweeps M=$stage/measurements
 
-# Ceilings of the GPU and of the host cores.
-step "$gpp" ceilings --space device --json "$R/ceilings-$tag.json"
-step "$gpp" ceilings --space host --json "$R/ceilings-$tag-host.json"
-# The paper's path on si214: times, counted and profiled FLOPs, bytes; its charts.
-step "$gpp" roofline inputs/si214.toml --policy "$path" --space device --repeat $rep --tuning none \
-  --ncu "$ncu" --ceilings "$R/ceilings-$tag.json" --csv "$R/roofline-si214-$tag.csv"
-step plot path --csv "$R/roofline-si214-$tag.csv" --ceilings "$R/ceilings-$tag.json" --out "$R/path-si214-$tag" --formats png,svg
-step plot times --csv "$R/roofline-si214-$tag.csv" --paper --out "$R/times-si214-$tag" --formats png,svg
-for p in tuned v8-bounded v0-collapse3; do
-  step plot roofline --csv "$R/roofline-si214-$tag.csv" --ceilings "$R/ceilings-$tag.json" --policy $p \
-    --out "$R/roofline-$p-si214-$tag" --formats png,svg
-done
-# Every policy on both decks, verified: the GPU steps and tuned, and host on the CPU cores.
-for deck in si214 miniapp-benchmark; do
-  short=${deck%-benchmark}
-  step "$gpp" bench inputs/$deck.toml --policies "$path" --space device --repeat $rep_bench --tuning none \
-    --csv "$M/bench-$short-$tag.csv"
-  step "$gpp" bench inputs/$deck.toml --policies host --space host --repeat $rep --tuning none \
-    --csv "$M/bench-$short-$tag-host.csv"
-done
-# Tile sweeps, their tuning file and charts.
-step "$gpp" sweep inputs/si214.toml --policy tuned --band-block $bb_tuned --team-size $ts_tuned --repeat $rep \
-  --csv "$S/sweep-si214-tuned-$tag.csv" --tuning-out "$S/tuning-$tag.json"
-step "$gpp" sweep inputs/si214.toml --policy v8-bounded --band-block $bb_v8 --team-size $ts_v8 --repeat $rep \
-  --csv "$S/sweep-si214-v8-$tag.csv"
-step "$gpp" sweep inputs/miniapp-benchmark.toml --policy tuned --band-block $bb_tuned --team-size $ts_tuned \
-  --repeat $rep --csv "$S/sweep-miniapp-tuned-$tag.csv" --tuning-out "$S/tuning-$tag.json"
-step "$gpp" sweep inputs/miniapp-benchmark.toml --policy host --space host --band-block $bb_host --ig-block $ig_host \
-  --repeat 1 --warmup 0 --csv "$S/sweep-miniapp-host-$tag.csv" --tuning-out "$S/tuning-$tag.json"
-for s in si214-tuned:tuned si214-v8:v8-bounded miniapp-tuned:tuned miniapp-host:host; do
-  name=${s%%:*} policy=${s#*:}
-  step plot sweep-heatmap --csv "$S/sweep-$name-$tag.csv" --policy $policy --out "$S/heatmap-$name-$tag"
-done
-step plot sweep-lines --csv "$S/sweep-si214-tuned-$tag.csv" --policy tuned --out "$S/lines-si214-tuned-$tag"
+if want ceilings; then  # the GPU's and the host cores' ceilings
+  begin roofline
+  step "$gpp" ceilings --space device --json "$R/ceilings-$tag.json"
+  step "$gpp" ceilings --space host --json "$R/ceilings-$tag-host.json"
+fi
+if want roofline; then  # the paper's path on si214: times, counted and profiled FLOPs, bytes
+  begin roofline
+  ceilings=$R/ceilings-$tag.json
+  if [ ! -f "$ceilings" ]; then
+    [ -f "$out/roofline/ceilings-$tag.json" ] || die "no ceilings of $tag: add the ceilings step (--steps ceilings,roofline)"
+    cp "$out/roofline/ceilings-$tag.json" "$stage/ceilings-$tag.json"; ceilings=$stage/ceilings-$tag.json
+    # shown as roofline/ceilings-TAG.json, where it is read from
+    step_ceilings=roofline/ceilings-$tag.json
+  fi
+  step "$gpp" roofline inputs/si214.toml --policy "$path" --space device --repeat $rep --tuning none \
+    --ncu "$ncu" --ceilings "$ceilings" --csv "$R/roofline-si214-$tag.csv"
+  step plot path --csv "$R/roofline-si214-$tag.csv" --ceilings "$ceilings" --out "$R/path-si214-$tag" --formats png,svg
+  step plot times --csv "$R/roofline-si214-$tag.csv" --paper --out "$R/times-si214-$tag" --formats png,svg
+  for p in tuned v8-bounded v0-collapse3; do
+    step plot roofline --csv "$R/roofline-si214-$tag.csv" --ceilings "$ceilings" --policy $p \
+      --out "$R/roofline-$p-si214-$tag" --formats png,svg
+  done
+  [ -z "${step_ceilings:-}" ] || sed -i "s|$stage/ceilings-$tag.json\|ceilings-$tag.json|$step_ceilings|g" "$commands"
+fi
+if want bench; then  # every policy on both decks, verified: the GPU steps and tuned; host on the CPU
+  begin measurements
+  for deck in si214 miniapp-benchmark; do
+    short=${deck%-benchmark}
+    step "$gpp" bench inputs/$deck.toml --policies "$path" --space device --repeat $rep_bench --tuning none \
+      --csv "$M/bench-$short-$tag.csv"
+    step "$gpp" bench inputs/$deck.toml --policies host --space host --repeat $rep --tuning none \
+      --csv "$M/bench-$short-$tag-host.csv"
+  done
+fi
+if want sweeps; then  # tile sweeps, their tuning file and charts
+  begin sweeps
+  step "$gpp" sweep inputs/si214.toml --policy tuned --band-block $bb_tuned --team-size $ts_tuned --repeat $rep \
+    --csv "$S/sweep-si214-tuned-$tag.csv" --tuning-out "$S/tuning-$tag.json"
+  step "$gpp" sweep inputs/si214.toml --policy v8-bounded --band-block $bb_v8 --team-size $ts_v8 --repeat $rep \
+    --csv "$S/sweep-si214-v8-$tag.csv"
+  step "$gpp" sweep inputs/miniapp-benchmark.toml --policy tuned --band-block $bb_tuned --team-size $ts_tuned \
+    --repeat $rep --csv "$S/sweep-miniapp-tuned-$tag.csv" --tuning-out "$S/tuning-$tag.json"
+  step "$gpp" sweep inputs/miniapp-benchmark.toml --policy host --space host --band-block $bb_host --ig-block $ig_host \
+    --repeat 1 --warmup 0 --csv "$S/sweep-miniapp-host-$tag.csv" --tuning-out "$S/tuning-$tag.json"
+  for s in si214-tuned:tuned si214-v8:v8-bounded miniapp-tuned:tuned miniapp-host:host; do
+    name=${s%%:*} policy=${s#*:}
+    step plot sweep-heatmap --csv "$S/sweep-$name-$tag.csv" --policy $policy --out "$S/heatmap-$name-$tag"
+  done
+  step plot sweep-lines --csv "$S/sweep-si214-tuned-$tag.csv" --policy tuned --out "$S/lines-si214-tuned-$tag"
+fi
+[ $quick = 0 ] || for f in "$stage"/*/commands-"$tag".sh; do echo "# --quick: one repeat per point, small grids" >>"$f"; done
 
-# docs/results.md: provenance, the commands above, every table, every chart.
+# Every step passed: move into place (each file replaces the one of its name).
+written=0
+for dir in roofline sweeps measurements; do
+  mkdir -p "$out/$dir"
+  for f in "$stage/$dir"/*; do
+    [ -e "$f" ] || continue
+    mv -f "$f" "$out/$dir/"; written=$((written + 1))
+  done
+done
+
+# results.md from what DIR holds for TAG.
+tagged() { local f; for f in "$out/$1"/*; do case $(basename "$f") in *-"$tag".*|*-"$tag"-*) echo "$f" ;; esac; done; }
 {
-  echo "# Results: every measured chart and table, regenerated"
+  echo "# Results on $tag: every measured chart and table"
   echo
-  echo "Written by \`tools/regenerate-docs.sh\` (do not edit by hand: rerun it). gpp $head,"
-  echo "$(date -u +%Y-%m-%d), $(sed -n 's/^gpp //p' <<<"$version"), $kokkos_line."
-  echo "Device: $(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["device"]["name"])' "$R/ceilings-$tag.json")."
-  echo "Host: $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //'), $(nproc) cores visible, OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset}, OMP_PROC_BIND=$OMP_PROC_BIND, OMP_PLACES=$OMP_PLACES."
-  [ $quick = 1 ] && { echo; echo "**A --quick run: one repeat per point and small grids; the numbers are rough.**"; }
+  echo "Written by \`tools/regenerate-docs.sh\` from the files in roofline/, measurements/ and"
+  echo "sweeps/ whose names carry \`$tag\` (do not edit by hand: rerun the script). Each table"
+  echo "names the commit that measured it; each folder's \`commands-$tag.sh\` has the commands,"
+  echo "the date and the OpenMP settings."
+  echo
+  hashes=$(for f in $(tagged roofline) $(tagged measurements) $(tagged sweeps); do
+    case $f in *.csv) python3 - "$f" <<'PY' ;;
+import csv, sys
+with open(sys.argv[1], newline="") as f:
+    for row in csv.DictReader(f):
+        print(row["git"])
+PY
+    esac; done | sort -u)
+  if [ "$(grep -c . <<<"$hashes")" -gt 1 ]; then
+    echo "**These files come from more than one commit:** $(echo $hashes | sed 's/ /, /g')."
+  else
+    echo "Every file: gpp $hashes."
+  fi
+  echo
+  echo "Host: $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //'), $(nproc) cores visible."
   echo
   echo "## Regenerating"
   echo
-  echo "On a machine with the GPU, from a clean checkout of the commit to measure, with a build"
-  echo "of it (CUDA or HIP, and OpenMP on the host):"
+  echo "On a machine with the GPU, from a clean checkout of the commit to measure and a build of"
+  echo "it with CUDA or HIP and OpenMP on the host (the CMake presets, docs/install.md):"
   echo
   echo '```sh'
   echo "tools/regenerate-docs.sh build/<preset>/app/gpp $tag"
   echo '```'
-  echo
-  echo "It ran these commands (paths relative to docs/), in $((SECONDS - t0)) s:"
-  echo
-  echo '```sh'
-  cat "$commands"
-  echo '```'
-  for section in "roofline:The paper's path on si214 (roofline/)" "measurements:Every policy, both decks (measurements/)" \
+  for section in "roofline:The paper's path on si214 (roofline/)" "measurements:Every policy on both decks (measurements/)" \
                  "sweeps:Tile sweeps (sweeps/)"; do
     dir=${section%%:*}
     echo; echo "## ${section#*:}"
-    for csv in "$stage/$dir"/*.csv; do
-      echo; python3 "$checkout/tools/gpp_plot.py" table --csv "$csv"
+    for f in $(tagged "$dir"); do
+      case $f in
+        *.csv) echo; python3 "$checkout/tools/gpp_plot.py" table --csv "$f" ;;
+        *.sh) echo; echo "\`$dir/$(basename "$f")\`:"; echo; echo '```sh'; cat "$f"; echo '```' ;;
+      esac
     done
-    for png in "$stage/$dir"/*.png; do
-      echo; echo "![$(basename "$png" .png)]($dir/$(basename "$png"))"
+    for f in $(tagged "$dir"); do
+      case $f in *.png) echo; echo "![$(basename "$f" .png)]($dir/$(basename "$f"))" ;; esac
     done
   done
 } >"$stage/results.md" || die "writing results.md failed"
-
-# Everything passed: move into place.
-written=()
-for dir in roofline sweeps measurements; do
-  mkdir -p "$out/$dir"
-  for f in "$stage/$dir"/*; do
-    mv -f "$f" "$out/$dir/"; written+=("$dir/$(basename "$f")")
-  done
-done
 mv -f "$stage/results.md" "$out/results.md"
-echo "regenerate-docs: ${#written[@]} files and results.md written into $out in $((SECONDS - t0)) s (gpp $head)"
-old=()
+echo "regenerate-docs: $written files and results.md written into $out in $((SECONDS - t0)) s (gpp $head; steps $steps)"
+others=()
 for dir in roofline sweeps measurements; do
   for f in "$out/$dir"/*; do
-    rel=$dir/$(basename "$f")
-    [[ " ${written[*]} " == *" $rel "* ]] || old+=("$rel")
+    case $(basename "$f") in *-"$tag".*|*-"$tag"-*) ;; *) others+=("$dir/$(basename "$f")") ;; esac
   done
 done
-[ ${#old[@]} -eq 0 ] || echo "regenerate-docs: not written by this run (older): ${old[*]}"
+[ ${#others[@]} -eq 0 ] || echo "regenerate-docs: not $tag's (kept): ${others[*]}"

@@ -26,7 +26,7 @@
 # commands-TAG.sh and so on). results.md is then written from what DIR holds for TAG: the
 # tables of its CSVs, its charts, those commands, and a warning if they come from more than
 # one commit. Files in DIR's three folders that are not TAG's are listed at the end.
-# Needs python3 with matplotlib (tools/gpp_plot.py). OMP_NUM_THREADS, OMP_PROC_BIND and
+# Needs python3 with matplotlib (tools/gpp_plot.py; GPP_PLOT_PYTHON names one). OMP_NUM_THREADS, OMP_PROC_BIND and
 # OMP_PLACES are used as set (default: spread over threads, every core).
 set -euo pipefail
 checkout=$(cd "$(dirname "$0")/.." && pwd)
@@ -58,7 +58,9 @@ out=$(cd "$out" && pwd)
 
 # Provenance: the checkout is clean and the binary is its HEAD.
 git -C "$checkout" rev-parse --git-dir >/dev/null 2>&1 || die "$checkout is not a git checkout"
-git -C "$checkout" diff --quiet HEAD -- || die "tracked files differ from HEAD in $checkout: commit them first (the records would say -dirty)"
+# Tracked files must be HEAD's, except what this script writes (an earlier --steps run's).
+changed=$(git -C "$checkout" diff --name-only HEAD -- | grep -v -E "^docs/(roofline|sweeps|measurements)/|^docs/results\.md$" || true)
+[ -z "$changed" ] || die "tracked files differ from HEAD in $checkout ($(echo $changed | cut -c1-200)): commit them first"
 head=$(git -C "$checkout" rev-parse --short=12 HEAD)
 version=$("$gpp" --version 2>&1) || die "$gpp --version failed: $version"
 built=$(sed -n 's/^git //p' <<<"$version")
@@ -66,8 +68,12 @@ built=$(sed -n 's/^git //p' <<<"$version")
 kokkos_line=$(grep '^Kokkos ' <<<"$version") || die "$gpp --version names no Kokkos"
 [[ $kokkos_line =~ (Cuda|HIP) ]] || die "$gpp has no GPU backend ($kokkos_line)"
 [[ $kokkos_line =~ OpenMP ]] || die "$gpp has no OpenMP host space ($kokkos_line): the host charts need it"
-python3 -c 'import matplotlib' 2>/dev/null || die "python3 cannot import matplotlib (tools/gpp_plot.py)"
-plot() { MPLBACKEND=Agg python3 "$checkout/tools/gpp_plot.py" "$@" >/dev/null; }
+py=
+for c in ${GPP_PLOT_PYTHON:-} python3 /usr/bin/python3; do  # a pyenv or venv python3 often lacks matplotlib
+  "$c" -c 'import matplotlib' 2>/dev/null && { py=$c; break; }
+done
+[ -n "$py" ] || die "no python3 that imports matplotlib (tools/gpp_plot.py; Debian: python3-matplotlib; or set GPP_PLOT_PYTHON)"
+plot() { MPLBACKEND=Agg "$py" "$checkout/tools/gpp_plot.py" "$@" >/dev/null; }
 
 export OMP_PROC_BIND=${OMP_PROC_BIND:-spread} OMP_PLACES=${OMP_PLACES:-threads}
 cd "$checkout"   # deck paths (inputs/) are relative to the checkout
@@ -77,8 +83,10 @@ trap 'exit 130' INT; trap 'exit 143' TERM   # the EXIT trap removes the staging 
 mkdir "$stage/roofline" "$stage/sweeps" "$stage/measurements"
 t0=$SECONDS
 commands=
-step() {  # step CMD...: run, echo and record the command (paths relative to DIR) in $commands
-  local shown=${*//$stage\//} ; shown=${shown//$gpp/gpp}
+shown_dir=$out/   # how DIR is written in the commands: docs/ when it is this checkout's
+[ "$out" != "$checkout/docs" ] || shown_dir=docs/
+step() {  # step CMD...: run, echo and record the command (as run from the checkout) in $commands
+  local shown=${*//$stage\//$shown_dir} ; shown=${shown//$gpp/gpp}; shown=${shown/#plot /python3 tools/gpp_plot.py }
   printf '[%4ds] %s\n' $((SECONDS - t0)) "$shown"
   printf '%s\n' "$shown" >>"$commands"
   "$@" >>"$stage/log.txt" 2>&1 || { tail -n 20 "$stage/log.txt" >&2; die "failed: $shown"; }
@@ -86,10 +94,15 @@ step() {  # step CMD...: run, echo and record the command (paths relative to DIR
 begin() {  # begin FOLDER: the commands file of a step's folder, with its provenance
   commands=$stage/$1/commands-$tag.sh
   [ -f "$commands" ] && return 0
-  printf '# %s, gpp %s on %s (tools/regenerate-docs.sh; paths relative to docs/)\n' \
+  printf '# %s, gpp %s on %s (tools/regenerate-docs.sh; run from the checkout)\n' \
     "$(date -u +%Y-%m-%dT%H:%MZ)" "$head" "$tag" >"$commands"
   printf 'export OMP_NUM_THREADS=%s OMP_PROC_BIND=%s OMP_PLACES=%s\n' \
     "${OMP_NUM_THREADS:-$(nproc)}" "$OMP_PROC_BIND" "$OMP_PLACES" >>"$commands"
+  # roofline/ is the ceilings' and the roofline's: a run of the roofline alone keeps the
+  # ceilings' commands of the run that measured them
+  if [ "$1" = roofline ] && ! want ceilings && [ -f "$out/roofline/commands-$tag.sh" ]; then
+    { echo "# the ceilings read, as measured earlier:"; grep -E '^(# [0-9]{4}-|gpp ceilings )' "$out/roofline/commands-$tag.sh"; } >>"$commands"
+  fi
 }
 
 if [ $quick = 1 ]; then
@@ -111,18 +124,17 @@ if want roofline; then  # the paper's path on si214: times, counted and profiled
   if [ ! -f "$ceilings" ]; then
     [ -f "$out/roofline/ceilings-$tag.json" ] || die "no ceilings of $tag: add the ceilings step (--steps ceilings,roofline)"
     cp "$out/roofline/ceilings-$tag.json" "$stage/ceilings-$tag.json"; ceilings=$stage/ceilings-$tag.json
-    # shown as roofline/ceilings-TAG.json, where it is read from
-    step_ceilings=roofline/ceilings-$tag.json
+    step_ceilings=${shown_dir}roofline/ceilings-$tag.json   # where it is read from
   fi
   step "$gpp" roofline inputs/si214.toml --policy "$path" --space device --repeat $rep --tuning none \
     --ncu "$ncu" --ceilings "$ceilings" --csv "$R/roofline-si214-$tag.csv"
-  step plot path --csv "$R/roofline-si214-$tag.csv" --ceilings "$ceilings" --out "$R/path-si214-$tag" --formats png,svg
-  step plot times --csv "$R/roofline-si214-$tag.csv" --paper --out "$R/times-si214-$tag" --formats png,svg
+  step plot path --deck si214 --csv "$R/roofline-si214-$tag.csv" --ceilings "$ceilings" --out "$R/path-si214-$tag" --formats png,svg
+  step plot times --deck si214 --csv "$R/roofline-si214-$tag.csv" --paper --out "$R/times-si214-$tag" --formats png,svg
   for p in tuned v8-bounded v0-collapse3; do
-    step plot roofline --csv "$R/roofline-si214-$tag.csv" --ceilings "$ceilings" --policy $p \
+    step plot roofline --deck si214 --csv "$R/roofline-si214-$tag.csv" --ceilings "$ceilings" --policy $p \
       --out "$R/roofline-$p-si214-$tag" --formats png,svg
   done
-  [ -z "${step_ceilings:-}" ] || sed -i "s|$stage/ceilings-$tag.json\|ceilings-$tag.json|$step_ceilings|g" "$commands"
+  [ -z "${step_ceilings:-}" ] || sed -i "s|${shown_dir}ceilings-$tag.json|$step_ceilings|g" "$commands"
 fi
 if want bench; then  # every policy on both decks, verified: the GPU steps and tuned; host on the CPU
   begin measurements
@@ -163,7 +175,7 @@ for dir in roofline sweeps measurements; do
 done
 
 # results.md from what DIR holds for TAG.
-tagged() { local f; for f in "$out/$1"/*; do case $(basename "$f") in *-"$tag".*|*-"$tag"-*) echo "$f" ;; esac; done; }
+tagged() { local f; for f in "$out/$1"/*; do [ -e "$f" ] || continue; case $(basename "$f") in *-"$tag".*|*-"$tag"-*) echo "$f" ;; esac; done; }
 {
   echo "# Results on $tag: every measured chart and table"
   echo
@@ -173,7 +185,7 @@ tagged() { local f; for f in "$out/$1"/*; do case $(basename "$f") in *-"$tag".*
   echo "the date and the OpenMP settings."
   echo
   hashes=$(for f in $(tagged roofline) $(tagged measurements) $(tagged sweeps); do
-    case $f in *.csv) python3 - "$f" <<'PY' ;;
+    case $f in *.csv) "$py" - "$f" <<'PY' ;;
 import csv, sys
 with open(sys.argv[1], newline="") as f:
     for row in csv.DictReader(f):
@@ -202,7 +214,7 @@ PY
     echo; echo "## ${section#*:}"
     for f in $(tagged "$dir"); do
       case $f in
-        *.csv) echo; python3 "$checkout/tools/gpp_plot.py" table --csv "$f" ;;
+        *.csv) echo; "$py" "$checkout/tools/gpp_plot.py" table --csv "$f" ;;
         *.sh) echo; echo "\`$dir/$(basename "$f")\`:"; echo; echo '```sh'; cat "$f"; echo '```' ;;
       esac
     done
@@ -216,6 +228,7 @@ echo "regenerate-docs: $written files and results.md written into $out in $((SEC
 others=()
 for dir in roofline sweeps measurements; do
   for f in "$out/$dir"/*; do
+    [ -e "$f" ] || continue
     case $(basename "$f") in *-"$tag".*|*-"$tag"-*) ;; *) others+=("$dir/$(basename "$f")") ;; esac
   done
 done

@@ -88,10 +88,18 @@ check_cxx_compiler_flag(-fno-trapping-math GPP_HAVE_NO_TRAPPING_MATH)
 if(GPP_HAVE_NO_TRAPPING_MATH)
   list(APPEND GPP_HOST_SIMD_FLAGS -fno-trapping-math)
 endif()
+# GPP_HOST_VECTOR_WIDTH: the vector width g++/clang prefer in those loops where the ISA
+# offers several (-mprefer-vector-width=N); 512 by default (CPUs with two 512-bit FMA
+# units), 256 for those with one (where 256-bit vectors issue on two ports).
+set(GPP_HOST_VECTOR_WIDTH "512" CACHE STRING "Preferred vector width of the host policy's loops: 512, 256 or 128")
+set_property(CACHE GPP_HOST_VECTOR_WIDTH PROPERTY STRINGS 512 256 128)
+if(NOT GPP_HOST_VECTOR_WIDTH MATCHES "^(512|256|128)$")
+  message(FATAL_ERROR "GPP_HOST_VECTOR_WIDTH=${GPP_HOST_VECTOR_WIDTH}: expected 512, 256 or 128")
+endif()
 if(GPP_HOST_ARCH_FLAGS)
-  check_cxx_compiler_flag(-mprefer-vector-width=512 GPP_HAVE_PREFER_VECTOR_WIDTH)
-  if(GPP_HAVE_PREFER_VECTOR_WIDTH)
-    list(APPEND GPP_HOST_SIMD_FLAGS -mprefer-vector-width=512)
+  check_cxx_compiler_flag(-mprefer-vector-width=${GPP_HOST_VECTOR_WIDTH} GPP_HAVE_PREFER_VECTOR_WIDTH_${GPP_HOST_VECTOR_WIDTH})
+  if(GPP_HAVE_PREFER_VECTOR_WIDTH_${GPP_HOST_VECTOR_WIDTH})
+    list(APPEND GPP_HOST_SIMD_FLAGS -mprefer-vector-width=${GPP_HOST_VECTOR_WIDTH})
   endif()
 endif()
 

@@ -19,6 +19,15 @@
 #include <limits>
 #include <string>
 
+// AVX-512 (with VL) in the host pass: the near-pole pass compacts its list of flagged G 8
+// at a time (near_pole_pass). Not in a CUDA or HIP device pass, which never runs it.
+#if defined(__AVX512F__) && defined(__AVX512VL__) && !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
+#include <immintrin.h>
+#define GPP_HOST_COMPRESS 1
+#else
+#define GPP_HOST_COMPRESS 0
+#endif
+
 namespace gpp {
 namespace {
 
@@ -399,9 +408,9 @@ inline void occupied_band(const Rows& r, const int len, const Band& b, const dou
 
 // The near-pole arm (the fused form's second arm) of the frequencies that occupied_band
 // flagged, one G and frequency at a time: the same arithmetic as the vector loop up to
-// the arm's choice (which it checks again). About 2% of si214's occupied terms, yet this
-// pass was ~17% of its time when it scanned every G and redid every frequency of a
-// flagged G (two divisions each).
+// the arm's choice (which it checks again). About 4% of si214's occupied terms, yet this
+// pass is about a quarter of a thread's time on si214 (docs/performance.md, 2026-11-26):
+// two fifths of it building the list, the rest two dependent divisions per term.
 template <int W>
 inline void near_pole_pass(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
   // The flagged G first, as a list (branch-free): a scan that skipped to them kept every
@@ -409,7 +418,22 @@ inline void near_pole_pass(const Rows& r, const int len, const Band& b, const do
   int flagged[kMaxIgBlock];
   int n = 0;
   const double* __restrict flag = r[kFlag];
-  for (int k = 0; k < len; ++k) {
+  int k0 = 0;
+#if GPP_HOST_COMPRESS
+  // 8 G at a time: the nonzero flags as a mask, their indices compressed into a register
+  // (vpcompressd) and stored as 8 ints, of which the first popcount(mask) count (the rest
+  // are overwritten next; n <= k0 keeps the store inside the list). A compress straight to
+  // memory is microcoded on AMD cores. The scalar loop below costs ~4 instructions a G
+  // with a loop-carried index; this ~6 per 8 G.
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  for (; k0 + 8 <= len; k0 += 8) {
+    const __mmask8 nz = _mm512_cmp_pd_mask(_mm512_loadu_pd(flag + k0), _mm512_setzero_pd(), _CMP_NEQ_UQ);
+    const __m256i idx = _mm256_maskz_compress_epi32(nz, _mm256_add_epi32(_mm256_set1_epi32(k0), lane));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(flagged + n), idx);
+    n += __builtin_popcount(static_cast<unsigned>(nz));
+  }
+#endif
+  for (int k = k0; k < len; ++k) {  // branch-free: the index advances where the flag is set
     flagged[n] = k;
     n += flag[k] != 0.0;
   }

@@ -20,8 +20,17 @@
 #include <string>
 
 // AVX-512 (with VL) in the host pass: the near-pole pass compacts its list of flagged G 8
-// at a time (near_pole_pass). Not in a CUDA or HIP device pass, which never runs it.
-#if defined(__AVX512F__) && defined(__AVX512VL__) && !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
+// at a time (near_pole_pass). Not in a CUDA or HIP device pass, which never runs it, nor
+// under nvcc before CUDA 12.3: up to 12.2 its headers #define _Float16, which breaks GCC
+// 12's <immintrin.h> (avx512fp16intrin.h: "vector_size attribute requires an arithmetic or
+// enum type"; kokkos-kernels#2108), and CUDA 11 takes no chance either.
+#if defined(__NVCC__) && (__CUDACC_VER_MAJOR__ < 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ < 3))
+#define GPP_HOST_NVCC_INTRINSICS 0
+#else
+#define GPP_HOST_NVCC_INTRINSICS 1
+#endif
+#if defined(__AVX512F__) && defined(__AVX512VL__) && !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__) && \
+    GPP_HOST_NVCC_INTRINSICS
 #include <immintrin.h>
 #define GPP_HOST_COMPRESS 1
 #else

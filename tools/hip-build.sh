@@ -66,71 +66,13 @@ rev=$(git -C "$here" rev-parse --verify "$commit^{commit}")
 if [ -n "$(git -C "$here" status --porcelain --untracked-files=no)" ] && [ "$commit" = HEAD ]; then
   echo "hip-build: note: uncommitted changes in $here are not built (HEAD $rev is)" >&2
 fi
-. "$here/tools/debian-mirror.sh"
-mirror=$(debian_mirror "$suite") || { echo "hip-build: no Debian apt source on this machine to take a mirror from" >&2; exit 1; }
-command -v debootstrap >/dev/null || { echo "hip-build: needs debootstrap (apt-get install debootstrap)" >&2; exit 1; }
-
-t0=$SECONDS
-tmp_root=0
-if [ -z "$root" ]; then
-  root=$(mktemp -d /var/tmp/gpp-hip-root.XXXXXX)
-  tmp_root=1
-else
-  mkdir -p "$root"
-  root=$(cd "$root" && pwd)
-fi
-[ -n "$logs" ] || logs=$(mktemp -d /var/tmp/gpp-hip-logs.XXXXXX)
-mkdir -p "$logs"
-logs=$(cd "$logs" && pwd)
-
-mounted=()
-cleanup() {
-  local m
-  for m in "$root/sys" "$root/proc"; do
-    mountpoint -q "$m" && umount -l "$m"
-  done
-  if [ "$tmp_root" = 1 ] && [ "$keep" = 0 ]; then
-    # Only once nothing is mounted below the root.
-    if ! grep -q " $root/" /proc/mounts; then rm -rf --one-file-system "$root"; fi
-  fi
-}
-trap cleanup EXIT
-
-# Run a command line in the root as a fresh root login would: a clean environment.
-in_root() {
-  chroot "$root" /usr/bin/env -i HOME=/root USER=root LOGNAME=root TERM=dumb LANG=C.UTF-8 \
-    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin /bin/bash -c "$1"
-}
-summary=()
-failed=0
-# step NAME LOG COMMANDS...: run COMMANDS (on this machine; in_root for the root), output
-# to LOG, timed; a failure ends the script unless keep_going=1 (then the step returns 1).
-keep_going=0
-step() {
-  local name=$1 log=$logs/$2 s=$SECONDS rc=0
-  shift 2
-  printf '== hip-build [%4ds] %s (log: %s)\n' $((SECONDS - t0)) "$name" "$log"
-  "$@" >"$log" 2>&1 || rc=$?
-  local d=$((SECONDS - s))
-  if [ $rc -eq 0 ]; then
-    summary+=("$(printf 'PASS  %4d s  %s' "$d" "$name")")
-    return 0
-  fi
-  summary+=("$(printf 'FAIL  %4d s  %s (exit %d: %s)' "$d" "$name" $rc "$log")")
-  failed=1
-  tail -n 30 "$log"
-  [ "$keep_going" = 1 ] && return 1
-  report
-  exit 1
-}
-note() { summary+=("$(printf '      %6s  %s' "" "$*")"); }
-report() {
-  printf '\n== hip-build summary: %s %s, Kokkos %s, gpp %s (%d s in all)\n' "$suite" "$arch" \
+tool=hip-build
+. "$here/tools/debian-root.sh"
+report_title() {
+  printf '== hip-build summary: %s %s, Kokkos %s, gpp %s (%d s in all)\n' "$suite" "$arch" \
     "${kokkos_version:-?}" "${rev:0:12}" $((SECONDS - t0))
-  printf '%s\n' "${summary[@]}"
-  if [ "$failed" = 0 ]; then echo "== hip-build: PASS"; else echo "== hip-build: FAIL"; fi
-  echo "   root: $root$([ "$tmp_root" = 1 ] && [ "$keep" = 0 ] && echo ' (removed)')   logs: $logs"
 }
+root_setup hip
 
 # MAJOR.MINOR.PATCH as the release tags spell it (4.6.01); Kokkos Kernels writes SET().
 version_of() {  # version_of CMAKELISTS PREFIX
@@ -142,18 +84,7 @@ kokkos_version=$(version_of "$kokkos_src/CMakeLists.txt" Kokkos)
 [ -n "$kokkos_version" ] || kokkos_version=unknown
 
 # 1. The root.
-if [ -f "$root/etc/gpp-hip-root" ] && [ "$(cat "$root/etc/gpp-hip-root")" = "$suite" ]; then
-  note "root $root reused ($suite)"
-else
-  [ -z "$(ls -A "$root")" ] || { echo "hip-build: $root is neither empty nor a root made by this script for $suite" >&2; exit 2; }
-  step "debootstrap --variant=minbase $suite" debootstrap.log \
-    debootstrap --variant=minbase "$suite" "$root" "$mirror"
-  # An unstable index's Release file may be expired.
-  echo 'Acquire::Check-Valid-Until "false";' >"$root/etc/apt/apt.conf.d/99gpp-no-valid-until"
-  echo "$suite" >"$root/etc/gpp-hip-root"
-fi
-mount -t proc proc "$root/proc"
-mount -t sysfs sys "$root/sys"
+root_make gpp-hip-root
 
 # 2. Packages: Debian's ROCm (hipcc pulls clang, lld, the device libraries, the HIP
 #    runtime) and what gpp builds with. gfortran builds the test suite's oracle and .dat

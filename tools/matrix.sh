@@ -167,84 +167,21 @@ rev=$(git -C "$here" rev-parse --verify "$commit^{commit}")
 if [ "$commit" = HEAD ] && [ -n "$(git -C "$here" status --porcelain --untracked-files=no)" ]; then
   echo "matrix: note: uncommitted changes in $here are not built (HEAD $rev is)" >&2
 fi
-. "$here/tools/debian-mirror.sh"
-mirror=$(debian_mirror "$suite") || { echo "matrix: no Debian apt source on this machine to take a mirror from" >&2; exit 1; }
-command -v debootstrap >/dev/null || { echo "matrix: needs debootstrap (apt-get install debootstrap)" >&2; exit 1; }
-
-t0=$SECONDS
-tmp_root=0
-if [ -z "$root" ]; then
-  root=$(mktemp -d /var/tmp/gpp-matrix-root.XXXXXX)
-  tmp_root=1
-else
-  mkdir -p "$root"
-  root=$(cd "$root" && pwd)
-fi
-[ -n "$logs" ] || logs=$(mktemp -d /var/tmp/gpp-matrix-logs.XXXXXX)
-mkdir -p "$logs"
-logs=$(cd "$logs" && pwd)
-
-cleanup() {
-  local m
-  for m in "$root/sys" "$root/proc"; do
-    mountpoint -q "$m" && umount -l "$m"
-  done
-  if [ "$tmp_root" = 1 ] && [ "$keep" = 0 ]; then
-    # Only once nothing is mounted below the root.
-    if ! grep -q " $root/" /proc/mounts; then rm -rf --one-file-system "$root"; fi
-  fi
-}
-trap cleanup EXIT
-
-# Run a command line in the root as a fresh root login would: a clean environment.
-in_root() {
-  chroot "$root" /usr/bin/env -i HOME=/root USER=root LOGNAME=root TERM=dumb LANG=C.UTF-8 GPP_JOBS="$jobs" \
-    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin /bin/bash -c "$1"
-}
-summary=()
-failed=0
-# step NAME LOG COMMANDS...: run COMMANDS, output to LOG, timed; a failure ends the script.
-step() {
-  local name=$1 log=$logs/$2 s=$SECONDS rc=0
-  shift 2
-  printf '== matrix [%4ds] %s (log: %s)\n' $((SECONDS - t0)) "$name" "$log"
-  "$@" >"$log" 2>&1 || rc=$?
-  local d=$((SECONDS - s))
-  if [ $rc -eq 0 ]; then
-    summary+=("$(printf 'PASS  %4d s  %s' "$d" "$name")")
-    return 0
-  fi
-  summary+=("$(printf 'FAIL  %4d s  %s (exit %d: %s)' "$d" "$name" $rc "$log")")
-  failed=1
-  tail -n 30 "$log"
-  report
-  exit 1
-}
-note() { summary+=("$(printf '      %6s  %s' "" "$*")"); }
-report() {
-  printf '\n== matrix summary: row %s (%s), gpp %s (%d s in all)\n' "$row" "$suite" "${rev:0:12}" $((SECONDS - t0))
-  printf '%s\n' "${summary[@]}"
-  if [ "$failed" = 0 ]; then echo "== matrix: PASS"; else echo "== matrix: FAIL"; fi
-  echo "   root: $root$([ "$tmp_root" = 1 ] && [ "$keep" = 0 ] && echo ' (removed)')   logs: $logs"
+tool=matrix
+. "$here/tools/debian-root.sh"
+in_root_env=(GPP_JOBS="$jobs")
+report_title() {
+  printf '== matrix summary: row %s (%s), gpp %s (%d s in all)\n' "$row" "$suite" "${rev:0:12}" $((SECONDS - t0))
 }
 # ctest_summary LOG: the "N% tests passed, ..." line of a ctest log, as a note.
 ctest_summary() { note "$(grep -E '^[0-9]+% tests passed' "$logs/$1" | tail -n 1)"; }
 versions() {  # versions PACKAGE...: "name version" of each installed package, as a note
   note "$(in_root "dpkg-query -W -f='\${Package} \${Version}, ' $* 2>/dev/null" | sed 's/, $//')"
 }
+root_setup matrix
 
 # 1. The root, this commit cloned into it.
-if [ -f "$root/etc/gpp-matrix-root" ] && [ "$(cat "$root/etc/gpp-matrix-root")" = "$suite" ]; then
-  note "root $root reused ($suite)"
-else
-  [ -z "$(ls -A "$root")" ] || { echo "matrix: $root is neither empty nor a root made by this script for $suite" >&2; exit 2; }
-  step "debootstrap --variant=minbase $suite" debootstrap.log debootstrap --variant=minbase "$suite" "$root" "$mirror"
-  # An unstable index's Release file may be expired.
-  echo 'Acquire::Check-Valid-Until "false";' >"$root/etc/apt/apt.conf.d/99gpp-no-valid-until"
-  echo "$suite" >"$root/etc/gpp-matrix-root"
-fi
-mount -t proc proc "$root/proc"
-mount -t sysfs sys "$root/sys"
+root_make gpp-matrix-root
 rm -rf "$root/root/gpp"
 git clone -q --no-checkout "$here" "$root/root/gpp"
 git -C "$root/root/gpp" checkout -q --detach "$rev"

@@ -112,9 +112,11 @@ def read_input(path, what):
         raise InputError(f"{path}: not UTF-8 text ({e.reason})")
 
 
-def read_csv(path, columns, kind):
-    """Rows (dicts) of a gpp CSV of the given kind, checked against schema_version 1."""
-    text = read_input(path, f"{kind} CSV")
+def read_csv(path, columns, kind, text=None):
+    """Rows (dicts) of a gpp CSV of the given kind, checked against schema_version 1 (text:
+    the file's text when the caller has read it already)."""
+    if text is None:
+        text = read_input(path, f"{kind} CSV")
     try:
         records = list(csv.reader(io.StringIO(text, newline="")))
     except csv.Error as e:
@@ -1043,9 +1045,12 @@ def draw_lines(rows, path, policy):
 # Tables (Markdown, for docs/)
 # ---------------------------------------------------------------------------------------------
 
-def csv_kind(path):
+def csv_kind(path, text):
     """'roofline' or 'sweep' (gpp sweep and gpp bench write the same columns), from the header."""
-    header = read_input(path, "CSV").split("\n", 1)[0].strip().split(",")
+    try:
+        header = next(csv.reader(io.StringIO(text, newline="")), [])
+    except csv.Error as e:
+        raise InputError(f"{path}: not a readable CSV ({e})")
     if all(c in header for c in ROOFLINE_COLUMNS):
         return "roofline"
     if all(c in header for c in SWEEP_COLUMNS):
@@ -1086,9 +1091,10 @@ def roofline_table(rows):
     return lines
 
 
-def path_rows(rows):
+def path_rows(rows, then=lambda r: ()):
+    """rows sorted by policy in path order, then by then(row)."""
     order = path_order(distinct(rows, "policy"), "path")
-    return sorted(rows, key=lambda r: order.index(r["policy"]))
+    return sorted(rows, key=lambda r: (order.index(r["policy"]), then(r)))
 
 
 def sweep_table(rows):
@@ -1103,8 +1109,7 @@ def sweep_table(rows):
             t = number(r, "time_median_s")
             if r["policy"] not in best or t < best[r["policy"]][0]:
                 best[r["policy"]] = (t, id(r))
-    order = path_order(distinct(rows, "policy"), "path")
-    for r in sorted(rows, key=lambda r: (order.index(r["policy"]), [tunable_key(r[t]) for t in shown])):
+    for r in path_rows(rows, lambda r: [tunable_key(r[t]) for t in shown]):
         ok = r["status"] == "ok"
         times = [fmt_sig(number(r, c, required=ok)) for c in ("time_median_s", "time_min_s", "time_max_s")]
         if ok and best[r["policy"]][1] == id(r) and len(rows) > len(best):
@@ -1118,8 +1123,9 @@ def sweep_table(rows):
 
 
 def markdown_table(path):
-    kind = csv_kind(path)
-    rows = read_csv(path, ROOFLINE_COLUMNS if kind == "roofline" else SWEEP_COLUMNS, kind)
+    text = read_input(path, "CSV")
+    kind = csv_kind(path, text)
+    rows = read_csv(path, ROOFLINE_COLUMNS if kind == "roofline" else SWEEP_COLUMNS, kind, text)
     body = roofline_table(rows) if kind == "roofline" else sweep_table(rows)
     note = ("best time per policy in bold; " if kind == "sweep" and len(rows) > len(distinct(rows, "policy"))
             else "")
@@ -1144,10 +1150,15 @@ def parse_formats(text):
     return list(dict.fromkeys(formats))
 
 
-def out_paths(prefix, formats):
-    directory = os.path.dirname(os.path.abspath(prefix))
+def check_directory(path):
+    """The folder an output path names exists."""
+    directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise InputError(f"output directory {directory} does not exist")
+
+
+def out_paths(prefix, formats):
+    check_directory(prefix)
     return [(f, f"{prefix}.{f}") for f in formats]
 
 
@@ -1219,8 +1230,7 @@ def run(argv):
         if args.out is None:
             sys.stdout.write(text)
         else:
-            if not os.path.isdir(os.path.dirname(os.path.abspath(args.out))):
-                raise InputError(f"output directory {os.path.dirname(os.path.abspath(args.out))} does not exist")
+            check_directory(args.out)
             check_outputs([args.out], [args.csv])
             write_outputs([(args.out, text.encode("utf-8"))])
         return 0

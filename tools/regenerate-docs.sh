@@ -86,7 +86,8 @@ commands=
 shown_dir=$out/   # how DIR is written in the commands: docs/ when it is this checkout's
 [ "$out" != "$checkout/docs" ] || shown_dir=docs/
 step() {  # step CMD...: run, echo and record the command (as run from the checkout) in $commands
-  local shown=${*//$stage\//$shown_dir} ; shown=${shown//$gpp/gpp}; shown=${shown/#plot /python3 tools/gpp_plot.py }
+  local shown=${*//$stage\//$shown_dir}; shown=${shown//$out\//$shown_dir}; shown=${shown//$gpp/gpp}
+  shown=${shown/#plot /python3 tools/gpp_plot.py }
   printf '[%4ds] %s\n' $((SECONDS - t0)) "$shown"
   printf '%s\n' "$shown" >>"$commands"
   "$@" >>"$stage/log.txt" 2>&1 || { tail -n 20 "$stage/log.txt" >&2; die "failed: $shown"; }
@@ -120,12 +121,9 @@ if want ceilings; then  # the GPU's and the host cores' ceilings
 fi
 if want roofline; then  # the paper's path on si214: times, counted and profiled FLOPs, bytes
   begin roofline
-  ceilings=$R/ceilings-$tag.json
-  if [ ! -f "$ceilings" ]; then
-    [ -f "$out/roofline/ceilings-$tag.json" ] || die "no ceilings of $tag: add the ceilings step (--steps ceilings,roofline)"
-    cp "$out/roofline/ceilings-$tag.json" "$stage/ceilings-$tag.json"; ceilings=$stage/ceilings-$tag.json
-    step_ceilings=${shown_dir}roofline/ceilings-$tag.json   # where it is read from
-  fi
+  ceilings=$R/ceilings-$tag.json  # this run's, else those DIR holds (read there)
+  [ -f "$ceilings" ] || ceilings=$out/roofline/ceilings-$tag.json
+  [ -f "$ceilings" ] || die "no ceilings of $tag: add the ceilings step (--steps ceilings,roofline)"
   step "$gpp" roofline inputs/si214.toml --policy "$path" --space device --repeat $rep --tuning none \
     --ncu "$ncu" --ceilings "$ceilings" --csv "$R/roofline-si214-$tag.csv"
   step plot path --deck si214 --csv "$R/roofline-si214-$tag.csv" --ceilings "$ceilings" --out "$R/path-si214-$tag" --formats png,svg
@@ -134,7 +132,6 @@ if want roofline; then  # the paper's path on si214: times, counted and profiled
     step plot roofline --deck si214 --csv "$R/roofline-si214-$tag.csv" --ceilings "$ceilings" --policy $p \
       --out "$R/roofline-$p-si214-$tag" --formats png,svg
   done
-  [ -z "${step_ceilings:-}" ] || sed -i "s|${shown_dir}ceilings-$tag.json|$step_ceilings|g" "$commands"
 fi
 if want bench; then  # every policy on both decks, verified: the GPU steps and tuned; host on the CPU
   begin measurements
@@ -175,7 +172,8 @@ for dir in roofline sweeps measurements; do
 done
 
 # results.md from what DIR holds for TAG.
-tagged() { local f; for f in "$out/$1"/*; do [ -e "$f" ] || continue; case $(basename "$f") in *-"$tag".*|*-"$tag"-*) echo "$f" ;; esac; done; }
+is_tagged() { case $(basename "$1") in *-"$tag".*|*-"$tag"-*) return 0 ;; esac; return 1; }
+tagged() { local f; for f in "$out/$1"/*; do [ -e "$f" ] && is_tagged "$f" && echo "$f"; done; true; }
 {
   echo "# Results on $tag: every measured chart and table"
   echo
@@ -184,14 +182,15 @@ tagged() { local f; for f in "$out/$1"/*; do [ -e "$f" ] || continue; case $(bas
   echo "names the commit that measured it; each folder's \`commands-$tag.sh\` has the commands,"
   echo "the date and the OpenMP settings."
   echo
-  hashes=$(for f in $(tagged roofline) $(tagged measurements) $(tagged sweeps); do
-    case $f in *.csv) "$py" - "$f" <<'PY' ;;
+  hashes=$("$py" - $(tagged roofline) $(tagged measurements) $(tagged sweeps) <<'PY' | sort -u
 import csv, sys
-with open(sys.argv[1], newline="") as f:
-    for row in csv.DictReader(f):
-        print(row["git"])
+for path in sys.argv[1:]:
+    if path.endswith(".csv"):
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                print(row["git"])
 PY
-    esac; done | sort -u)
+)
   if [ "$(grep -c . <<<"$hashes")" -gt 1 ]; then
     echo "**These files come from more than one commit:** $(echo $hashes | sed 's/ /, /g')."
   else
@@ -228,8 +227,7 @@ echo "regenerate-docs: $written files and results.md written into $out in $((SEC
 others=()
 for dir in roofline sweeps measurements; do
   for f in "$out/$dir"/*; do
-    [ -e "$f" ] || continue
-    case $(basename "$f") in *-"$tag".*|*-"$tag"-*) ;; *) others+=("$dir/$(basename "$f")") ;; esac
+    [ -e "$f" ] && ! is_tagged "$f" && others+=("$dir/$(basename "$f")")
   done
 done
 [ ${#others[@]} -eq 0 ] || echo "regenerate-docs: not $tag's (kept): ${others[*]}"

@@ -44,25 +44,32 @@ FusedCost fused_cost() {
   f.pair = ops(2 + 2 + 1, 4 + 4 + 1 + 2 + 1 + 1);
   // mat = conj(aqsm)*aqsn (4M 2A); P = I_eps*mat (4M 2A)
   f.band = ops(2 + 2, 4 + 4);
-  // Q = occ*Omega2*mat (2M, 4M 2A)
-  f.band_occupied = ops(2, 2 + 4);
-  // dr (1A); wdiffr = dr*dr + wi2 (1M 1A); cr = wx*wx - t2r (1M 1A); cden2 (1M 1A);
-  // R = 1/(wdiffr*cden2) (1M, 1 reciprocal); inv_wdiffr = R*cden2 (1M); delwr (1M)
-  f.occ_common = ops(1 + 1 + 1 + 1, 1 + 1 + 1 + 1 + 1 + 1, 1);
-  // a = wr*dr - wi2, b = wi*wx (2M 1A); c = (a + ib)*P (4M 2A); sch += inv_wdiffr*c
-  // (2M 2A); inv_cden2 = R*wdiffr (1M)
-  f.occ_regular = ops(1 + 2 + 2, 2 + 4 + 2 + 1);
-  // |Omega2|^2 (2M 1A) * inv_cden2 (1M) > sexcut2*|I_eps|^2 (2M 1A, 1M)
-  f.occ_regular_cut = ops(1 + 1, 2 + 1 + 2 + 1);
-  // Q*(cr, t2i) (4M 2A) * inv_cden2 (2M); ssx += (2A)
-  f.occ_regular_ssx = ops(2 + 2, 4 + 2);
+  // occupied bands, tuned's partial fractions (host.cpp: occupied_band): U = wtilde*P (4M
+  // 2A), V = |wtilde|^2 P (2M)
+  f.band_occupied = ops(2, 4 + 2);
+  // dr, sr (2A); wdiffr, wsumr (2M 2A); R = 1/(wdiffr*wsumr) (1M, 1 reciprocal); the
+  // near-pole test's |wtilde|^2/TOL_Zero (1M)
+  f.occ_common = ops(2 + 2, 2 + 1 + 1, 1);
+  // inv_wdiffr = R*wsumr (1M); wx U (2M); wx U - V (2A); sch += inv_wdiffr*(..) (2M 2A)
+  f.occ_regular = ops(2 + 2, 1 + 2 + 2);
+  // |Omega2|^2 * R (1M) > sexcut2*|I_eps|^2 (both per G)
+  f.occ_regular_cut = ops(0, 1);
+  // not cut: inv_wsumr = R*wdiffr (1M); wx U + V (2A); Y += inv_wsumr*(..) (2M 2A)
+  f.occ_regular_ssx = ops(2 + 2, 1 + 2);
+  // cut: Y += inv_wdiffr*(wx U - V) (2M 2A)
+  f.occ_regular_dropped = ops(2, 2);
+  // the scalar pass (host.cpp: near_pole_pass): Q = occ*Omega2*mat (2M, 4M 2A, counted per
+  // near-pole term though computed once per flagged G and band); cr = wx*wx - t2r (1M 1A);
+  // cden2 (1M 1A); R = 1/(wdiffr*cden2) (1M, 1 reciprocal); inv_wdiffr (1M); delwr (1M);
   // a, b (2M 1A); delw = (a, b)*inv_wdiffr (2M); cden = 4*wtilde2*(delw + 0.5) (1A, 2M,
   // 4M 2A); 1/|cden|^2 (2M 1A, 1 reciprocal)
-  f.occ_near = ops(1 + 1 + 2 + 1, 2 + 2 + 2 + 4 + 2, 1);
+  f.occ_near = ops(2 + 1 + 1 + 1 + 1 + 2 + 1, 2 + 4 + 1 + 1 + 1 + 1 + 1 + 2 + 2 + 2 + 4 + 2, 2);
   // |Omega2|^2 (2M 1A) * delwr (1M) * inv_cden2 (1M) > sexcut2*|I_eps|^2 (2M 1A, 1M)
   f.occ_near_cut = ops(1 + 1, 2 + 1 + 1 + 2 + 1);
   // (Q*delw) (4M 2A) * conj(cden) (4M 2A) * inv_cden2 (2M); ssx += (2A)
   f.occ_near_ssx = ops(2 + 2 + 2, 4 + 4 + 2);
+  // per (occupied band, G', G block, frequency): ssx*mat sums = h (sch - Y) (2A 2M)
+  f.block_occupied = ops(2, 2);
   // dr (1A); wdiffr (1M 1A); 1/wdiffr (1 reciprocal); delwr (1M)
   f.empty_common = ops(1 + 1, 1 + 1, 1);
   // a, b (2M 1A); c = (a + ib)*P (4M 2A); sch += inv_wdiffr*c (2M 2A)
@@ -261,10 +268,13 @@ Work count_policy(const std::string& policy, const Shape& s, const ArmCounts& ar
     add(f.band, band_pairs * groups);
     add(f.band_occupied, s.occupied_bands * s.ngpown * s.ncouls * groups);
     const double occ = double(arms.count(1)), empty = double(arms.count(0));
+    const int ig_block = or_default(t.ig_block, 256);
+    add(f.block_occupied, s.occupied_bands * s.ngpown * std::ceil(s.ncouls / ig_block) * s.nw);
     add(f.occ_common, occ);
     add(f.occ_regular, double(arms.count(1, -1, physics::kRegular)));
     add(f.occ_regular_cut, double(arms.count(1, 1, physics::kRegular)));
     add(f.occ_regular_ssx, double(arms.count(1, -1, physics::kRegular, 0)));
+    add(f.occ_regular_dropped, double(arms.count(1, -1, physics::kRegular, 1)));
     add(f.occ_near, double(arms.count(1, -1, physics::kNearPole)));
     add(f.occ_near_cut, double(arms.count(1, 1, physics::kNearPole)));
     add(f.occ_near_ssx, double(arms.count(1, -1, physics::kNearPole, 0)));

@@ -45,16 +45,18 @@ struct SigmaTermCost {
 };
 SigmaTermCost sigma_term_cost(bool reciprocal, bool squared_cut);
 
-/// The fused form (physics::pair_terms, fused_band, fused_term) by piece.
+/// The host policy's fused form (policies/host.cpp) by piece.
 struct FusedCost {
   Ops pair;                // pair_terms: once per (G, G', band block, pass of frequencies)
   Ops band;                // matngmatmgp and P = I_eps*mat: per (band, G', G, pass)
-  Ops band_occupied;       // Q = occ*Omega2*mat: per (occupied band, G', G, pass)
-  Ops occ_common;          // fused_term<true> before the arms, per term
-  Ops occ_regular;         // sch*mat added, and inv_cden2
+  Ops band_occupied;       // U, V (partial fractions): per (occupied band, G', G, pass)
+  Ops occ_common;          // an occupied term before the arms
+  Ops occ_regular;         // sch*mat added
   Ops occ_regular_cut;     // the sexcut test (wx < 0 only)
-  Ops occ_regular_ssx;     // ssx_mat, when not cut
-  Ops occ_near;            // delw, cden and its reciprocal
+  Ops occ_regular_ssx;     // Y's term when not cut
+  Ops occ_regular_dropped; // Y's term when cut
+  Ops occ_near;            // the scalar pass: Q, cden, delw, cden again and two reciprocals
+  Ops block_occupied;      // ssx*mat = h (sch - Y): per (occupied band, G', G block, frequency)
   Ops occ_near_cut;        // the sexcut test (wx < 0 only)
   Ops occ_near_ssx;        // ssx_mat, when not cut
   Ops empty_common;        // fused_term<false> before the arms

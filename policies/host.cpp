@@ -7,12 +7,13 @@
 // such a CPU). The arms are blends; the rare near-pole arm of occupied bands is not
 // computed in the vector loop but flagged per G and added by a scalar pass over the
 // flagged G. The G' factor applied once per G'; ssx skipped for empty bands. The
-// arithmetic of each term is the fused form as the first session of 2026-11-23 wrote it
-// (docs/roofline.md, "Counting": (a + ib) P, Q conj(cden), the near-pole arm through
-// cden), which `tuned` has since rewritten around per-band terms (physics::band_terms);
-// the reciprocals of empty bands are shared by a group's frequencies (Rcp) and their arm's
-// test is one comparison per term (GPP_HOST_EMPTY_TERM); the sums over G are in a
-// different order.
+// occupied bands' regular arm is `tuned`'s partial fractions (physics::occupied_term:
+// sch and Y from one reciprocal of |wdiff|^2 |wsum|^2, ssx = (sch - Y) / 2 per band);
+// the empty bands' terms and the near-pole arm are the fused form as the first session of
+// 2026-11-23 wrote it (docs/roofline.md, "Counting": (a + ib) P, the near-pole arm
+// through cden); the reciprocals of empty bands are shared by a group's frequencies (Rcp)
+// and every arm's test is one comparison per term with a G's threshold; the sums over G
+// are in a different order.
 #include "gpp_kernels.hpp"
 
 #include <cstdlib>
@@ -43,6 +44,7 @@ namespace {
 constexpr int kMaxIgBlock = 1024;  // the per-thread buffer of pair invariants
 constexpr int kMaxGroup = 4;       // frequencies per vector loop (one accumulator pair each)
 constexpr double kInvLimitone = 1.0 / physics::limitone;
+constexpr double kInvTolZero = 1.0 / physics::TOL_Zero;
 
 // The fields of a G block's pair invariants, one row of ig_block doubles each.
 enum Field : int {
@@ -344,80 +346,80 @@ inline void empty_band(const Rows& r, const int len, const Band& b, const double
 }
 #undef GPP_HOST_EMPTY_TERM
 
-// One frequency x at one G of an occupied band, regular arm (the fused form): sch*mat
-// and occ*ssx*mat (ssx zero where cut), and whether the near-pole arm is due instead. As
-// in GPP_HOST_EMPTY_TERM, the arm and the cut are blends of the reciprocals with 0 and
-// each sum one FMA.
-#define GPP_HOST_OCC_TERM(x, BIT, SR, SI, XR, XI)                                            \
+// One frequency x at one G of an occupied band, regular arm, in `tuned`'s partial
+// fractions (physics::occupied_term): with U = wtilde P and V = |wtilde|^2 P (P = I_eps
+// mat), sch*mat = (x U - V) / |wdiff|^2 and ssx*mat = (sch*mat - Y) / 2, Y = (x U + V) /
+// |wsum|^2 (wsum = x + wtilde) where ssx is kept, (x U - V) / |wdiff|^2 where it is cut;
+// one reciprocal 1/(|wdiff|^2 |wsum|^2) = 1/|cden|^2 gives both denominators and the
+// sexcut test. The arm's test is one comparison with the G's threshold (as the empty
+// bands'), the arms and the cut blends of the reciprocals with 0, each sum one FMA; and
+// whether the near-pole arm is due instead (|delw|^2 > TOL_Zero: |wdiff|^2 <
+// |wtilde|^2 / TOL_Zero).
+#define GPP_HOST_OCC_TERM(x, BIT, SR, SI, YR, YI)                                            \
   {                                                                                     \
-    const double dr = (x) - wr[k];                                                      \
+    const double dr = (x) - wr[k], sr = (x) + wr[k];                                    \
     const double wdiffr = dr * dr + wi2[k];                                             \
-    const double cr = (x) * (x) - t2r[k];                                               \
-    const double cden2 = cr * cr + t2i2[k];                                             \
-    const double R = 1.0 / (wdiffr * cden2);                                            \
-    const double inv_wdiffr = R * cden2;                                                \
-    const double delwr = wabs2[k] * inv_wdiffr;                                         \
-    const double a = wr[k] * dr - wi2[k], b = wi[k] * (x);                              \
-    const bool regular = (wdiffr > limittwo) & (delwr < physics::limitone);            \
-    const double inv_cden2 = R * wdiffr;                                                \
-    const bool cut = ((x) < 0.0) & (om2[k] * inv_cden2 > cut2[k]);                     \
-    const double inv_regular = regular ? inv_wdiffr : 0.0;                              \
-    const double inv_keep = (regular & !cut) ? inv_cden2 : 0.0;                         \
-    SR += inv_regular * (a * Pr - b * Pi);                                              \
-    SI += inv_regular * (a * Pi + b * Pr);                                              \
-    XR += inv_keep * (Qr * cr - Qi * t2i[k]);                                           \
-    XI += inv_keep * (Qr * t2i[k] + Qi * cr);                                           \
-    near += (!regular & (delwr > physics::TOL_Zero)) ? (BIT) : 0.0;                    \
+    const double wsumr = sr * sr + wi2[k];                                              \
+    const double R = 1.0 / (wdiffr * wsumr);                                            \
+    const bool regular = wdiffr > thr[k];                                               \
+    const bool cut = ((x) < 0.0) & (om2[k] * R > cut2[k]);                             \
+    const double inv_regular = regular ? R * wsumr : 0.0;                               \
+    const double inv_keep = (regular & !cut) ? R * wdiffr : 0.0;                        \
+    const double inv_drop = cut ? inv_regular : 0.0;                                    \
+    const double cmr = (x) * Ur - Vr, cmi = (x) * Ui - Vi;                              \
+    const double cpr = (x) * Ur + Vr, cpi = (x) * Ui + Vi;                              \
+    SR += inv_regular * cmr;                                                            \
+    SI += inv_regular * cmi;                                                            \
+    YR += inv_keep * cpr + inv_drop * cmr;                                              \
+    YI += inv_keep * cpi + inv_drop * cmi;                                              \
+    near += (!regular & (wdiffr < wabs2[k] * kInvTolZero)) ? (BIT) : 0.0;              \
   }
 
 // An occupied band: W frequencies over the G block, regular arm; flag[k] holds 2^w for
-// each frequency w that takes the near-pole arm at G (added by near_pole_pass).
+// each frequency w that takes the near-pole arm at G (added by near_pole_pass). ssx*mat
+// summed as (sch*mat - Y) / 2 over the block, times occ.
 template <int W>
 inline void occupied_band(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
   const double* __restrict wr = r[kWr];
   const double* __restrict wi = r[kWi];
   const double* __restrict wi2 = r[kWi2];
   const double* __restrict wabs2 = r[kWabs2];
-  const double* __restrict t2r = r[kT2r];
-  const double* __restrict t2i = r[kT2i];
-  const double* __restrict t2i2 = r[kT2i2];
   const double* __restrict ir = r[kIr];
   const double* __restrict ii = r[kIi];
-  const double* __restrict o_r = r[kOr];
-  const double* __restrict o_i = r[kOi];
   const double* __restrict om2 = r[kOm2];
   const double* __restrict cut2 = r[kCut2];
+  const double* __restrict thr = r[kThr];
   double* __restrict flag = r.f[kFlag];
   const double* __restrict an = b.an;
-  const double amr = b.amr, ami = b.ami, occ = b.occ, limittwo = b.limittwo;
+  const double amr = b.amr, ami = b.ami;
   const double x0 = x[0], x1 = W > 1 ? x[1] : 0.0, x2 = W > 2 ? x[2] : 0.0, x3 = W > 3 ? x[3] : 0.0;
   double s0r = 0, s0i = 0, s1r = 0, s1i = 0, s2r = 0, s2i = 0, s3r = 0, s3i = 0;
-  double x0r = 0, x0i = 0, x1r = 0, x1i = 0, x2r = 0, x2i = 0, x3r = 0, x3i = 0;
-#pragma omp simd reduction(+ : s0r, s0i, s1r, s1i, s2r, s2i, s3r, s3i, x0r, x0i, x1r, x1i, x2r, x2i, x3r, x3i)
+  double y0r = 0, y0i = 0, y1r = 0, y1i = 0, y2r = 0, y2i = 0, y3r = 0, y3i = 0;
+#pragma omp simd reduction(+ : s0r, s0i, s1r, s1i, s2r, s2i, s3r, s3i, y0r, y0i, y1r, y1i, y2r, y2i, y3r, y3i)
   for (int k = 0; k < len; ++k) {
     const double ar = an[2 * k], ai = an[2 * k + 1];
     const double mr = amr * ar + ami * ai, mi = amr * ai - ami * ar;
     const double Pr = ir[k] * mr - ii[k] * mi, Pi = ir[k] * mi + ii[k] * mr;
-    // Q = (occ * Omega2) * mat
-    const double ocr = occ * o_r[k], oci = occ * o_i[k];
-    const double Qr = ocr * mr - oci * mi, Qi = ocr * mi + oci * mr;
+    const double Ur = wr[k] * Pr - wi[k] * Pi, Ui = wr[k] * Pi + wi[k] * Pr;  // wtilde P
+    const double Vr = wabs2[k] * Pr, Vi = wabs2[k] * Pi;                      // |wtilde|^2 P
     double near = 0.0;
-    GPP_HOST_OCC_TERM(x0, 1.0, s0r, s0i, x0r, x0i)
-    if constexpr (W > 1) GPP_HOST_OCC_TERM(x1, 2.0, s1r, s1i, x1r, x1i)
-    if constexpr (W > 2) GPP_HOST_OCC_TERM(x2, 4.0, s2r, s2i, x2r, x2i)
-    if constexpr (W > 3) GPP_HOST_OCC_TERM(x3, 8.0, s3r, s3i, x3r, x3i)
+    GPP_HOST_OCC_TERM(x0, 1.0, s0r, s0i, y0r, y0i)
+    if constexpr (W > 1) GPP_HOST_OCC_TERM(x1, 2.0, s1r, s1i, y1r, y1i)
+    if constexpr (W > 2) GPP_HOST_OCC_TERM(x2, 4.0, s2r, s2i, y2r, y2i)
+    if constexpr (W > 3) GPP_HOST_OCC_TERM(x3, 8.0, s3r, s3i, y3r, y3i)
     flag[k] = near;
   }
-  s.sr[0] += s0r, s.si[0] += s0i, s.xr[0] += x0r, s.xi[0] += x0i;
-  if constexpr (W > 1) s.sr[1] += s1r, s.si[1] += s1i, s.xr[1] += x1r, s.xi[1] += x1i;
-  if constexpr (W > 2) s.sr[2] += s2r, s.si[2] += s2i, s.xr[2] += x2r, s.xi[2] += x2i;
-  if constexpr (W > 3) s.sr[3] += s3r, s.si[3] += s3i, s.xr[3] += x3r, s.xi[3] += x3i;
+  const double h = 0.5 * b.occ;
+  s.sr[0] += s0r, s.si[0] += s0i, s.xr[0] += h * (s0r - y0r), s.xi[0] += h * (s0i - y0i);
+  if constexpr (W > 1) s.sr[1] += s1r, s.si[1] += s1i, s.xr[1] += h * (s1r - y1r), s.xi[1] += h * (s1i - y1i);
+  if constexpr (W > 2) s.sr[2] += s2r, s.si[2] += s2i, s.xr[2] += h * (s2r - y2r), s.xi[2] += h * (s2i - y2i);
+  if constexpr (W > 3) s.sr[3] += s3r, s.si[3] += s3i, s.xr[3] += h * (s3r - y3r), s.xi[3] += h * (s3i - y3i);
 }
 #undef GPP_HOST_OCC_TERM
 
 // The near-pole arm (the fused form's second arm) of the frequencies that occupied_band
-// flagged, one G and frequency at a time: the same arithmetic as the vector loop up to
-// the arm's choice (which it checks again). About 4% of si214's occupied terms, yet this
+// flagged, one G and frequency at a time, in the fused form through cden (the arm as
+// occupied_band chose it). About 4% of si214's occupied terms, yet this
 // pass is about a quarter of a thread's time on si214 (docs/performance.md, 2026-11-26):
 // two fifths of it building the list, the rest two dependent divisions per term.
 template <int W>
@@ -464,8 +466,8 @@ inline void near_pole_pass(const Rows& r, const int len, const Band& b, const do
       const double R = 1.0 / (wdiffr * cden2);
       const double inv_wdiffr = R * cden2;
       const double delwr = r[kWabs2][k] * inv_wdiffr;
-      const bool regular = wdiffr > b.limittwo && delwr < physics::limitone;
-      if (regular || !(delwr > physics::TOL_Zero)) continue;
+      // (the arm as occupied_band chose it, not tested again: a test written another way
+      // could disagree within a rounding and drop the term from both arms)
       const complex_t delw((wr * dr - wi2) * inv_wdiffr, (wi * x[w]) * inv_wdiffr);
       const complex_t cden = 4.0 * complex_t(t2r, t2i) * (delw + 0.5);
       const double inv_cden2 = 1.0 / physics::norm2(cden);

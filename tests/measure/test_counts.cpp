@@ -33,15 +33,16 @@ static_assert(kLiteralReg == 77 && kLiteralNear == 84 && kLiteralZero == 59);
 constexpr double kV1Reg = 79, kV1Near = 86, kV1Zero = 60;  // reciprocal: +1 (preamble), +1 (arm)
 constexpr double kV3Reg = 80, kV3Near = 87, kV3Zero = 61;  // squared cutoff: 8 instead of 7
 constexpr double kV6Reg = 30 + 19 + 8 + 18 + 6, kV6Near = 30 + 26 + 8 + 18 + 6, kV6Zero = 30 + 8 + 18 + 6;
-// Fused (tuned, host), per term. Occupied band: dr (1) + wdiffr (2) + cr (2) + cden2 (2)
-// + wdiffr*cden2 (1) + inv_wdiffr (1) + delwr (1) = 10, 1 reciprocal. Regular: a, b (3)
-// + (a + ib)*P (6) + sch += inv_wdiffr*(...) (4) + inv_cden2 (1) = 14; cutoff test if
-// wx < 0: |Omega2|^2 (3) + *inv_cden2 (1) + sexcut2 |I_eps|^2 (4) = 8; ssx if not cut:
-// Q*cden (6) + *inv_cden2 (2) + += (2) = 10. Near-pole: a, b (3) + delw (2) + cden (9)
-// + |cden|^2 (3) = 17, 1 reciprocal; test 9; ssx 6 + 6 + 2 + 2 = 16. Empty band: dr (1)
-// + wdiffr (2) + delwr (1) = 4, 1 reciprocal; regular adds 3 + 6 + 4 = 13.
-// Per (band, G', G): mat (6) + P (6), occupied + Q (8). Per (G, G', band block): 18.
-// (host)
+// host, per term. Occupied band (tuned's partial fractions): dr, sr (2) + wdiffr, wsumr
+// (4) + their product (1) + the near-pole test's |wtilde|^2/TOL_Zero (1) = 8, 1
+// reciprocal. Regular: inv_wdiffr (1) + wx U (2) + wx U - V (2) + sch += (4) = 9; cutoff
+// test if wx < 0: |Omega2|^2 R (1); Y if not cut: inv_wsumr (1) + wx U + V (2) + Y += (4)
+// = 7, if cut: Y += (4). Near-pole (the scalar pass): Q (8) + cr (2) + cden2 (2) + R (1)
+// + inv_wdiffr (1) + delwr (1) + a, b (3) + delw (2) + cden (9) + |cden|^2 (3) = 32, 2
+// reciprocals; test 9; ssx 6 + 6 + 2 + 2 = 16. Empty band: dr (1) + wdiffr (2) + delwr
+// (1) = 4, 1 reciprocal; regular adds 3 + 6 + 4 = 13. Per (band, G', G): mat (6) + P
+// (6), occupied + U, V (8). Per (G, G', band block): 18. Per (occupied band, G', G
+// block, frequency): h (sch - Y) 4.
 // Passes (more frequencies than GPP_MAX_NW): v0..v4, tuned and host run ceil(nw /
 // GPP_MAX_NW) passes, and what they compute once per (band, G', G) or per (G, G', band
 // block) they compute once per pass; what is per term or per frequency does not change.
@@ -152,6 +153,12 @@ double hand_flops(const std::string& policy, const Fixture& f, int band_block) {
         total += 11;
       }
     }
+    if (policy == "host") {
+      if (t.occupied && t.arm == 0) total += 8 + 9 + (t.wx_negative ? 1 : 0) + (t.cut ? 4 : 7);
+      if (t.occupied && t.arm == 1) total += 8 + 32 + (t.wx_negative ? 9 : 0) + (t.cut ? 0 : 16);
+      if (t.occupied && t.arm == 2) total += 8;
+      if (!t.occupied) total += 4 + (t.arm == 0 ? 13 : 0);
+    }
   }
   const double pairs = f.shape.nbands * f.shape.ngpown * f.shape.ncouls;
   const double passes = hand_passes(policy, f.data.nw);
@@ -173,6 +180,14 @@ double hand_flops(const std::string& policy, const Fixture& f, int band_block) {
              // the padding's terms (its near-pole arms are not computed)
              27 * (gp_occ - f.data.ngpown) * f.shape.ncouls * occ * f.data.nw +
              11 * (gp_empty - f.data.ngpown) * f.shape.ncouls * empty * f.data.nw;
+  }
+  if (policy == "host") {
+    // the deck's 70 G: one G block of 256; at most 4 frequencies a pass: one group a pass
+    const double occ = f.shape.occupied_bands;
+    const double band_blocks = (f.data.nbands + band_block - 1) / band_block;
+    total += (18 * f.shape.ncouls * f.shape.ngpown * band_blocks + 12 * pairs + 8 * occ * f.shape.ngpown * f.shape.ncouls) *
+                 passes +
+             4 * occ * f.shape.ngpown * f.data.nw;
   }
   return total;
 }
@@ -222,9 +237,13 @@ TEST(Counts, PerArmCostsMatchHandCounts) {
   EXPECT_EQ(opt.cut_test.sqrts, 0);
   const counts::FusedCost fu = counts::fused_cost();
   EXPECT_EQ(fu.pair.flops(), 18);
-  EXPECT_EQ(fu.occ_common.flops(), 10);
-  EXPECT_EQ((fu.occ_common + fu.occ_regular + fu.occ_regular_cut + fu.occ_regular_ssx).flops(), 42);
-  EXPECT_EQ((fu.occ_common + fu.occ_near + fu.occ_near_cut + fu.occ_near_ssx).flops(), 52);
+  EXPECT_EQ(fu.occ_common.flops(), 8);
+  EXPECT_EQ((fu.occ_common + fu.occ_regular + fu.occ_regular_cut + fu.occ_regular_ssx).flops(), 25);
+  EXPECT_EQ((fu.occ_common + fu.occ_regular + fu.occ_regular_cut + fu.occ_regular_dropped).flops(), 22);
+  EXPECT_EQ((fu.occ_common + fu.occ_near + fu.occ_near_cut + fu.occ_near_ssx).flops(), 65);
+  EXPECT_EQ(fu.occ_common.reciprocals + fu.occ_near.reciprocals, 3);
+  EXPECT_EQ(fu.band_occupied.flops(), 8);
+  EXPECT_EQ(fu.block_occupied.flops(), 4);
   EXPECT_EQ((fu.empty_common + fu.empty_regular).flops(), 17);
   const counts::TunedCost tu = counts::tuned_cost();
   EXPECT_EQ(tu.pair_occupied.flops(), 16);
@@ -255,7 +274,7 @@ TEST_P(PolicyCount, MatchesHandCountOnSmallDeck) {
 INSTANTIATE_TEST_SUITE_P(Counts, PolicyCount,
                          ::testing::Combine(::testing::Values("v0-collapse3", "v1-reciprocal", "v2-branch2", "v3-noabs",
                                                               "v4-collapse2", "v5-iw-outside", "v6-blocked",
-                                                              "v8-bounded", "tuned"),
+                                                              "v8-bounded", "tuned", "host"),
                                             ::testing::Values("two", "nine")),
                          [](const auto& info) {
                            std::string s = std::get<0>(info.param) + "_" + std::get<1>(info.param);
@@ -302,7 +321,9 @@ TEST_P(Reciprocals, PerForm) {
   EXPECT_EQ(counts::count_policy("tuned", f.shape, f.arms, t).ops.reciprocals,
             terms + padding + double(f.arms.count(1, -1, 1)) +
                 f.shape.ncouls * ((f.data.ngpown + 1) / 2 * 2) * 2.0 * hand_passes("tuned", f.data.nw));
-  EXPECT_EQ(counts::count_policy("host", f.shape, f.arms, t).ops.reciprocals, terms + double(f.arms.count(1, -1, 1)));
+  // host: the near-pole pass divides twice (1/|cden|^2 through cden2, then through cden)
+  EXPECT_EQ(counts::count_policy("host", f.shape, f.arms, t).ops.reciprocals,
+            terms + 2.0 * double(f.arms.count(1, -1, 1)));
 }
 INSTANTIATE_TEST_SUITE_P(Counts, Reciprocals, ::testing::Values("two", "nine"),
                          [](const auto& info) { return info.param; });

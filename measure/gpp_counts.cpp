@@ -58,16 +58,15 @@ FusedCost fused_cost() {
   f.occ_regular_ssx = ops(2 + 2, 1 + 2);
   // cut: Y += inv_wdiffr*(wx U - V) (2M 2A)
   f.occ_regular_dropped = ops(2, 2);
-  // the scalar pass (host.cpp: near_pole_pass): Q = occ*Omega2*mat (2M, 4M 2A, counted per
-  // near-pole term though computed once per flagged G and band); cr = wx*wx - t2r (1M 1A);
-  // cden2 (1M 1A); R = 1/(wdiffr*cden2) (1M, 1 reciprocal); inv_wdiffr (1M); delwr (1M);
-  // a, b (2M 1A); delw = (a, b)*inv_wdiffr (2M); cden = 4*wtilde2*(delw + 0.5) (1A, 2M,
-  // 4M 2A); 1/|cden|^2 (2M 1A, 1 reciprocal)
-  f.occ_near = ops(2 + 1 + 1 + 1 + 1 + 2 + 1, 2 + 4 + 1 + 1 + 1 + 1 + 1 + 2 + 2 + 2 + 4 + 2, 2);
-  // |Omega2|^2 (2M 1A) * delwr (1M) * inv_cden2 (1M) > sexcut2*|I_eps|^2 (2M 1A, 1M)
-  f.occ_near_cut = ops(1 + 1, 2 + 1 + 1 + 2 + 1);
-  // (Q*delw) (4M 2A) * conj(cden) (4M 2A) * inv_cden2 (2M); ssx += (2A)
-  f.occ_near_ssx = ops(2 + 2 + 2, 4 + 4 + 2);
+  // the scalar pass (host.cpp: near_pole_pass) is tuned's physics::near_pole_term: mat
+  // (4M 2A) and P = I_eps*mat (4M 2A), counted per near-pole term though made once per
+  // flagged G and band; dr (1A); wi2 (1M); wdiffr (1M 1A); a (1M 1A); b (1M);
+  // |wdiff|^2/2 (1M); c_r (1A); |c|^2 (2M 1A), 1 reciprocal
+  f.occ_near = ops(2 + 2 + 1 + 1 + 1 + 1 + 1, 4 + 4 + 1 + 1 + 1 + 1 + 1 + 2, 1);
+  // |a + ib|^2 (2M 1A) * inv_c2 (1M) against 16 sexcut^2
+  f.occ_near_cut = ops(1, 3);
+  // num = (a c_r + b^2, b half) (3M 1A); f*inv_c2 (1M); P*num (4M 2A); ssx += (2M 2A)
+  f.occ_near_ssx = ops(1 + 2 + 2, 3 + 1 + 4 + 2);
   // per (occupied band, G', G block, frequency): ssx*mat sums = h (sch - Y) (2A 2M)
   f.block_occupied = ops(2, 2);
   // dr (1A); wdiffr (1M 1A); 1/wdiffr (1 reciprocal); delwr (1M)

@@ -52,14 +52,9 @@ enum Field : int {
   kWi,     // Im wtilde
   kWi2,    // Im(wtilde)^2
   kWabs2,  // |wtilde|^2
-  kT2r,    // Re wtilde^2
-  kT2i,    // Im wtilde^2
-  kT2i2,   // Im(wtilde^2)^2
   kIr,     // Re I_eps
   kIi,     // Im I_eps
-  kOr,     // Re Omega2 = wtilde^2 I_eps
-  kOi,     // Im Omega2
-  kOm2,    // |Omega2|^2
+  kOm2,    // |Omega2|^2, Omega2 = wtilde^2 I_eps
   kCut2,   // sexcut^2 |I_eps|^2
   kThr,    // max(limittwo, |wtilde|^2 / limitone): empty bands take the regular arm where |wdiff|^2 > it
   kFlag,   // nonzero: a frequency of the band in hand takes the near-pole arm at this G
@@ -192,13 +187,8 @@ inline Bounds fill_pairs(const In& in, const int igp, const int ig0, const int l
   double* __restrict f_wi = r.f[kWi];
   double* __restrict f_wi2 = r.f[kWi2];
   double* __restrict f_wabs2 = r.f[kWabs2];
-  double* __restrict f_t2r = r.f[kT2r];
-  double* __restrict f_t2i = r.f[kT2i];
-  double* __restrict f_t2i2 = r.f[kT2i2];
   double* __restrict f_ir = r.f[kIr];
   double* __restrict f_ii = r.f[kIi];
-  double* __restrict f_or = r.f[kOr];
-  double* __restrict f_oi = r.f[kOi];
   double* __restrict f_om2 = r.f[kOm2];
   double* __restrict f_cut2 = r.f[kCut2];
   double* __restrict f_thr = r.f[kThr];
@@ -214,13 +204,8 @@ inline Bounds fill_pairs(const In& in, const int igp, const int ig0, const int l
     f_wi2[k] = wi2;
     const double wabs2 = wr * wr + wi * wi;
     f_wabs2[k] = wabs2;
-    f_t2r[k] = t2r;
-    f_t2i[k] = t2i;
-    f_t2i2[k] = t2i * t2i;
     f_ir[k] = ir;
     f_ii[k] = ii;
-    f_or[k] = o_r;
-    f_oi[k] = o_i;
     f_om2[k] = o_r * o_r + o_i * o_i;
     f_cut2[k] = sexcut2 * (ir * ir + ii * ii);
     const double pole = wabs2 * kInvLimitone;
@@ -250,6 +235,7 @@ struct Band {
   double amr, ami;   // aqsm = aqsmtemp_local(igp, n1)
   double occ;
   double limittwo;
+  double cut16;      // 16 sexcut^2 (physics::near_pole_term)
   Rcp empty;         // the reciprocals an empty band would like (where its bounds allow)
 };
 
@@ -420,8 +406,9 @@ inline void occupied_band(const Rows& r, const int len, const Band& b, const dou
 // The near-pole arm (the fused form's second arm) of the frequencies that occupied_band
 // flagged, one G and frequency at a time, in the fused form through cden (the arm as
 // occupied_band chose it). About 4% of si214's occupied terms, yet this
-// pass is about a quarter of a thread's time on si214 (docs/performance.md, 2026-11-26):
-// two fifths of it building the list, the rest two dependent divisions per term.
+// pass was about a quarter of a thread's time on si214 (docs/performance.md, 2026-11-26):
+// two fifths of it building the list, the rest two dependent divisions per term, where it
+// now has one (physics::near_pole_term).
 template <int W>
 inline void near_pole_pass(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
   // The flagged G first, as a list (branch-free): a scan that skipped to them kept every
@@ -448,31 +435,20 @@ inline void near_pole_pass(const Rows& r, const int len, const Band& b, const do
     flagged[n] = k;
     n += flag[k] != 0.0;
   }
+  // occ ssx mat = near_pole_term(.., P = I_eps mat, f = occ / 4) (physics::near_pole_term,
+  // as `tuned` computes it: one reciprocal); the arm as occupied_band chose it, not tested
+  // again (a test written another way could disagree within a rounding and drop the term
+  // from both arms)
+  const double f = 0.25 * b.occ;
   for (int i = 0; i < n; ++i) {
     const int k = flagged[i];
-    const double wr = r[kWr][k], wi = r[kWi][k], wi2 = r[kWi2][k];
     const double ar = b.an[2 * k], ai = b.an[2 * k + 1];
     const double mr = b.amr * ar + b.ami * ai, mi = b.amr * ai - b.ami * ar;
-    const double ocr = b.occ * r[kOr][k], oci = b.occ * r[kOi][k];
-    const double Qr = ocr * mr - oci * mi, Qi = ocr * mi + oci * mr;
-    const double t2r = r[kT2r][k], t2i = r[kT2i][k];
+    const complex_t P(r[kIr][k] * mr - r[kIi][k] * mi, r[kIr][k] * mi + r[kIi][k] * mr);
     const int bits = static_cast<int>(flag[k]);  // a sum of distinct powers of two: exact
     for (int w = 0; w < W; ++w) {
       if (!((bits >> w) & 1)) continue;
-      const double dr = x[w] - wr;
-      const double wdiffr = dr * dr + wi2;
-      const double cr = x[w] * x[w] - t2r;
-      const double cden2 = cr * cr + r[kT2i2][k];
-      const double R = 1.0 / (wdiffr * cden2);
-      const double inv_wdiffr = R * cden2;
-      const double delwr = r[kWabs2][k] * inv_wdiffr;
-      // (the arm as occupied_band chose it, not tested again: a test written another way
-      // could disagree within a rounding and drop the term from both arms)
-      const complex_t delw((wr * dr - wi2) * inv_wdiffr, (wi * x[w]) * inv_wdiffr);
-      const complex_t cden = 4.0 * complex_t(t2r, t2i) * (delw + 0.5);
-      const double inv_cden2 = 1.0 / physics::norm2(cden);
-      if (x[w] < 0.0 && r[kOm2][k] * delwr * inv_cden2 > r[kCut2][k]) continue;
-      const complex_t ssx_mat = -(complex_t(Qr, Qi) * delw) * Kokkos::conj(cden) * inv_cden2;
+      const complex_t ssx_mat = physics::near_pole_term(r[kWr][k], r[kWi][k], P, x[w], f, b.cut16);
       s.xr[w] += ssx_mat.real();
       s.xi[w] += ssx_mat.imag();
     }
@@ -536,6 +512,7 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunab
   t.band_block = band_block;
   t.ig_block = ig_block;
   const Rcp empty = empty_reciprocals();
+  const double cut16 = 16.0 * in.sexcut * in.sexcut;
   SigmaAccum<NW> result;
   if (mode == RunMode::Check) return kernels::to_sums(result);
   const PairBuffer<ExecSpace> buffer(space, ig_block);
@@ -562,7 +539,7 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunab
                 double wx[NW];
                 for (int w = 0; w < NW; ++w) wx[w] = Order::wx(in, w, n1);
                 const Band b{reinterpret_cast<const double*>(&in.aqsntemp(ig0, n1)), aqsm.real(), aqsm.imag(),
-                             in.occ_array(n1), in.limittwo, empty};
+                             in.occ_array(n1), in.limittwo, cut16, empty};
                 band_groups<NW>(rows, bounds, len, b, wx, g);
               }
             }

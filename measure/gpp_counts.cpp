@@ -40,8 +40,9 @@ SigmaTermCost sigma_term_cost(bool reciprocal, bool squared_cut) {
 
 FusedCost fused_cost() {
   FusedCost f;
-  // wtilde2 (4M 2A), Omega2 (4M 2A), wi2 (1M), |wtilde|^2 (2M 1A), t2i2 (1M), sexcut^2 (1M)
-  f.pair = ops(2 + 2 + 1, 4 + 4 + 1 + 2 + 1 + 1);
+  // host.cpp's fill_pairs: wtilde^2 (4M 2A), Omega2 (4M 2A), wi2 (1M), |wtilde|^2 (2M 1A),
+  // |Omega2|^2 (2M 1A), sexcut^2 |I_eps|^2 (3M 1A), the regular arm's threshold (1M)
+  f.pair = ops(2 + 2 + 1 + 1 + 1, 4 + 4 + 1 + 2 + 2 + 3 + 1);
   // mat = conj(aqsm)*aqsn (4M 2A); P = I_eps*mat (4M 2A)
   f.band = ops(2 + 2, 4 + 4);
   // occupied bands, tuned's partial fractions (host.cpp: occupied_band): U = wtilde*P (4M

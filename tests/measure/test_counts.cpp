@@ -40,8 +40,9 @@ constexpr double kV6Reg = 30 + 19 + 8 + 18 + 6, kV6Near = 30 + 26 + 8 + 18 + 6, 
 // = 7, if cut: Y += (4). Near-pole (the scalar pass, tuned's near-pole arm): 24, 1
 // reciprocal; wx < 0: + 4; not cut: + 15 (as tuned's, below). Empty band: dr (1) + wdiffr (2) + delwr
 // (1) = 4, 1 reciprocal; regular adds 3 + 6 + 4 = 13. Per (band, G', G): mat (6) + P
-// (6), occupied + U, V (8). Per (G, G', band block): 18. Per (occupied band, G', G
-// block, frequency): h (sch - Y) 4.
+// (6), occupied + U, V (8). Per (G, G', band block): the pair rows, 24 (wtilde^2 6,
+// Omega2 6, wi2 1, |wtilde|^2 3, |Omega2|^2 3, sexcut^2 |I_eps|^2 4, threshold 1). Per
+// (occupied band, G', G block, frequency): h (sch - Y) 4.
 // Passes (more frequencies than GPP_MAX_NW): v0..v4, tuned and host run ceil(nw /
 // GPP_MAX_NW) passes, and what they compute once per (band, G', G) or per (G, G', band
 // block) they compute once per pass; what is per term or per frequency does not change.
@@ -184,7 +185,7 @@ double hand_flops(const std::string& policy, const Fixture& f, int band_block) {
     // the deck's 70 G: one G block of 256; at most 4 frequencies a pass: one group a pass
     const double occ = f.shape.occupied_bands;
     const double band_blocks = (f.data.nbands + band_block - 1) / band_block;
-    total += (18 * f.shape.ncouls * f.shape.ngpown * band_blocks + 12 * pairs + 8 * occ * f.shape.ngpown * f.shape.ncouls) *
+    total += (24 * f.shape.ncouls * f.shape.ngpown * band_blocks + 12 * pairs + 8 * occ * f.shape.ngpown * f.shape.ncouls) *
                  passes +
              4 * occ * f.shape.ngpown * f.data.nw;
   }
@@ -235,7 +236,7 @@ TEST(Counts, PerArmCostsMatchHandCounts) {
   EXPECT_EQ((opt.common + opt.near_pole).reciprocals, 2);
   EXPECT_EQ(opt.cut_test.sqrts, 0);
   const counts::FusedCost fu = counts::fused_cost();
-  EXPECT_EQ(fu.pair.flops(), 18);
+  EXPECT_EQ(fu.pair.flops(), 24);
   EXPECT_EQ(fu.occ_common.flops(), 8);
   EXPECT_EQ((fu.occ_common + fu.occ_regular + fu.occ_regular_cut + fu.occ_regular_ssx).flops(), 25);
   EXPECT_EQ((fu.occ_common + fu.occ_regular + fu.occ_regular_cut + fu.occ_regular_dropped).flops(), 22);

@@ -56,7 +56,7 @@ enum Field : int {
   kIi,     // Im I_eps
   kOm2,    // |Omega2|^2, Omega2 = wtilde^2 I_eps
   kCut2,   // sexcut^2 |I_eps|^2
-  kThr,    // max(limittwo, |wtilde|^2 / limitone): empty bands take the regular arm where |wdiff|^2 > it
+  kThr,    // max(limittwo, |wtilde|^2 / limitone): a band takes the regular arm where |wdiff|^2 > it
   kFlag,   // nonzero: a frequency of the band in hand takes the near-pole arm at this G
   kFields
 };
@@ -234,7 +234,6 @@ struct Band {
   const double* an;  // aqsntemp(ig0, n1): re, im interleaved
   double amr, ami;   // aqsm = aqsmtemp_local(igp, n1)
   double occ;
-  double limittwo;
   double cut16;      // 16 sexcut^2 (physics::near_pole_term)
   Rcp empty;         // the reciprocals an empty band would like (where its bounds allow)
 };
@@ -539,7 +538,7 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunab
                 double wx[NW];
                 for (int w = 0; w < NW; ++w) wx[w] = Order::wx(in, w, n1);
                 const Band b{reinterpret_cast<const double*>(&in.aqsntemp(ig0, n1)), aqsm.real(), aqsm.imag(),
-                             in.occ_array(n1), in.limittwo, cut16, empty};
+                             in.occ_array(n1), cut16, empty};
                 band_groups<NW>(rows, bounds, len, b, wx, g);
               }
             }

@@ -56,9 +56,9 @@ struct FusedCost {
   Ops occ_regular_ssx;     // Y's term when not cut
   Ops occ_regular_dropped; // Y's term when cut
   Ops occ_near;            // the scalar pass (physics::near_pole_term) up to the test
-  Ops block_occupied;      // ssx*mat = h (sch - Y): per (occupied band, G', G block, frequency)
   Ops occ_near_cut;        // its sexcut test (wx < 0 only)
   Ops occ_near_ssx;        // ssx_mat, when not cut
+  Ops block_occupied;      // ssx*mat = h (sch - Y): per (occupied band, G', G block, frequency)
   Ops empty_common;        // fused_term<false> before the arms
   Ops empty_regular;       // sch*mat added (sch = 0 in the other arms)
 };

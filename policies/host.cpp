@@ -8,12 +8,12 @@
 // computed in the vector loop but flagged per G and added by a scalar pass over the
 // flagged G. The G' factor applied once per G'; ssx skipped for empty bands. The
 // occupied bands' regular arm is `tuned`'s partial fractions (physics::occupied_term:
-// sch and Y from one reciprocal of |wdiff|^2 |wsum|^2, ssx = (sch - Y) / 2 per band);
-// the empty bands' terms and the near-pole arm are the fused form as the first session of
-// 2026-11-23 wrote it (docs/roofline.md, "Counting": (a + ib) P, the near-pole arm
-// through cden); the reciprocals of empty bands are shared by a group's frequencies (Rcp)
-// and every arm's test is one comparison per term with a G's threshold; the sums over G
-// are in a different order.
+// sch and Y from one reciprocal of |wdiff|^2 |wsum|^2, ssx = (sch - Y) / 2 per band) and
+// their near-pole arm `tuned`'s too (physics::near_pole_term); the empty bands' terms are
+// the fused form as the first session of 2026-11-23 wrote it (docs/roofline.md,
+// "Counting": (a + ib) P); the reciprocals of empty bands are shared by a group's
+// frequencies (Rcp) and every arm's test is one comparison per term with a G's threshold;
+// the sums over G are in a different order.
 #include "gpp_kernels.hpp"
 
 #include <cstdlib>
@@ -403,8 +403,8 @@ inline void occupied_band(const Rows& r, const int len, const Band& b, const dou
 #undef GPP_HOST_OCC_TERM
 
 // The near-pole arm (the fused form's second arm) of the frequencies that occupied_band
-// flagged, one G and frequency at a time, in the fused form through cden (the arm as
-// occupied_band chose it). About 4% of si214's occupied terms, yet this
+// flagged, one G and frequency at a time (the arm as occupied_band chose it). About 4% of
+// si214's occupied terms, yet this
 // pass was about a quarter of a thread's time on si214 (docs/performance.md, 2026-11-26):
 // two fifths of it building the list, the rest two dependent divisions per term, where it
 // now has one (physics::near_pole_term).
@@ -441,9 +441,8 @@ inline void near_pole_pass(const Rows& r, const int len, const Band& b, const do
   const double f = 0.25 * b.occ;
   for (int i = 0; i < n; ++i) {
     const int k = flagged[i];
-    const double ar = b.an[2 * k], ai = b.an[2 * k + 1];
-    const double mr = b.amr * ar + b.ami * ai, mi = b.amr * ai - b.ami * ar;
-    const complex_t P(r[kIr][k] * mr - r[kIi][k] * mi, r[kIr][k] * mi + r[kIi][k] * mr);
+    const complex_t mat = physics::matngmatmgp(complex_t(b.amr, b.ami), complex_t(b.an[2 * k], b.an[2 * k + 1]));
+    const complex_t P = complex_t(r[kIr][k], r[kIi][k]) * mat;
     const int bits = static_cast<int>(flag[k]);  // a sum of distinct powers of two: exact
     for (int w = 0; w < W; ++w) {
       if (!((bits >> w) & 1)) continue;

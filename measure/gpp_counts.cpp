@@ -43,11 +43,9 @@ FusedCost fused_cost() {
   // host.cpp's fill_pairs: wtilde^2 (4M 2A), Omega2 (4M 2A), wi2 (1M), |wtilde|^2 (2M 1A),
   // |Omega2|^2 (2M 1A), sexcut^2 |I_eps|^2 (3M 1A), the regular arm's threshold (1M)
   f.pair = ops(2 + 2 + 1 + 1 + 1, 4 + 4 + 1 + 2 + 2 + 3 + 1);
-  // mat = conj(aqsm)*aqsn (4M 2A); P = I_eps*mat (4M 2A)
-  f.band = ops(2 + 2, 4 + 4);
-  // occupied bands, tuned's partial fractions (host.cpp: occupied_band): U = wtilde*P (4M
-  // 2A), V = |wtilde|^2 P (2M)
-  f.band_occupied = ops(2, 4 + 2);
+  // mat = conj(aqsm)*aqsn (4M 2A); P = I_eps*mat (4M 2A); U = wtilde*P (4M 2A), V =
+  // |wtilde|^2 P (2M): tuned's partial fractions, in both kinds of band
+  f.band = ops(2 + 2 + 2, 4 + 4 + 4 + 2);
   // dr, sr (2A); wdiffr, wsumr (2M 2A); R = 1/(wdiffr*wsumr) (1M, 1 reciprocal); the
   // near-pole test's |wtilde|^2/TOL_Zero (1M)
   f.occ_common = ops(2 + 2, 2 + 1 + 1, 1);
@@ -59,21 +57,22 @@ FusedCost fused_cost() {
   f.occ_regular_ssx = ops(2 + 2, 1 + 2);
   // cut: Y += inv_wdiffr*(wx U - V) (2M 2A)
   f.occ_regular_dropped = ops(2, 2);
-  // the scalar pass (host.cpp: near_pole_pass) is tuned's physics::near_pole_term: mat
-  // (4M 2A) and P = I_eps*mat (4M 2A), counted per near-pole term though made once per
-  // flagged G and band; dr (1A); wi2 (1M); wdiffr (1M 1A); a (1M 1A); b (1M);
-  // |wdiff|^2/2 (1M); c_r (1A); |c|^2 (2M 1A), 1 reciprocal
-  f.occ_near = ops(2 + 2 + 1 + 1 + 1 + 1 + 1, 4 + 4 + 1 + 1 + 1 + 1 + 1 + 2, 1);
+  // the near-pole pass (host.cpp: near_pole_pass, near_pole_pass_avx512) is tuned's
+  // physics::near_pole_term, with P = I_eps*mat as the occupied loop left it: dr (1A); wi2
+  // (1M); wdiffr (1M 1A); a (1M 1A); b (1M); |wdiff|^2/2 (1M); c_r (1A); |c|^2 (2M 1A), 1
+  // reciprocal
+  f.occ_near = ops(1 + 1 + 1 + 1 + 1, 1 + 1 + 1 + 1 + 1 + 2, 1);
   // |a + ib|^2 (2M 1A) * inv_c2 (1M) against 16 sexcut^2
   f.occ_near_cut = ops(1, 3);
   // num = (a c_r + b^2, b half) (3M 1A); f*inv_c2 (1M); P*num (4M 2A); ssx += (2M 2A)
   f.occ_near_ssx = ops(1 + 2 + 2, 3 + 1 + 4 + 2);
   // per (occupied band, G', G block, frequency): ssx*mat sums = h (sch - Y) (2A 2M)
   f.block_occupied = ops(2, 2);
-  // dr (1A); wdiffr (1M 1A); 1/wdiffr (1 reciprocal); delwr (1M)
-  f.empty_common = ops(1 + 1, 1 + 1, 1);
-  // a, b (2M 1A); c = (a + ib)*P (4M 2A); sch += inv_wdiffr*c (2M 2A)
-  f.empty_regular = ops(1 + 2 + 2, 2 + 4 + 2);
+  // dr (1A); wdiffr (1M 1A); 1/wdiffr (1 reciprocal: where a group shares one division,
+  // as for occupied bands' pairs, still counted one a term)
+  f.empty_common = ops(1 + 1, 1, 1);
+  // wx U - V (2M 2A); sch += inv_wdiffr*(..) (2M 2A)
+  f.empty_regular = ops(2 + 2, 2 + 2);
   return f;
 }
 
@@ -260,13 +259,12 @@ Work count_policy(const std::string& policy, const Shape& s, const ArmCounts& ar
     const FusedCost f = fused_cost();
     const int band_block = or_default(t.band_block, 64);
     const double blocks = std::ceil(s.nbands / band_block);
-    // mat, P and Q once per group of at most 4 frequencies of a pass (host.cpp's
+    // mat, P, U and V once per group of at most 4 frequencies of a pass (host.cpp's
     // kMaxGroup, the frequencies of one vector loop): once per pass where GPP_MAX_NW <= 4
     double groups = 0;
     for (const FrequencyPass& p : passes) groups += std::ceil(p.count / 4.0);
     add(f.pair, s.ncouls * s.ngpown * blocks * npasses);
     add(f.band, band_pairs * groups);
-    add(f.band_occupied, s.occupied_bands * s.ngpown * s.ncouls * groups);
     const double occ = double(arms.count(1)), empty = double(arms.count(0));
     const int ig_block = or_default(t.ig_block, 256);
     add(f.block_occupied, s.occupied_bands * s.ngpown * std::ceil(s.ncouls / ig_block) * s.nw);

@@ -48,8 +48,7 @@ SigmaTermCost sigma_term_cost(bool reciprocal, bool squared_cut);
 /// The host policy's fused form (policies/host.cpp) by piece.
 struct FusedCost {
   Ops pair;                // pair_terms: once per (G, G', band block, pass of frequencies)
-  Ops band;                // matngmatmgp and P = I_eps*mat: per (band, G', G, pass)
-  Ops band_occupied;       // U, V (partial fractions): per (occupied band, G', G, pass)
+  Ops band;                // mat, P = I_eps*mat, U, V: per (band, G', G, group of frequencies)
   Ops occ_common;          // an occupied term before the arms
   Ops occ_regular;         // sch*mat added
   Ops occ_regular_cut;     // the sexcut test (wx < 0 only)

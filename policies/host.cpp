@@ -19,6 +19,8 @@
 #include <cstdlib>
 #include <limits>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 // AVX-512 (with VL) in the host pass: the near-pole pass compacts its list of flagged G 8
 // at a time (near_pole_pass). Not in a CUDA or HIP device pass, which never runs it, nor
@@ -33,9 +35,9 @@
 #if defined(__AVX512F__) && defined(__AVX512VL__) && !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__) && \
     GPP_HOST_NVCC_INTRINSICS
 #include <immintrin.h>
-#define GPP_HOST_COMPRESS 1
+#define GPP_HOST_AVX512 1
 #else
-#define GPP_HOST_COMPRESS 0
+#define GPP_HOST_AVX512 0
 #endif
 
 namespace gpp {
@@ -58,6 +60,8 @@ enum Field : int {
   kCut2,   // sexcut^2 |I_eps|^2
   kThr,    // max(limittwo, |wtilde|^2 / limitone): a band takes the regular arm where |wdiff|^2 > it
   kFlag,   // nonzero: a frequency of the band in hand takes the near-pole arm at this G
+  kPr,     // Re P, P = I_eps mat of the occupied band in hand (for the near-pole pass)
+  kPi,     // Im P
   kFields
 };
 
@@ -229,6 +233,13 @@ enum class Rcp : int {
   SharedDivide,  // one division for a group's frequencies (the default)
 };
 
+// The vector loops of the occupied and of the empty bands: written with AVX-512
+// intrinsics (occupied_band_avx512, empty_band_avx512: the default where the build has
+// AVX-512) or as `omp simd` loops (occupied_band, empty_band: the only ones otherwise).
+// GPP_HOST_OCCUPIED and GPP_HOST_EMPTY = avx512 or simd choose for a run (measurement and
+// test switches).
+enum class HostLoop : int { Simd, Avx512 };
+
 // One band's scalars for the G loop.
 struct Band {
   const double* an;  // aqsntemp(ig0, n1): re, im interleaved
@@ -236,6 +247,8 @@ struct Band {
   double occ;
   double cut16;      // 16 sexcut^2 (physics::near_pole_term)
   Rcp empty;         // the reciprocals an empty band would like (where its bounds allow)
+  Rcp occupied;      // and an occupied band (occupied_band_avx512)
+  HostLoop occupied_loop, empty_loop;
 };
 
 // Sums over a G block of up to kMaxGroup frequencies: sch*mat, occ*ssx*mat.
@@ -248,20 +261,19 @@ struct GroupSums {
   const double DR = (x) - wr[k];         \
   const double WD = DR * DR + wi2[k];
 
-// The regular arm of frequency x at one G for an empty band (no ssx), given dr, |wdiff|^2
-// and its reciprocal: the fused form's sch*mat = (1/|wdiff|^2) ((a + i b) P), a =
-// Re wtilde dr - Im(wtilde)^2, b = Im wtilde x, with b P = x (Im wtilde P) from the G's
-// shared products. The arm's test wdiffr > limittwo && |delw|^2 < limitone, |delw|^2 =
-// |wtilde|^2 / |wdiff|^2, as one comparison with the G's threshold: |wdiff|^2 >
-// max(limittwo, |wtilde|^2 / limitone) (the same arms but where |delw|^2 is within a
-// rounding of limitone). The arm is a blend of the reciprocal with 0 (one masked move),
-// so that each sum is one FMA: `s += regular ? v : 0.0` costs g++ an add of +0.0 and a
-// blend besides (it may not drop x + 0.0, which is not x for x = -0.0).
-#define GPP_HOST_EMPTY_TERM(x, DR, WD, INV, SR, SI)                             \
+// The regular arm of frequency x at one G for an empty band (no ssx), given |wdiff|^2
+// and its reciprocal: sch*mat = (x U - V) / |wdiff|^2, U = wtilde P and V = |wtilde|^2 P
+// from the G's shared products (the fused form's (a + i b) P, a = Re wtilde (x -
+// Re wtilde) - Im(wtilde)^2, b = Im wtilde x, is x U - V; `tuned` computes the same). The
+// arm's test wdiffr > limittwo && |delw|^2 < limitone, |delw|^2 = |wtilde|^2 / |wdiff|^2,
+// as one comparison with the G's threshold: |wdiff|^2 > max(limittwo, |wtilde|^2 /
+// limitone) (the same arms but where |delw|^2 is within a rounding of limitone). The arm
+// is a blend of the reciprocal with 0 (one masked move), so that each sum is one FMA: `s
+// += regular ? v : 0.0` costs g++ an add of +0.0 and a blend besides (it may not drop x +
+// 0.0, which is not x for x = -0.0).
+#define GPP_HOST_EMPTY_TERM(x, WD, INV, SR, SI)                                 \
   {                                                                             \
-    const double a = wr[k] * (DR) - wi2[k];                                     \
-    const double cre = a * Pr - (x) * wPi;                                      \
-    const double cim = a * Pi + (x) * wPr;                                      \
+    const double cre = (x) * Ur - Vr, cim = (x) * Ui - Vi;                      \
     const double inv_regular = (WD) > thr[k] ? (INV) : 0.0;                     \
     SR += inv_regular * cre;                                                    \
     SI += inv_regular * cim;                                                    \
@@ -281,6 +293,7 @@ inline void empty_band(const Rows& r, const int len, const Band& b, const double
   const double* __restrict wr = r[kWr];
   const double* __restrict wi = r[kWi];
   const double* __restrict wi2 = r[kWi2];
+  const double* __restrict wabs2 = r[kWabs2];
   const double* __restrict ir = r[kIr];
   const double* __restrict ii = r[kIi];
   const double* __restrict thr = r[kThr];
@@ -294,7 +307,8 @@ inline void empty_band(const Rows& r, const int len, const Band& b, const double
     const double ar = an[2 * k], ai = an[2 * k + 1];
     const double mr = amr * ar + ami * ai, mi = amr * ai - ami * ar;
     const double Pr = ir[k] * mr - ii[k] * mi, Pi = ir[k] * mi + ii[k] * mr;
-    const double wPr = wi[k] * Pr, wPi = wi[k] * Pi;
+    const double Ur = wr[k] * Pr - wi[k] * Pi, Ui = wr[k] * Pi + wi[k] * Pr;  // wtilde P
+    const double Vr = wabs2[k] * Pr, Vi = wabs2[k] * Pi;                      // |wtilde|^2 P
     GPP_HOST_WDIFF(x0, dr0, wd0)
     GPP_HOST_WDIFF(x1, dr1, wd1)
     GPP_HOST_WDIFF(x2, dr2, wd2)
@@ -319,10 +333,10 @@ inline void empty_band(const Rows& r, const int len, const Band& b, const double
       const double R01 = R * wd23, R23 = R * wd01;
       inv0 = R01 * wd1, inv1 = R01 * wd0, inv2 = R23 * wd3, inv3 = R23 * wd2;
     }
-    GPP_HOST_EMPTY_TERM(x0, dr0, wd0, inv0, s0r, s0i)
-    if constexpr (W > 1) GPP_HOST_EMPTY_TERM(x1, dr1, wd1, inv1, s1r, s1i)
-    if constexpr (W > 2) GPP_HOST_EMPTY_TERM(x2, dr2, wd2, inv2, s2r, s2i)
-    if constexpr (W > 3) GPP_HOST_EMPTY_TERM(x3, dr3, wd3, inv3, s3r, s3i)
+    GPP_HOST_EMPTY_TERM(x0, wd0, inv0, s0r, s0i)
+    if constexpr (W > 1) GPP_HOST_EMPTY_TERM(x1, wd1, inv1, s1r, s1i)
+    if constexpr (W > 2) GPP_HOST_EMPTY_TERM(x2, wd2, inv2, s2r, s2i)
+    if constexpr (W > 3) GPP_HOST_EMPTY_TERM(x3, wd3, inv3, s3r, s3i)
   }
   s.sr[0] += s0r, s.si[0] += s0i;
   if constexpr (W > 1) s.sr[1] += s1r, s.si[1] += s1i;
@@ -375,6 +389,8 @@ inline void occupied_band(const Rows& r, const int len, const Band& b, const dou
   const double* __restrict cut2 = r[kCut2];
   const double* __restrict thr = r[kThr];
   double* __restrict flag = r.f[kFlag];
+  double* __restrict p_re = r.f[kPr];
+  double* __restrict p_im = r.f[kPi];
   const double* __restrict an = b.an;
   const double amr = b.amr, ami = b.ami;
   const double x0 = x[0], x1 = W > 1 ? x[1] : 0.0, x2 = W > 2 ? x[2] : 0.0, x3 = W > 3 ? x[3] : 0.0;
@@ -393,6 +409,8 @@ inline void occupied_band(const Rows& r, const int len, const Band& b, const dou
     if constexpr (W > 2) GPP_HOST_OCC_TERM(x2, 4.0, s2r, s2i, y2r, y2i)
     if constexpr (W > 3) GPP_HOST_OCC_TERM(x3, 8.0, s3r, s3i, y3r, y3i)
     flag[k] = near;
+    p_re[k] = Pr;
+    p_im[k] = Pi;
   }
   const double h = 0.5 * b.occ;
   s.sr[0] += s0r, s.si[0] += s0i, s.xr[0] += h * (s0r - y0r), s.xi[0] += h * (s0i - y0i);
@@ -401,6 +419,152 @@ inline void occupied_band(const Rows& r, const int len, const Band& b, const dou
   if constexpr (W > 3) s.sr[3] += s3r, s.si[3] += s3i, s.xr[3] += h * (s3r - y3r), s.xi[3] += h * (s3i - y3i);
 }
 #undef GPP_HOST_OCC_TERM
+
+#if GPP_HOST_AVX512
+// Frequencies 0 .. W-1 in turn: f(std::integral_constant<int, w>{}) for each w, unrolled
+// (the per-frequency vectors below are indexed by constants and stay in registers).
+template <int W, class F, int... I>
+inline void each_w(const F& f, std::integer_sequence<int, I...>) {
+  (f(std::integral_constant<int, I>{}), ...);
+}
+template <int W, class F>
+inline void each_w(const F& f) {
+  each_w<W>(f, std::make_integer_sequence<int, W>{});
+}
+
+// The sum of a vector's 8 lanes, pairwise (through memory: g++ 12's _mm512_reduce_add_pd
+// draws a false -Wuninitialized from its headers, GCC bug 105593).
+inline double lane_sum(const __m512d v) {
+  alignas(64) double t[8];
+  _mm512_store_pd(t, v);
+  return ((t[0] + t[4]) + (t[2] + t[6])) + ((t[1] + t[5]) + (t[3] + t[7]));
+}
+
+// occupied_band written with AVX-512 intrinsics: the same terms, the same arms and flags.
+// The `omp simd` loop above is what g++ makes of it: g++ 12 and 14 turn some of its
+// blends of a reciprocal with 0 into both sums and a blend of the two (a copy, an FMA and a
+// blend per sum, where a zero-masked multiply serves two sums), 96 operations on the
+// vector ports per 8 G for 2 frequencies where this loop has about 60 (llvm-mca for an
+// Ice Lake server core: 48 against 31 cycles; docs/performance.md, 2026-11-26, third
+// session). Besides, as chosen per band and G block:
+// - Cut false (every frequency of the group >= 0): no term is cut, so Y is one FMA a part
+//   and the sexcut test is not made;
+// - Mode SharedDivide: frequencies 0 and 1 (2 and 3) share one division, R_0 = p_1 / (p_0
+//   p_1), p_w = |wdiff_w|^2 |wsum_w|^2 (occupied_mode checks that the four factors stay in
+//   range, as empty_mode does for empty bands): one 512-bit division per 16 cycles on the
+//   Intel machine, which otherwise bounds the loop.
+// The G block in vectors of 8, the last one under a mask (masked loads: aqsntemp has no
+// padding); sums per lane, added across lanes at the end (another order than the simd
+// loop's).
+template <int W, bool Cut, Rcp Mode>
+inline void occupied_band_avx512(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
+  constexpr bool shared = Mode == Rcp::SharedDivide && W > 1;
+  const __m512i even = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), odd = _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15);
+  const __m512d amr = _mm512_set1_pd(b.amr), ami = _mm512_set1_pd(b.ami), inv_tol = _mm512_set1_pd(kInvTolZero);
+  __m512d xv[W], bit[W], sr[W], si[W], yr[W], yi[W];
+  __mmask8 negative[W];  // all lanes where x[w] < 0 (the sexcut test applies)
+  each_w<W>([&](auto w) {
+    xv[w] = _mm512_set1_pd(x[w]);
+    bit[w] = _mm512_set1_pd(double(1 << w));
+    negative[w] = x[w] < 0.0 ? 0xFF : 0x00;
+    sr[w] = si[w] = yr[w] = yi[w] = _mm512_setzero_pd();
+  });
+  // The rows' pointers as locals: through r, every store of a flag would reload them
+  const double *const row_wr = r[kWr], *const row_wi = r[kWi], *const row_wi2 = r[kWi2], *const row_wabs2 = r[kWabs2],
+                      *const row_ir = r[kIr], *const row_ii = r[kIi], *const row_thr = r[kThr], *const row_om2 = r[kOm2],
+                      *const row_cut2 = r[kCut2], *const an = b.an;
+  double *const row_flag = r.f[kFlag], *const row_pr = r.f[kPr], *const row_pi = r.f[kPi];
+  const auto body = [=, &sr, &si, &yr, &yi](const int k, const __mmask8 valid, auto tail) {
+    const auto load = [&](const double* row) {
+      return tail ? _mm512_maskz_loadu_pd(valid, row + k) : _mm512_loadu_pd(row + k);
+    };
+    // aqsn(G) for 8 G: 16 doubles (re, im) in two vectors, split into re and im
+    __m512d a0, a1;
+    if (tail) {
+      const unsigned n = __builtin_popcount(static_cast<unsigned>(valid));  // 1 .. 7 valid G
+      const __mmask8 lo = n >= 4 ? 0xFF : static_cast<__mmask8>((1u << (2 * n)) - 1);
+      const __mmask8 hi = n > 4 ? static_cast<__mmask8>((1u << (2 * (n - 4))) - 1) : 0;
+      a0 = _mm512_maskz_loadu_pd(lo, an + 2 * k);
+      a1 = _mm512_maskz_loadu_pd(hi, an + 2 * k + 8);
+    } else {
+      a0 = _mm512_loadu_pd(an + 2 * k);
+      a1 = _mm512_loadu_pd(an + 2 * k + 8);
+    }
+    const __m512d ar = _mm512_permutex2var_pd(a0, even, a1), ai = _mm512_permutex2var_pd(a0, odd, a1);
+    const __m512d wr = load(row_wr), wi = load(row_wi), wi2 = load(row_wi2), wabs2 = load(row_wabs2),
+                  ir = load(row_ir), ii = load(row_ii), thr = load(row_thr);
+    // mat = conj(aqsm) aqsn, P = I_eps mat, U = wtilde P, V = |wtilde|^2 P
+    const __m512d mr = _mm512_fmadd_pd(amr, ar, _mm512_mul_pd(ami, ai));
+    const __m512d mi = _mm512_fmsub_pd(amr, ai, _mm512_mul_pd(ami, ar));
+    const __m512d Pr = _mm512_fmsub_pd(ir, mr, _mm512_mul_pd(ii, mi));
+    const __m512d Pi = _mm512_fmadd_pd(ir, mi, _mm512_mul_pd(ii, mr));
+    const __m512d Ur = _mm512_fmsub_pd(wr, Pr, _mm512_mul_pd(wi, Pi));
+    const __m512d Ui = _mm512_fmadd_pd(wr, Pi, _mm512_mul_pd(wi, Pr));
+    const __m512d Vr = _mm512_mul_pd(wabs2, Pr), Vi = _mm512_mul_pd(wabs2, Pi);
+    const __m512d pole = _mm512_mul_pd(wabs2, inv_tol);  // |wdiff|^2 below it: the near-pole arm
+    __m512d wd[W], ws[W], p[W], R[W];
+    each_w<W>([&](auto w) {
+      const __m512d dr = _mm512_sub_pd(xv[w], wr), sm = _mm512_add_pd(xv[w], wr);
+      wd[w] = _mm512_fmadd_pd(dr, dr, wi2);
+      ws[w] = _mm512_fmadd_pd(sm, sm, wi2);
+      p[w] = _mm512_mul_pd(wd[w], ws[w]);
+    });
+    const __m512d one = _mm512_set1_pd(1.0);
+    if constexpr (!shared) {
+      each_w<W>([&](auto w) { R[w] = _mm512_div_pd(one, p[w]); });
+    } else {
+      each_w<W / 2>([&](auto h) {
+        constexpr int w0 = 2 * decltype(h)::value, w1 = w0 + 1;
+        const __m512d q = _mm512_div_pd(one, _mm512_mul_pd(p[w0], p[w1]));
+        R[w0] = _mm512_mul_pd(q, p[w1]);
+        R[w1] = _mm512_mul_pd(q, p[w0]);
+      });
+      if constexpr (W % 2 == 1) R[W - 1] = _mm512_div_pd(one, p[W - 1]);
+    }
+    __m512d near = _mm512_setzero_pd();
+    each_w<W>([&](auto w) {
+      const __mmask8 regular = _mm512_mask_cmp_pd_mask(valid, wd[w], thr, _CMP_GT_OQ);
+      const __m512d inv_regular = _mm512_maskz_mul_pd(regular, R[w], ws[w]);
+      const __m512d cmr = _mm512_fmsub_pd(xv[w], Ur, Vr), cmi = _mm512_fmsub_pd(xv[w], Ui, Vi);
+      const __m512d cpr = _mm512_fmadd_pd(xv[w], Ur, Vr), cpi = _mm512_fmadd_pd(xv[w], Ui, Vi);
+      sr[w] = _mm512_fmadd_pd(inv_regular, cmr, sr[w]);
+      si[w] = _mm512_fmadd_pd(inv_regular, cmi, si[w]);
+      if constexpr (Cut) {
+        const __mmask8 cut =
+            _mm512_mask_cmp_pd_mask(regular & negative[w], _mm512_mul_pd(load(row_om2), R[w]), load(row_cut2), _CMP_GT_OQ);
+        const __m512d inv_keep = _mm512_maskz_mul_pd(regular & ~cut, R[w], wd[w]);
+        const __m512d inv_drop = _mm512_maskz_mov_pd(cut, inv_regular);
+        yr[w] = _mm512_fmadd_pd(inv_drop, cmr, _mm512_fmadd_pd(inv_keep, cpr, yr[w]));
+        yi[w] = _mm512_fmadd_pd(inv_drop, cmi, _mm512_fmadd_pd(inv_keep, cpi, yi[w]));
+      } else {
+        const __m512d inv_keep = _mm512_maskz_mul_pd(regular, R[w], wd[w]);
+        yr[w] = _mm512_fmadd_pd(inv_keep, cpr, yr[w]);
+        yi[w] = _mm512_fmadd_pd(inv_keep, cpi, yi[w]);
+      }
+      // near-pole: not regular and |wdiff|^2 < |wtilde|^2 / TOL_Zero
+      const __mmask8 pole_w = _mm512_mask_cmp_pd_mask(valid & ~regular, wd[w], pole, _CMP_LT_OQ);
+      near = _mm512_mask_add_pd(near, pole_w, near, bit[w]);
+    });
+    if (tail) {
+      _mm512_mask_storeu_pd(row_flag + k, valid, near);
+      _mm512_mask_storeu_pd(row_pr + k, valid, Pr);
+      _mm512_mask_storeu_pd(row_pi + k, valid, Pi);
+    } else {
+      _mm512_storeu_pd(row_flag + k, near);
+      _mm512_storeu_pd(row_pr + k, Pr);
+      _mm512_storeu_pd(row_pi + k, Pi);
+    }
+  };
+  int k = 0;
+  for (; k + 8 <= len; k += 8) body(k, 0xFF, std::false_type{});
+  if (k < len) body(k, static_cast<__mmask8>((1u << (len - k)) - 1), std::true_type{});
+  const double h = 0.5 * b.occ;
+  each_w<W>([&](auto w) {
+    const double s_r = lane_sum(sr[w]), s_i = lane_sum(si[w]), y_r = lane_sum(yr[w]), y_i = lane_sum(yi[w]);
+    s.sr[w] += s_r, s.si[w] += s_i, s.xr[w] += h * (s_r - y_r), s.xi[w] += h * (s_i - y_i);
+  });
+}
+#endif
 
 // The near-pole arm (the fused form's second arm) of the frequencies that occupied_band
 // flagged, one G and frequency at a time (the arm as occupied_band chose it). About 4% of
@@ -416,7 +580,7 @@ inline void near_pole_pass(const Rows& r, const int len, const Band& b, const do
   int n = 0;
   const double* __restrict flag = r[kFlag];
   int k0 = 0;
-#if GPP_HOST_COMPRESS
+#if GPP_HOST_AVX512
   // 8 G at a time: the nonzero flags as a mask, their indices compressed into a register
   // (vpcompressd) and stored as 8 ints, of which the first popcount(mask) count (the rest
   // are overwritten next; n <= k0 keeps the store inside the list). A compress straight to
@@ -441,8 +605,7 @@ inline void near_pole_pass(const Rows& r, const int len, const Band& b, const do
   const double f = 0.25 * b.occ;
   for (int i = 0; i < n; ++i) {
     const int k = flagged[i];
-    const complex_t mat = physics::matngmatmgp(complex_t(b.amr, b.ami), complex_t(b.an[2 * k], b.an[2 * k + 1]));
-    const complex_t P = complex_t(r[kIr][k], r[kIi][k]) * mat;
+    const complex_t P(r[kPr][k], r[kPi][k]);  // I_eps mat, from occupied_band
     const int bits = static_cast<int>(flag[k]);  // a sum of distinct powers of two: exact
     for (int w = 0; w < W; ++w) {
       if (!((bits >> w) & 1)) continue;
@@ -452,6 +615,158 @@ inline void near_pole_pass(const Rows& r, const int len, const Band& b, const do
     }
   }
 }
+
+#if GPP_HOST_AVX512
+// empty_band written with AVX-512 intrinsics (the default where built; GPP_HOST_EMPTY =
+// simd takes the loop above): the same terms, (x U - V) / |wdiff|^2 with U = wtilde P and
+// V = |wtilde|^2 P made once per G, the arm a zero-masked multiply of the reciprocal, each
+// sum one FMA; shared reciprocals as empty_band's (Mode). The G block in vectors of 8, the
+// last one under a mask; per-lane sums added across lanes at the end.
+template <int W, Rcp Mode>
+inline void empty_band_avx512(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
+  constexpr bool shared = Mode == Rcp::SharedDivide && W > 1;
+  const __m512i even = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), odd = _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15);
+  const __m512d amr = _mm512_set1_pd(b.amr), ami = _mm512_set1_pd(b.ami), one = _mm512_set1_pd(1.0);
+  __m512d xv[W], sr[W], si[W];
+  each_w<W>([&](auto w) {
+    xv[w] = _mm512_set1_pd(x[w]);
+    sr[w] = si[w] = _mm512_setzero_pd();
+  });
+  const double *const row_wr = r[kWr], *const row_wi = r[kWi], *const row_wi2 = r[kWi2], *const row_wabs2 = r[kWabs2],
+                      *const row_ir = r[kIr], *const row_ii = r[kIi], *const row_thr = r[kThr], *const an = b.an;
+  const auto body = [=, &sr, &si](const int k, const __mmask8 valid, auto tail) {
+    const auto load = [&](const double* row) {
+      return tail ? _mm512_maskz_loadu_pd(valid, row + k) : _mm512_loadu_pd(row + k);
+    };
+    __m512d a0, a1;
+    if (tail) {
+      const unsigned n = __builtin_popcount(static_cast<unsigned>(valid));
+      a0 = _mm512_maskz_loadu_pd(n >= 4 ? 0xFF : static_cast<__mmask8>((1u << (2 * n)) - 1), an + 2 * k);
+      a1 = _mm512_maskz_loadu_pd(n > 4 ? static_cast<__mmask8>((1u << (2 * (n - 4))) - 1) : 0, an + 2 * k + 8);
+    } else {
+      a0 = _mm512_loadu_pd(an + 2 * k);
+      a1 = _mm512_loadu_pd(an + 2 * k + 8);
+    }
+    const __m512d ar = _mm512_permutex2var_pd(a0, even, a1), ai = _mm512_permutex2var_pd(a0, odd, a1);
+    const __m512d wr = load(row_wr), wi = load(row_wi), wi2 = load(row_wi2), wabs2 = load(row_wabs2),
+                  ir = load(row_ir), ii = load(row_ii), thr = load(row_thr);
+    const __m512d mr = _mm512_fmadd_pd(amr, ar, _mm512_mul_pd(ami, ai));
+    const __m512d mi = _mm512_fmsub_pd(amr, ai, _mm512_mul_pd(ami, ar));
+    const __m512d Pr = _mm512_fmsub_pd(ir, mr, _mm512_mul_pd(ii, mi));
+    const __m512d Pi = _mm512_fmadd_pd(ir, mi, _mm512_mul_pd(ii, mr));
+    const __m512d Ur = _mm512_fmsub_pd(wr, Pr, _mm512_mul_pd(wi, Pi));
+    const __m512d Ui = _mm512_fmadd_pd(wr, Pi, _mm512_mul_pd(wi, Pr));
+    const __m512d Vr = _mm512_mul_pd(wabs2, Pr), Vi = _mm512_mul_pd(wabs2, Pi);
+    __m512d wd[W], inv[W];
+    __mmask8 regular[W];
+    each_w<W>([&](auto w) {
+      const __m512d dr = _mm512_sub_pd(xv[w], wr);
+      wd[w] = _mm512_fmadd_pd(dr, dr, wi2);
+      regular[w] = _mm512_mask_cmp_pd_mask(valid, wd[w], thr, _CMP_GT_OQ);
+    });
+    // the reciprocals of the regular terms (0 elsewhere): empty_band's, masked
+    if constexpr (!shared) {
+      each_w<W>([&](auto w) { inv[w] = _mm512_maskz_div_pd(regular[w], one, wd[w]); });
+    } else if constexpr (W == 2) {
+      const __m512d q = _mm512_div_pd(one, _mm512_mul_pd(wd[0], wd[1]));
+      inv[0] = _mm512_maskz_mul_pd(regular[0], q, wd[1]);
+      inv[1] = _mm512_maskz_mul_pd(regular[1], q, wd[0]);
+    } else if constexpr (W == 3) {
+      const __m512d wd01 = _mm512_mul_pd(wd[0], wd[1]);
+      const __m512d q = _mm512_div_pd(one, _mm512_mul_pd(wd01, wd[2]));
+      const __m512d q2 = _mm512_mul_pd(q, wd[2]);
+      inv[0] = _mm512_maskz_mul_pd(regular[0], q2, wd[1]);
+      inv[1] = _mm512_maskz_mul_pd(regular[1], q2, wd[0]);
+      inv[2] = _mm512_maskz_mul_pd(regular[2], q, wd01);
+    } else {
+      const __m512d wd01 = _mm512_mul_pd(wd[0], wd[1]), wd23 = _mm512_mul_pd(wd[2], wd[3]);
+      const __m512d q = _mm512_div_pd(one, _mm512_mul_pd(wd01, wd23));
+      const __m512d q01 = _mm512_mul_pd(q, wd23), q23 = _mm512_mul_pd(q, wd01);
+      inv[0] = _mm512_maskz_mul_pd(regular[0], q01, wd[1]);
+      inv[1] = _mm512_maskz_mul_pd(regular[1], q01, wd[0]);
+      inv[2] = _mm512_maskz_mul_pd(regular[2], q23, wd[3]);
+      inv[3] = _mm512_maskz_mul_pd(regular[3], q23, wd[2]);
+    }
+    each_w<W>([&](auto w) {
+      sr[w] = _mm512_fmadd_pd(inv[w], _mm512_fmsub_pd(xv[w], Ur, Vr), sr[w]);
+      si[w] = _mm512_fmadd_pd(inv[w], _mm512_fmsub_pd(xv[w], Ui, Vi), si[w]);
+    });
+  };
+  int k = 0;
+  for (; k + 8 <= len; k += 8) body(k, 0xFF, std::false_type{});
+  if (k < len) body(k, static_cast<__mmask8>((1u << (len - k)) - 1), std::true_type{});
+  each_w<W>([&](auto w) {
+    s.sr[w] += lane_sum(sr[w]);
+    s.si[w] += lane_sum(si[w]);
+  });
+}
+#endif
+
+#if GPP_HOST_AVX512
+// near_pole_pass for occupied_band_avx512, which also leaves P = I_eps mat in rows kPr and
+// kPi: the list of flagged G as there, then the terms 8 flagged G at a time, each lane
+// under the mask of the frequencies its flag names, with wtilde, P and the flag gathered
+// by index. The scalar pass spent most of its time in one term's dependent chain to its
+// division and in a branch per frequency on the flag's bit (perf annotate, local Zen 5,
+// 2026-11-26): here 8 terms share each instruction. The arithmetic is
+// physics::near_pole_term's, term by term (the products contracted into FMAs elsewhere).
+template <int W>
+inline void near_pole_pass_avx512(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
+  int flagged[kMaxIgBlock];
+  const double* __restrict flag = r[kFlag];
+  int n = 0, k0 = 0;
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  for (; k0 + 8 <= len; k0 += 8) {
+    const __mmask8 nz = _mm512_cmp_pd_mask(_mm512_loadu_pd(flag + k0), _mm512_setzero_pd(), _CMP_NEQ_UQ);
+    const __m256i idx = _mm256_maskz_compress_epi32(nz, _mm256_add_epi32(_mm256_set1_epi32(k0), lane));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(flagged + n), idx);
+    n += __builtin_popcount(static_cast<unsigned>(nz));
+  }
+  for (int k = k0; k < len; ++k) {
+    flagged[n] = k;
+    n += flag[k] != 0.0;
+  }
+  if (n == 0) return;
+  const __m512d zero = _mm512_setzero_pd(), half = _mm512_set1_pd(0.5), one = _mm512_set1_pd(1.0);
+  const __m512d nf = _mm512_set1_pd(-0.25 * b.occ), cut16 = _mm512_set1_pd(b.cut16);
+  __m512d xr[W], xi[W];
+  each_w<W>([&](auto w) { xr[w] = xi[w] = zero; });
+  for (int i0 = 0; i0 < n; i0 += 8) {
+    const __mmask8 valid = n - i0 >= 8 ? 0xFF : static_cast<__mmask8>((1u << (n - i0)) - 1);
+    const __m256i idx = _mm256_maskz_loadu_epi32(valid, flagged + i0);
+    const auto gather = [&](const double* row) { return _mm512_mask_i32gather_pd(zero, valid, idx, row, 8); };
+    const __m512d wr = gather(r[kWr]), wi = gather(r[kWi]), Pr = gather(r[kPr]), Pi = gather(r[kPi]);
+    const __m256i bits = _mm512_maskz_cvttpd_epi32(valid, gather(flag));  // a sum of distinct powers of two: exact
+    const __m512d wi2 = _mm512_mul_pd(wi, wi);
+    each_w<W>([&](auto w) {
+      __mmask8 due = _mm256_mask_test_epi32_mask(valid, bits, _mm256_set1_epi32(1 << w));
+      if (due == 0) return;
+      const __m512d xw = _mm512_set1_pd(x[w]);
+      const __m512d dr = _mm512_sub_pd(xw, wr);
+      const __m512d wdiffr = _mm512_fmadd_pd(dr, dr, wi2);
+      const __m512d a = _mm512_fmsub_pd(wr, dr, wi2), bb = _mm512_mul_pd(wi, xw);  // wtilde conj(wdiff)
+      const __m512d hw = _mm512_mul_pd(half, wdiffr);
+      const __m512d c_r = _mm512_add_pd(a, hw);
+      const __m512d inv_c2 = _mm512_maskz_div_pd(due, one, _mm512_fmadd_pd(c_r, c_r, _mm512_mul_pd(bb, bb)));
+      if (x[w] < 0.0) {  // the sexcut test: |a + ib|^2 / |c|^2 > 16 sexcut^2 drops the term
+        const __m512d q = _mm512_mul_pd(_mm512_fmadd_pd(a, a, _mm512_mul_pd(bb, bb)), inv_c2);
+        due = _mm512_mask_cmp_pd_mask(due, q, cut16, _CMP_NGT_UQ);
+      }
+      // -(f inv_c2) P num, num = (a c_r + b^2, b |wdiff|^2 / 2)
+      const __m512d num_r = _mm512_fmadd_pd(a, c_r, _mm512_mul_pd(bb, bb)), num_i = _mm512_mul_pd(bb, hw);
+      const __m512d g = _mm512_mul_pd(nf, inv_c2);
+      const __m512d tr = _mm512_fmsub_pd(Pr, num_r, _mm512_mul_pd(Pi, num_i));
+      const __m512d ti = _mm512_fmadd_pd(Pr, num_i, _mm512_mul_pd(Pi, num_r));
+      xr[w] = _mm512_mask3_fmadd_pd(g, tr, xr[w], due);
+      xi[w] = _mm512_mask3_fmadd_pd(g, ti, xi[w], due);
+    });
+  }
+  each_w<W>([&](auto w) {
+    s.xr[w] += lane_sum(xr[w]);
+    s.xi[w] += lane_sum(xi[w]);
+  });
+}
+#endif
 
 // The reciprocals an empty band's group x[0..W-1] can use over a G block: the wanted
 // mode where the block's bounds keep every value the loop inverts in range, else the
@@ -464,15 +779,42 @@ inline Rcp empty_mode(const Bounds& bd, const Band& b, const double* x) {
   return ok ? Rcp::SharedDivide : Rcp::Divide;
 }
 
-// The empty bands' reciprocals of this run: SharedDivide, or GPP_HOST_RCP_EMPTY's (see
-// Rcp).
-inline Rcp empty_reciprocals() {
-  const char* e = std::getenv("GPP_HOST_RCP_EMPTY");
+// The reciprocals an occupied band's group can use over a G block: SharedDivide (pairs of
+// frequencies) where the bounds keep |wdiff|^2 and |wsum|^2 (|wdiff|^2 at -x) of every
+// frequency in [kShareMin, kShareMax], so that a pair's product of four factors neither
+// overflows nor becomes subnormal; else one division per frequency.
+template <int W>
+inline Rcp occupied_mode(const Bounds& bd, const Band& b, const double* x) {
+  if (W == 1 || b.occupied == Rcp::Divide) return Rcp::Divide;
+  bool ok = true;
+  for (int w = 0; w < W; ++w)
+    ok = ok && bd.wdiff2_within(x[w], kShareMin, kShareMax) && bd.wdiff2_within(-x[w], kShareMin, kShareMax);
+  return ok ? Rcp::SharedDivide : Rcp::Divide;
+}
+
+// The reciprocals of this run for one kind of band: SharedDivide, or what the variable
+// (GPP_HOST_RCP_EMPTY, GPP_HOST_RCP_OCCUPIED) says (see Rcp).
+inline Rcp run_reciprocals(const char* var) {
+  const char* e = std::getenv(var);
   if (e == nullptr) return Rcp::SharedDivide;
   const std::string v(e);
   if (v == "div") return Rcp::Divide;
   if (v == "share") return Rcp::SharedDivide;
-  throw Error("GPP_HOST_RCP_EMPTY=" + v + ": expected div or share");
+  throw Error(std::string(var) + "=" + v + ": expected div or share");
+}
+
+// The loop of this run for one kind of band: what the variable (GPP_HOST_OCCUPIED,
+// GPP_HOST_EMPTY) says, else the AVX-512 one where built.
+inline HostLoop run_loop(const char* var) {
+  const char* e = std::getenv(var);
+  if (e == nullptr) return GPP_HOST_AVX512 ? HostLoop::Avx512 : HostLoop::Simd;
+  const std::string v(e);
+  if (v == "simd") return HostLoop::Simd;
+  if (v == "avx512") {
+    if (!GPP_HOST_AVX512) throw Error(std::string(var) + "=avx512: this build has no AVX-512 loops (built without AVX-512)");
+    return HostLoop::Avx512;
+  }
+  throw Error(std::string(var) + "=" + v + ": expected avx512 or simd");
 }
 
 // Frequencies W0 .. W0+W-1 (W = min(kMaxGroup, NW - W0)) of one band over a G block,
@@ -483,14 +825,43 @@ inline void band_groups(const Rows& r, const Bounds& bd, const int len, const Ba
   constexpr int W = NW - W0 < kMaxGroup ? NW - W0 : kMaxGroup;
   GroupSums s;
   if (b.occ != 0.0) {
+#if GPP_HOST_AVX512
+    if (b.occupied_loop == HostLoop::Avx512) {
+      bool cut = false;  // a frequency of the group below 0: the sexcut test can cut
+      for (int w = 0; w < W; ++w) cut = cut || wx[W0 + w] < 0.0;
+      const bool share = occupied_mode<W>(bd, b, wx + W0) == Rcp::SharedDivide;
+      if (cut && share) occupied_band_avx512<W, true, Rcp::SharedDivide>(r, len, b, wx + W0, s);
+      else if (cut) occupied_band_avx512<W, true, Rcp::Divide>(r, len, b, wx + W0, s);
+      else if (share) occupied_band_avx512<W, false, Rcp::SharedDivide>(r, len, b, wx + W0, s);
+      else occupied_band_avx512<W, false, Rcp::Divide>(r, len, b, wx + W0, s);
+    } else {
+      occupied_band<W>(r, len, b, wx + W0, s);
+    }
+#else
     occupied_band<W>(r, len, b, wx + W0, s);
+#endif
+#if GPP_HOST_AVX512
+    if (b.occupied_loop == HostLoop::Avx512) near_pole_pass_avx512<W>(r, len, b, wx + W0, s);
+    else near_pole_pass<W>(r, len, b, wx + W0, s);
+#else
     near_pole_pass<W>(r, len, b, wx + W0, s);
+#endif
     for (int w = 0; w < W; ++w) g.ssx[W0 + w] += complex_t(s.xr[w], s.xi[w]);
   } else {
-    switch (empty_mode<W>(bd, b, wx + W0)) {
-      case Rcp::Divide: empty_band<W, Rcp::Divide>(r, len, b, wx + W0, s); break;
-      case Rcp::SharedDivide: empty_band<W, Rcp::SharedDivide>(r, len, b, wx + W0, s); break;
+    const Rcp mode = empty_mode<W>(bd, b, wx + W0);
+#if GPP_HOST_AVX512
+    if (b.empty_loop == HostLoop::Avx512) {
+      if (mode == Rcp::SharedDivide) empty_band_avx512<W, Rcp::SharedDivide>(r, len, b, wx + W0, s);
+      else empty_band_avx512<W, Rcp::Divide>(r, len, b, wx + W0, s);
+    } else if (mode == Rcp::SharedDivide) {
+      empty_band<W, Rcp::SharedDivide>(r, len, b, wx + W0, s);
+    } else {
+      empty_band<W, Rcp::Divide>(r, len, b, wx + W0, s);
     }
+#else
+    if (mode == Rcp::SharedDivide) empty_band<W, Rcp::SharedDivide>(r, len, b, wx + W0, s);
+    else empty_band<W, Rcp::Divide>(r, len, b, wx + W0, s);
+#endif
   }
   for (int w = 0; w < W; ++w) g.sch[W0 + w] += complex_t(s.sr[w], s.si[w]);
   if constexpr (W0 + W < NW) band_groups<NW, W0 + W>(r, bd, len, b, wx, g);
@@ -509,7 +880,8 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunab
                 std::to_string(kMaxIgBlock));
   t.band_block = band_block;
   t.ig_block = ig_block;
-  const Rcp empty = empty_reciprocals();
+  const Rcp empty = run_reciprocals("GPP_HOST_RCP_EMPTY"), occupied = run_reciprocals("GPP_HOST_RCP_OCCUPIED");
+  const HostLoop occupied_loop = run_loop("GPP_HOST_OCCUPIED"), empty_loop = run_loop("GPP_HOST_EMPTY");
   const double cut16 = 16.0 * in.sexcut * in.sexcut;
   SigmaAccum<NW> result;
   if (mode == RunMode::Check) return kernels::to_sums(result);
@@ -537,7 +909,7 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunab
                 double wx[NW];
                 for (int w = 0; w < NW; ++w) wx[w] = Order::wx(in, w, n1);
                 const Band b{reinterpret_cast<const double*>(&in.aqsntemp(ig0, n1)), aqsm.real(), aqsm.imag(),
-                             in.occ_array(n1), cut16, empty};
+                             in.occ_array(n1), cut16, empty, occupied, occupied_loop, empty_loop};
                 band_groups<NW>(rows, bounds, len, b, wx, g);
               }
             }

@@ -366,8 +366,8 @@ std::unique_ptr<Problem> perturbed_problem(const DeckParams& p, const Perturb& p
 // the product of their |wdiff|^2 stays finite. Plasmon-pole frequencies of ~1e45 (some G
 // of every G') make |wdiff|^2 ~1e90: the product of four overflows (1/inf = 0 would drop
 // those G's terms, each as large as any other here: wdiff ~ wtilde, so delw ~ 1), so the
-// policy must see the range and divide per frequency. The occupied bands' fused form
-// (one division per frequency) still holds there: 1e90 x 1e180 is finite.
+// policy must see the range and divide per frequency. So must the occupied bands, whose
+// pairs of frequencies share one division of four factors |wdiff|^2 |wsum|^2 (1e360).
 TEST(HostPolicy, HugePlasmonPoleFrequenciesAreRight) {
   DeckParams p = small_deck(16, 4, 300, 6);
   p.nstart = 1;
@@ -450,6 +450,105 @@ TEST(HostPolicy, EmptyReciprocalRangesAreGuarded) {
       EmptyReciprocal mode(m);
       EXPECT_TRUE(results_close(run_on(k, find_policy("host"), *pr, Tunables{}), pr->reference, kTol))
           << m << " on " << name_of(k);
+    }
+  }
+}
+
+// An environment variable set for a scope (unset after).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
+  ~ScopedEnv() { unsetenv(name_); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+};
+
+// The host policy's vector loops this build has: simd always, avx512 where built with
+// AVX-512 (asking for it elsewhere is an error naming the variable).
+std::vector<std::string> host_loops(const Problem& pr) {
+  std::vector<std::string> loops{"simd"};
+  ScopedEnv loop("GPP_HOST_OCCUPIED", "avx512");
+  try {
+    run_on(SpaceKind::Host, find_policy("host"), pr, Tunables{});
+    loops.push_back("avx512");
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("GPP_HOST_OCCUPIED=avx512"), std::string::npos) << e.what();
+  }
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+  EXPECT_EQ(loops.size(), 2u) << "this test is built with AVX-512, the host policy should be too";
+#endif
+  return loops;
+}
+
+// Every combination of the host policy's loops (the AVX-512 ones where built, the `omp
+// simd` ones) and of the occupied bands' reciprocals (one division per frequency, one
+// per pair) against the reference, on non-uniform decks of 1 to 4 frequencies (groups
+// of 1 to 4; nend 1 and 2 give wx < 0 to valence bands: the sexcut test's loops), with G
+// blocks of 256, 95, 66 and 57 of the 700 G (last vectors of 1 to 7 G under a mask); at
+// some G of every G' a plasmon-pole frequency within 1e-4 of a frequency of one empty
+// and one occupied band, for each of the group's frequencies in turn (terms outside the
+// regular arm in every lane and frequency; near-pole terms of several frequencies at
+// one G). And against one another, closer than the reference tolerance (the loops
+// differ by a few ulps per term and in the order of the sums).
+TEST(HostPolicy, EveryLoopMatchesReference) {
+  for (const int nend : {1, 2, 3, 4}) {
+    DeckParams p = small_deck(40, 6, 700, 12);
+    p.nstart = 1;
+    p.nend = nend;
+    const auto pr = perturbed_problem(p, [&](InputDeck& in) {
+      const SpaceData d(derive(in));
+      int occupied = 0, empty = 0;
+      while (d.host.occ_array(occupied) == 0.0) ++occupied;
+      while (d.host.occ_array(empty) != 0.0) ++empty;
+      for (int igp = 0; igp < p.ngpown; ++igp)
+        for (int w = 0; w < d.host.nw; ++w)
+          for (int ig = (igp + 5 * w) % 23; ig < p.ncouls; ig += 23)
+            in.wtilde_array(ig, igp) = complex_t(d.host.wx_array_t(w, ig % 2 ? occupied : empty) + 1e-4, 1e-4);
+    });
+    bool negative = false;  // some occupied band with wx < 0
+    for (int n1 = 0; n1 < p.nbands; ++n1)
+      for (int w = 0; w < pr->data->host.nw; ++w)
+        negative = negative || (pr->data->host.occ_array(n1) != 0.0 && pr->data->host.wx_array_t(w, n1) < 0.0);
+    EXPECT_TRUE(negative) << "nend " << nend;
+    const std::vector<std::string> loops = host_loops(*pr);
+    SigmaResult simd;
+    {
+      ScopedEnv o("GPP_HOST_OCCUPIED", "simd"), e("GPP_HOST_EMPTY", "simd");
+      simd = run_on(SpaceKind::Host, find_policy("host"), *pr, Tunables{});
+    }
+    for (const SpaceKind k : build_spaces()) {
+      if (!find_policy("host").runs_on(k)) continue;
+      for (const std::string& occupied : loops)
+        for (const std::string& empty : loops)
+          for (const char* rcp : {"div", "share"})
+            for (const int ig_block : {256, 95, 66, 57}) {
+              ScopedEnv o("GPP_HOST_OCCUPIED", occupied.c_str()), e("GPP_HOST_EMPTY", empty.c_str()),
+                  r("GPP_HOST_RCP_OCCUPIED", rcp);
+              Tunables t;
+              t.ig_block = ig_block;
+              const SigmaResult got = run_on(k, find_policy("host"), *pr, t);
+              const std::string what = occupied + "/" + empty + "/" + rcp + " G block " + std::to_string(ig_block) +
+                                       " nend " + std::to_string(nend) + " on " + name_of(k);
+              EXPECT_TRUE(results_close(got, pr->reference, kTol)) << what;
+              EXPECT_TRUE(results_close(got, simd, 1e-13)) << what;
+            }
+    }
+  }
+}
+
+// A loop or reciprocal the host policy does not know is refused, naming the variable.
+TEST(HostPolicy, UnknownLoopOrReciprocalIsAnError) {
+  const Problem& pr = problem("permuted");
+  for (const char* var : {"GPP_HOST_OCCUPIED", "GPP_HOST_EMPTY", "GPP_HOST_RCP_OCCUPIED", "GPP_HOST_RCP_EMPTY"}) {
+    ScopedEnv v(var, "vector");
+    try {
+      run_on(SpaceKind::Host, find_policy("host"), pr, Tunables{});
+      ADD_FAILURE() << var << "=vector was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string(var) + "=vector"), std::string::npos) << e.what();
     }
   }
 }

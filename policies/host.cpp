@@ -1,19 +1,20 @@
 // CPU policy (the default on the host; issue 13): band blocks one after the other, G'
 // across threads in each, SIMD over G. For each band block and G', G is blocked; a G
 // block's pair invariants (the fused form's PairTerms) are stored as structure-of-arrays
-// rows in a per-thread buffer, and the innermost loop runs over contiguous G as an
-// `omp simd` loop with one scalar reduction per frequency and part, which the compiler
-// turns into vector code (SSE2 without an arch flag; AVX-512 with GPP_HOST_ARCH=native on
-// such a CPU). The arms are blends; the rare near-pole arm of occupied bands is not
-// computed in the vector loop but flagged per G and added by a scalar pass over the
-// flagged G. The G' factor applied once per G'; ssx skipped for empty bands. The
-// occupied bands' regular arm is `tuned`'s partial fractions (physics::occupied_term:
-// sch and Y from one reciprocal of |wdiff|^2 |wsum|^2, ssx = (sch - Y) / 2 per band) and
-// their near-pole arm `tuned`'s too (physics::near_pole_term); the empty bands' terms are
-// the fused form as the first session of 2026-11-23 wrote it (docs/roofline.md,
-// "Counting": (a + ib) P); the reciprocals of empty bands are shared by a group's
-// frequencies (Rcp) and every arm's test is one comparison per term with a G's threshold;
-// the sums over G are in a different order.
+// rows in a per-thread buffer, and the innermost loop runs over contiguous G, 8 G a
+// vector: written with AVX-512 intrinsics where the build has AVX-512 (GPP_HOST_ARCH=
+// native on such a CPU), else as an `omp simd` loop with one scalar reduction per
+// frequency and part, which the compiler turns into vector code (SSE2 without an arch
+// flag). The arms are zero-masked reciprocals; the rare near-pole arm of occupied bands
+// is not computed in the vector loop but flagged per G and added by a pass over the
+// flagged G (8 at a time where built with AVX-512). The G' factor applied once per G';
+// ssx skipped for empty bands. Both kinds of band take `tuned`'s partial fractions: with
+// U = wtilde P and V = |wtilde|^2 P, an empty band's sch*mat is (x U - V) / |wdiff|^2; an
+// occupied band's sch and Y come from one reciprocal of |wdiff|^2 |wsum|^2
+// (physics::occupied_term, ssx = (sch - Y) / 2 per band), its near-pole arm is
+// physics::near_pole_term. Reciprocals are shared by a group's frequencies (Rcp) where the
+// G block's bounds allow, and every arm's test is one comparison per term with a G's
+// threshold; the sums over G are in a different order.
 #include "gpp_kernels.hpp"
 
 #include <cstdlib>
@@ -22,8 +23,8 @@
 #include <type_traits>
 #include <utility>
 
-// AVX-512 (with VL) in the host pass: the near-pole pass compacts its list of flagged G 8
-// at a time (near_pole_pass). Not in a CUDA or HIP device pass, which never runs it, nor
+// AVX-512 (with VL) in the host pass: the vector loops in intrinsics, the near-pole pass's
+// list of flagged G compacted 8 G at a time. Not in a CUDA or HIP device pass, which never runs it, nor
 // under nvcc before CUDA 12.3: up to 12.2 its headers #define _Float16, which breaks GCC
 // 12's <immintrin.h> (avx512fp16intrin.h: "vector_size attribute requires an arithmetic or
 // enum type"; kokkos-kernels#2108), and CUDA 11 takes no chance either.
@@ -227,7 +228,9 @@ inline Bounds fill_pairs(const In& in, const int igp, const int ig0, const int l
 // mini-app deck (7.11 against 8.07 s), 2% on si214. A float-seeded reciprocal (a float
 // division and a cubic Newton step in place of vdivpd) was tried and measured slower there
 // (6.08 against 4.73 s, shared) and on a Zen 5 core, and removed. GPP_HOST_RCP_EMPTY = div
-// or share forces one of the two for a run (a measurement switch; unset: share).
+// or share forces one of the two for a run (a measurement switch; unset: share), and
+// GPP_HOST_RCP_OCCUPIED for the occupied bands' loop, whose pairs of frequencies share one
+// division (occupied_mode).
 enum class Rcp : int {
   Divide,        // 1.0 / x for each frequency
   SharedDivide,  // one division for a group's frequencies (the default)
@@ -440,12 +443,13 @@ inline double lane_sum(const __m512d v) {
   return ((t[0] + t[4]) + (t[2] + t[6])) + ((t[1] + t[5]) + (t[3] + t[7]));
 }
 
-// occupied_band written with AVX-512 intrinsics: the same terms, the same arms and flags.
-// The `omp simd` loop above is what g++ makes of it: g++ 12 and 14 turn some of its
-// blends of a reciprocal with 0 into both sums and a blend of the two (a copy, an FMA and a
-// blend per sum, where a zero-masked multiply serves two sums), 96 operations on the
-// vector ports per 8 G for 2 frequencies where this loop has about 60 (llvm-mca for an
-// Ice Lake server core: 48 against 31 cycles; docs/performance.md, 2026-11-26, third
+// occupied_band written with AVX-512 intrinsics: the same terms, the same arms and flags,
+// and P left in rows kPr, kPi for the near-pole pass. The `omp simd` loop above is what g++
+// makes of it, and g++ 12 and 14 make it poorly: where a band's arms are simpler (below),
+// they turn a blend of a reciprocal with 0 into both sums and a blend of the two (a copy,
+// an FMA and a blend per sum, where one zero-masked multiply serves two sums). g++ 14,
+// -march=sapphirerapids, llvm-mca 14's Ice Lake server model, per 8 G and 2 frequencies:
+// the `omp simd` loop 48 cycles, this one 36 (docs/performance.md, 2026-11-26, third
 // session). Besides, as chosen per band and G block:
 // - Cut false (every frequency of the group >= 0): no term is cut, so Y is one FMA a part
 //   and the sexcut test is not made;

@@ -54,7 +54,7 @@ struct FusedCost {
   Ops occ_regular_cut;     // the sexcut test (wx < 0 only)
   Ops occ_regular_ssx;     // Y's term when not cut
   Ops occ_regular_dropped; // Y's term when cut
-  Ops occ_near;            // the scalar pass (physics::near_pole_term) up to the test
+  Ops occ_near;            // the near-pole pass (physics::near_pole_term) up to the test
   Ops occ_near_cut;        // its sexcut test (wx < 0 only)
   Ops occ_near_ssx;        // ssx_mat, when not cut
   Ops block_occupied;      // ssx*mat = h (sch - Y): per (occupied band, G', G block, frequency)

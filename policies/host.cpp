@@ -443,6 +443,67 @@ inline double lane_sum(const __m512d v) {
   return ((t[0] + t[4]) + (t[2] + t[6])) + ((t[1] + t[5]) + (t[3] + t[7]));
 }
 
+// A loop body the compiler must inline: each_vector calls it twice (whole vectors, the
+// masked last one), and g++ 14 otherwise leaves the larger bodies (the sexcut test's)
+// out of line, a call per 8 G.
+#define GPP_HOST_ALWAYS_INLINE __attribute__((always_inline))
+
+// One band's values at 8 G of a G block (a vector each), as both kinds of band's loops
+// read and make them: the pair rows, and mat = conj(aqsm) aqsn, P = I_eps mat, U = wtilde P,
+// V = |wtilde|^2 P. The rows' pointers are taken once per loop (BandRows): read through
+// Rows, each store of a loop would reload them.
+struct BandRows {
+  const double *wr, *wi, *wi2, *wabs2, *ir, *ii, *thr, *an;
+  BandRows(const Rows& r, const Band& b)
+      : wr(r[kWr]), wi(r[kWi]), wi2(r[kWi2]), wabs2(r[kWabs2]), ir(r[kIr]), ii(r[kIi]), thr(r[kThr]), an(b.an) {}
+};
+struct BandLanes {
+  __m512d wr, wi2, wabs2, thr, Pr, Pi, Ur, Ui, Vr, Vi;
+};
+// G = k .. k+7; where Tail, only the lanes of `valid` (the loads masked: aqsntemp has no
+// padding). aqsm = (amr, ami) in every lane.
+template <bool Tail>
+inline BandLanes band_lanes(const BandRows& rows, const __m512d amr, const __m512d ami, const int k,
+                            const __mmask8 valid) {
+  const auto load = [&](const double* row) {
+    return Tail ? _mm512_maskz_loadu_pd(valid, row + k) : _mm512_loadu_pd(row + k);
+  };
+  // aqsn(G) for 8 G: 16 doubles (re, im) in two vectors, split into re and im
+  __m512d a0, a1;
+  if (Tail) {
+    const unsigned n = __builtin_popcount(static_cast<unsigned>(valid));  // 1 .. 7 valid G
+    const __mmask8 lo = n >= 4 ? 0xFF : static_cast<__mmask8>((1u << (2 * n)) - 1);
+    const __mmask8 hi = n > 4 ? static_cast<__mmask8>((1u << (2 * (n - 4))) - 1) : 0;
+    a0 = _mm512_maskz_loadu_pd(lo, rows.an + 2 * k);
+    a1 = _mm512_maskz_loadu_pd(hi, rows.an + 2 * k + 8);
+  } else {
+    a0 = _mm512_loadu_pd(rows.an + 2 * k);
+    a1 = _mm512_loadu_pd(rows.an + 2 * k + 8);
+  }
+  const __m512i even = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), odd = _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15);
+  const __m512d ar = _mm512_permutex2var_pd(a0, even, a1), ai = _mm512_permutex2var_pd(a0, odd, a1);
+  BandLanes l;
+  l.wr = load(rows.wr), l.wi2 = load(rows.wi2), l.wabs2 = load(rows.wabs2), l.thr = load(rows.thr);
+  const __m512d wi = load(rows.wi), ir = load(rows.ir), ii = load(rows.ii);
+  const __m512d mr = _mm512_fmadd_pd(amr, ar, _mm512_mul_pd(ami, ai));
+  const __m512d mi = _mm512_fmsub_pd(amr, ai, _mm512_mul_pd(ami, ar));
+  l.Pr = _mm512_fmsub_pd(ir, mr, _mm512_mul_pd(ii, mi));
+  l.Pi = _mm512_fmadd_pd(ir, mi, _mm512_mul_pd(ii, mr));
+  l.Ur = _mm512_fmsub_pd(l.wr, l.Pr, _mm512_mul_pd(wi, l.Pi));
+  l.Ui = _mm512_fmadd_pd(l.wr, l.Pi, _mm512_mul_pd(wi, l.Pr));
+  l.Vr = _mm512_mul_pd(l.wabs2, l.Pr), l.Vi = _mm512_mul_pd(l.wabs2, l.Pi);
+  return l;
+}
+
+// body(k, valid, tail) for the G block's vectors of 8 G: body(k, 0xFF, false_type) for
+// each whole one, then the last under a mask (tail: true_type).
+template <class Body>
+inline void each_vector(const int len, const Body& body) {
+  int k = 0;
+  for (; k + 8 <= len; k += 8) body(k, 0xFF, std::false_type{});
+  if (k < len) body(k, static_cast<__mmask8>((1u << (len - k)) - 1), std::true_type{});
+}
+
 // occupied_band written with AVX-512 intrinsics: the same terms, the same arms and flags,
 // and P left in rows kPr, kPi for the near-pole pass. The `omp simd` loop above is what g++
 // makes of it, and g++ 12 and 14 make it poorly: where a band's arms are simpler (below),
@@ -463,7 +524,6 @@ inline double lane_sum(const __m512d v) {
 template <int W, bool Cut, Rcp Mode>
 inline void occupied_band_avx512(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
   constexpr bool shared = Mode == Rcp::SharedDivide && W > 1;
-  const __m512i even = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), odd = _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15);
   const __m512d amr = _mm512_set1_pd(b.amr), ami = _mm512_set1_pd(b.ami), inv_tol = _mm512_set1_pd(kInvTolZero);
   __m512d xv[W], bit[W], sr[W], si[W], yr[W], yi[W];
   __mmask8 negative[W];  // all lanes where x[w] < 0 (the sexcut test applies)
@@ -473,38 +533,16 @@ inline void occupied_band_avx512(const Rows& r, const int len, const Band& b, co
     negative[w] = x[w] < 0.0 ? 0xFF : 0x00;
     sr[w] = si[w] = yr[w] = yi[w] = _mm512_setzero_pd();
   });
-  // The rows' pointers as locals: through r, every store of a flag would reload them
-  const double *const row_wr = r[kWr], *const row_wi = r[kWi], *const row_wi2 = r[kWi2], *const row_wabs2 = r[kWabs2],
-                      *const row_ir = r[kIr], *const row_ii = r[kIi], *const row_thr = r[kThr], *const row_om2 = r[kOm2],
-                      *const row_cut2 = r[kCut2], *const an = b.an;
+  const BandRows rows(r, b);
+  const double *const row_om2 = r[kOm2], *const row_cut2 = r[kCut2];
   double *const row_flag = r.f[kFlag], *const row_pr = r.f[kPr], *const row_pi = r.f[kPi];
-  const auto body = [=, &sr, &si, &yr, &yi](const int k, const __mmask8 valid, auto tail) {
+  const auto body = [=, &sr, &si, &yr, &yi](const int k, const __mmask8 valid, auto tail) GPP_HOST_ALWAYS_INLINE {
     const auto load = [&](const double* row) {
       return tail ? _mm512_maskz_loadu_pd(valid, row + k) : _mm512_loadu_pd(row + k);
     };
-    // aqsn(G) for 8 G: 16 doubles (re, im) in two vectors, split into re and im
-    __m512d a0, a1;
-    if (tail) {
-      const unsigned n = __builtin_popcount(static_cast<unsigned>(valid));  // 1 .. 7 valid G
-      const __mmask8 lo = n >= 4 ? 0xFF : static_cast<__mmask8>((1u << (2 * n)) - 1);
-      const __mmask8 hi = n > 4 ? static_cast<__mmask8>((1u << (2 * (n - 4))) - 1) : 0;
-      a0 = _mm512_maskz_loadu_pd(lo, an + 2 * k);
-      a1 = _mm512_maskz_loadu_pd(hi, an + 2 * k + 8);
-    } else {
-      a0 = _mm512_loadu_pd(an + 2 * k);
-      a1 = _mm512_loadu_pd(an + 2 * k + 8);
-    }
-    const __m512d ar = _mm512_permutex2var_pd(a0, even, a1), ai = _mm512_permutex2var_pd(a0, odd, a1);
-    const __m512d wr = load(row_wr), wi = load(row_wi), wi2 = load(row_wi2), wabs2 = load(row_wabs2),
-                  ir = load(row_ir), ii = load(row_ii), thr = load(row_thr);
-    // mat = conj(aqsm) aqsn, P = I_eps mat, U = wtilde P, V = |wtilde|^2 P
-    const __m512d mr = _mm512_fmadd_pd(amr, ar, _mm512_mul_pd(ami, ai));
-    const __m512d mi = _mm512_fmsub_pd(amr, ai, _mm512_mul_pd(ami, ar));
-    const __m512d Pr = _mm512_fmsub_pd(ir, mr, _mm512_mul_pd(ii, mi));
-    const __m512d Pi = _mm512_fmadd_pd(ir, mi, _mm512_mul_pd(ii, mr));
-    const __m512d Ur = _mm512_fmsub_pd(wr, Pr, _mm512_mul_pd(wi, Pi));
-    const __m512d Ui = _mm512_fmadd_pd(wr, Pi, _mm512_mul_pd(wi, Pr));
-    const __m512d Vr = _mm512_mul_pd(wabs2, Pr), Vi = _mm512_mul_pd(wabs2, Pi);
+    const BandLanes l = band_lanes<decltype(tail)::value>(rows, amr, ami, k, valid);
+    const __m512d &wr = l.wr, &wi2 = l.wi2, &wabs2 = l.wabs2, &thr = l.thr, &Pr = l.Pr, &Pi = l.Pi, &Ur = l.Ur,
+                  &Ui = l.Ui, &Vr = l.Vr, &Vi = l.Vi;
     const __m512d pole = _mm512_mul_pd(wabs2, inv_tol);  // |wdiff|^2 below it: the near-pole arm
     __m512d wd[W], ws[W], p[W], R[W];
     each_w<W>([&](auto w) {
@@ -559,9 +597,7 @@ inline void occupied_band_avx512(const Rows& r, const int len, const Band& b, co
       _mm512_storeu_pd(row_pi + k, Pi);
     }
   };
-  int k = 0;
-  for (; k + 8 <= len; k += 8) body(k, 0xFF, std::false_type{});
-  if (k < len) body(k, static_cast<__mmask8>((1u << (len - k)) - 1), std::true_type{});
+  each_vector(len, body);
   const double h = 0.5 * b.occ;
   each_w<W>([&](auto w) {
     const double s_r = lane_sum(sr[w]), s_i = lane_sum(si[w]), y_r = lane_sum(yr[w]), y_i = lane_sum(yi[w]);
@@ -570,20 +606,11 @@ inline void occupied_band_avx512(const Rows& r, const int len, const Band& b, co
 }
 #endif
 
-// The near-pole arm (the fused form's second arm) of the frequencies that occupied_band
-// flagged, one G and frequency at a time (the arm as occupied_band chose it). About 4% of
-// si214's occupied terms, yet this
-// pass was about a quarter of a thread's time on si214 (docs/performance.md, 2026-11-26):
-// two fifths of it building the list, the rest two dependent divisions per term, where it
-// now has one (physics::near_pole_term).
-template <int W>
-inline void near_pole_pass(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
-  // The flagged G first, as a list (branch-free): a scan that skipped to them kept every
-  // row's pointer live and advancing, several cycles per G for the ~2% flagged.
-  int flagged[kMaxIgBlock];
-  int n = 0;
-  const double* __restrict flag = r[kFlag];
-  int k0 = 0;
+// The G of a block whose flag row is nonzero, in order, into flagged[]; their count. A
+// list (branch-free): a scan that skipped to them kept every row's pointer live and
+// advancing, several cycles per G for the ~2% flagged.
+inline int flagged_list(const double* __restrict flag, const int len, int* flagged) {
+  int n = 0, k0 = 0;
 #if GPP_HOST_AVX512
   // 8 G at a time: the nonzero flags as a mask, their indices compressed into a register
   // (vpcompressd) and stored as 8 ints, of which the first popcount(mask) count (the rest
@@ -602,6 +629,20 @@ inline void near_pole_pass(const Rows& r, const int len, const Band& b, const do
     flagged[n] = k;
     n += flag[k] != 0.0;
   }
+  return n;
+}
+
+// The near-pole arm (the fused form's second arm) of the frequencies that occupied_band
+// flagged, one G and frequency at a time (the arm as occupied_band chose it). About 4% of
+// si214's occupied terms, yet this
+// pass was about a quarter of a thread's time on si214 (docs/performance.md, 2026-11-26):
+// two fifths of it building the list, the rest two dependent divisions per term, where it
+// now has one (physics::near_pole_term).
+template <int W>
+inline void near_pole_pass(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
+  int flagged[kMaxIgBlock];
+  const double* __restrict flag = r[kFlag];
+  const int n = flagged_list(flag, len, flagged);
   // occ ssx mat = near_pole_term(.., P = I_eps mat, f = occ / 4) (physics::near_pole_term,
   // as `tuned` computes it: one reciprocal); the arm as occupied_band chose it, not tested
   // again (a test written another way could disagree within a rounding and drop the term
@@ -629,38 +670,16 @@ inline void near_pole_pass(const Rows& r, const int len, const Band& b, const do
 template <int W, Rcp Mode>
 inline void empty_band_avx512(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
   constexpr bool shared = Mode == Rcp::SharedDivide && W > 1;
-  const __m512i even = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), odd = _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15);
   const __m512d amr = _mm512_set1_pd(b.amr), ami = _mm512_set1_pd(b.ami), one = _mm512_set1_pd(1.0);
   __m512d xv[W], sr[W], si[W];
   each_w<W>([&](auto w) {
     xv[w] = _mm512_set1_pd(x[w]);
     sr[w] = si[w] = _mm512_setzero_pd();
   });
-  const double *const row_wr = r[kWr], *const row_wi = r[kWi], *const row_wi2 = r[kWi2], *const row_wabs2 = r[kWabs2],
-                      *const row_ir = r[kIr], *const row_ii = r[kIi], *const row_thr = r[kThr], *const an = b.an;
-  const auto body = [=, &sr, &si](const int k, const __mmask8 valid, auto tail) {
-    const auto load = [&](const double* row) {
-      return tail ? _mm512_maskz_loadu_pd(valid, row + k) : _mm512_loadu_pd(row + k);
-    };
-    __m512d a0, a1;
-    if (tail) {
-      const unsigned n = __builtin_popcount(static_cast<unsigned>(valid));
-      a0 = _mm512_maskz_loadu_pd(n >= 4 ? 0xFF : static_cast<__mmask8>((1u << (2 * n)) - 1), an + 2 * k);
-      a1 = _mm512_maskz_loadu_pd(n > 4 ? static_cast<__mmask8>((1u << (2 * (n - 4))) - 1) : 0, an + 2 * k + 8);
-    } else {
-      a0 = _mm512_loadu_pd(an + 2 * k);
-      a1 = _mm512_loadu_pd(an + 2 * k + 8);
-    }
-    const __m512d ar = _mm512_permutex2var_pd(a0, even, a1), ai = _mm512_permutex2var_pd(a0, odd, a1);
-    const __m512d wr = load(row_wr), wi = load(row_wi), wi2 = load(row_wi2), wabs2 = load(row_wabs2),
-                  ir = load(row_ir), ii = load(row_ii), thr = load(row_thr);
-    const __m512d mr = _mm512_fmadd_pd(amr, ar, _mm512_mul_pd(ami, ai));
-    const __m512d mi = _mm512_fmsub_pd(amr, ai, _mm512_mul_pd(ami, ar));
-    const __m512d Pr = _mm512_fmsub_pd(ir, mr, _mm512_mul_pd(ii, mi));
-    const __m512d Pi = _mm512_fmadd_pd(ir, mi, _mm512_mul_pd(ii, mr));
-    const __m512d Ur = _mm512_fmsub_pd(wr, Pr, _mm512_mul_pd(wi, Pi));
-    const __m512d Ui = _mm512_fmadd_pd(wr, Pi, _mm512_mul_pd(wi, Pr));
-    const __m512d Vr = _mm512_mul_pd(wabs2, Pr), Vi = _mm512_mul_pd(wabs2, Pi);
+  const BandRows rows(r, b);
+  const auto body = [=, &sr, &si](const int k, const __mmask8 valid, auto tail) GPP_HOST_ALWAYS_INLINE {
+    const BandLanes l = band_lanes<decltype(tail)::value>(rows, amr, ami, k, valid);
+    const __m512d &wr = l.wr, &wi2 = l.wi2, &thr = l.thr, &Ur = l.Ur, &Ui = l.Ui, &Vr = l.Vr, &Vi = l.Vi;
     __m512d wd[W], inv[W];
     __mmask8 regular[W];
     each_w<W>([&](auto w) {
@@ -696,9 +715,7 @@ inline void empty_band_avx512(const Rows& r, const int len, const Band& b, const
       si[w] = _mm512_fmadd_pd(inv[w], _mm512_fmsub_pd(xv[w], Ui, Vi), si[w]);
     });
   };
-  int k = 0;
-  for (; k + 8 <= len; k += 8) body(k, 0xFF, std::false_type{});
-  if (k < len) body(k, static_cast<__mmask8>((1u << (len - k)) - 1), std::true_type{});
+  each_vector(len, body);
   each_w<W>([&](auto w) {
     s.sr[w] += lane_sum(sr[w]);
     s.si[w] += lane_sum(si[w]);
@@ -707,8 +724,8 @@ inline void empty_band_avx512(const Rows& r, const int len, const Band& b, const
 #endif
 
 #if GPP_HOST_AVX512
-// near_pole_pass for occupied_band_avx512, which also leaves P = I_eps mat in rows kPr and
-// kPi: the list of flagged G as there, then the terms 8 flagged G at a time, each lane
+// near_pole_pass written with AVX-512 intrinsics: the list of flagged G (flagged_list),
+// then the terms 8 flagged G at a time (P = I_eps mat from the occupied loop), each lane
 // under the mask of the frequencies its flag names, with wtilde, P and the flag gathered
 // by index. The scalar pass spent most of its time in one term's dependent chain to its
 // division and in a branch per frequency on the flag's bit (perf annotate, local Zen 5,
@@ -718,18 +735,7 @@ template <int W>
 inline void near_pole_pass_avx512(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
   int flagged[kMaxIgBlock];
   const double* __restrict flag = r[kFlag];
-  int n = 0, k0 = 0;
-  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  for (; k0 + 8 <= len; k0 += 8) {
-    const __mmask8 nz = _mm512_cmp_pd_mask(_mm512_loadu_pd(flag + k0), _mm512_setzero_pd(), _CMP_NEQ_UQ);
-    const __m256i idx = _mm256_maskz_compress_epi32(nz, _mm256_add_epi32(_mm256_set1_epi32(k0), lane));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(flagged + n), idx);
-    n += __builtin_popcount(static_cast<unsigned>(nz));
-  }
-  for (int k = k0; k < len; ++k) {
-    flagged[n] = k;
-    n += flag[k] != 0.0;
-  }
+  const int n = flagged_list(flag, len, flagged);
   if (n == 0) return;
   const __m512d zero = _mm512_setzero_pd(), half = _mm512_set1_pd(0.5), one = _mm512_set1_pd(1.0);
   const __m512d nf = _mm512_set1_pd(-0.25 * b.occ), cut16 = _mm512_set1_pd(b.cut16);

@@ -382,14 +382,23 @@ TEST(HostPolicy, HugePlasmonPoleFrequenciesAreRight) {
   }
 }
 
+// An environment variable set for a scope (unset after).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
+  ~ScopedEnv() { unsetenv(name_); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+};
+
 // The host policy's reciprocals of empty bands for a scope: GPP_HOST_RCP_EMPTY (div,
 // share; unset: share), read at each run.
-class EmptyReciprocal {
+class EmptyReciprocal : public ScopedEnv {
  public:
-  explicit EmptyReciprocal(const char* mode) { setenv("GPP_HOST_RCP_EMPTY", mode, 1); }
-  ~EmptyReciprocal() { unsetenv("GPP_HOST_RCP_EMPTY"); }
-  EmptyReciprocal(const EmptyReciprocal&) = delete;
-  EmptyReciprocal& operator=(const EmptyReciprocal&) = delete;
+  explicit EmptyReciprocal(const char* mode) : ScopedEnv("GPP_HOST_RCP_EMPTY", mode) {}
 };
 constexpr const char* kEmptyReciprocals[] = {"div", "share"};
 
@@ -453,18 +462,6 @@ TEST(HostPolicy, EmptyReciprocalRangesAreGuarded) {
     }
   }
 }
-
-// An environment variable set for a scope (unset after).
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
-  ~ScopedEnv() { unsetenv(name_); }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-};
 
 // The host policy's vector loops this build has: simd always, avx512 where built with
 // AVX-512 (asking for it elsewhere is an error naming the variable).

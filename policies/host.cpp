@@ -496,9 +496,12 @@ inline BandLanes band_lanes(const BandRows& rows, const __m512d amr, const __m51
 }
 
 // body(k, valid, tail) for the G block's vectors of 8 G: body(k, 0xFF, false_type) for
-// each whole one, then the last under a mask (tail: true_type).
+// each whole one, then the last under a mask (tail: true_type). Always inlined into the
+// band's loop function, whose per-frequency sums the body updates: out of line (g++ 12
+// and 14 left it so for 3 and 4 frequencies), it kept them in the caller's frame, a load
+// and a store of each sum per 8 G.
 template <class Body>
-inline void each_vector(const int len, const Body& body) {
+GPP_HOST_ALWAYS_INLINE inline void each_vector(const int len, const Body& body) {
   int k = 0;
   for (; k + 8 <= len; k += 8) body(k, 0xFF, std::false_type{});
   if (k < len) body(k, static_cast<__mmask8>((1u << (len - k)) - 1), std::true_type{});

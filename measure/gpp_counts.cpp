@@ -41,11 +41,12 @@ SigmaTermCost sigma_term_cost(bool reciprocal, bool squared_cut) {
 FusedCost fused_cost() {
   FusedCost f;
   // host.cpp's fill_pairs: wtilde^2 (4M 2A), Omega2 (4M 2A), wi2 (1M), |wtilde|^2 (2M 1A),
-  // |Omega2|^2 (2M 1A), sexcut^2 |I_eps|^2 (3M 1A), the regular arm's threshold (1M)
-  f.pair = ops(2 + 2 + 1 + 1 + 1, 4 + 4 + 1 + 2 + 2 + 3 + 1);
-  // mat = conj(aqsm)*aqsn (4M 2A); P = I_eps*mat (4M 2A); U = wtilde*P (4M 2A), V =
-  // |wtilde|^2 P (2M): tuned's partial fractions, in both kinds of band
-  f.band = ops(2 + 2 + 2, 4 + 4 + 4 + 2);
+  // |Omega2|^2 (2M 1A), sexcut^2 |I_eps|^2 (3M 1A), the regular arm's threshold (1M),
+  // wtilde I_eps (4M 2A), |wtilde|^2 I_eps (2M)
+  f.pair = ops(2 + 2 + 1 + 1 + 1 + 2, 4 + 4 + 1 + 2 + 2 + 3 + 1 + 4 + 2);
+  // tuned's partial fractions in both kinds of band, without the band's factor conj(aqsm)
+  // (block_band): U = (wtilde I_eps) aqsn (4M 2A), V = (|wtilde|^2 I_eps) aqsn (4M 2A)
+  f.band = ops(2 + 2, 4 + 4);
   // dr, sr (2A); wdiffr, wsumr (2M 2A); R = 1/(wdiffr*wsumr) (1M, 1 reciprocal); the
   // near-pole test's |wtilde|^2/TOL_Zero (1M)
   f.occ_common = ops(2 + 2, 2 + 1 + 1, 1);
@@ -58,16 +59,19 @@ FusedCost fused_cost() {
   // cut: Y += inv_wdiffr*(wx U - V) (2M 2A)
   f.occ_regular_dropped = ops(2, 2);
   // the near-pole pass (host.cpp: near_pole_pass, near_pole_pass_avx512) is tuned's
-  // physics::near_pole_term, with P = I_eps*mat as the occupied loop left it: dr (1A); wi2
-  // (1M); wdiffr (1M 1A); a (1M 1A); b (1M); |wdiff|^2/2 (1M); c_r (1A); |c|^2 (2M 1A), 1
-  // reciprocal
-  f.occ_near = ops(1 + 1 + 1 + 1 + 1, 1 + 1 + 1 + 1 + 1 + 2, 1);
+  // physics::near_pole_term, with P = I_eps aqsn (4M 2A; the AVX-512 pass makes it once for
+  // a G's frequencies, counted for each): dr (1A); wi2 (1M); wdiffr (1M 1A); a (1M 1A); b
+  // (1M); |wdiff|^2/2 (1M); c_r (1A); |c|^2 (2M 1A), 1 reciprocal
+  f.occ_near = ops(2 + 1 + 1 + 1 + 1 + 1, 4 + 1 + 1 + 1 + 1 + 1 + 2, 1);
   // |a + ib|^2 (2M 1A) * inv_c2 (1M) against 16 sexcut^2
   f.occ_near_cut = ops(1, 3);
   // num = (a c_r + b^2, b half) (3M 1A); f*inv_c2 (1M); P*num (4M 2A); ssx += (2M 2A)
   f.occ_near_ssx = ops(1 + 2 + 2, 3 + 1 + 4 + 2);
-  // per (occupied band, G', G block, frequency): ssx*mat sums = h (sch - Y) (2A 2M)
-  f.block_occupied = ops(2, 2);
+  // per (occupied band, G', G block, frequency): ssx*mat sums = h (sch - Y) (2A 2M), times
+  // conj(aqsm) (4M 2A)
+  f.block_occupied = ops(2 + 2, 2 + 4);
+  // per (band, G', G block, frequency): the sch*mat sums times conj(aqsm) (4M 2A)
+  f.block_band = ops(2, 4);
   // dr (1A); wdiffr (1M 1A); 1/wdiffr (1 reciprocal: where a group shares one division,
   // as for occupied bands' pairs, still counted one a term)
   f.empty_common = ops(1 + 1, 1, 1);
@@ -268,6 +272,7 @@ Work count_policy(const std::string& policy, const Shape& s, const ArmCounts& ar
     const double occ = double(arms.count(1)), empty = double(arms.count(0));
     const int ig_block = or_default(t.ig_block, 256);
     add(f.block_occupied, s.occupied_bands * s.ngpown * std::ceil(s.ncouls / ig_block) * s.nw);
+    add(f.block_band, s.nbands * s.ngpown * std::ceil(s.ncouls / ig_block) * s.nw);
     add(f.occ_common, occ);
     add(f.occ_regular, double(arms.count(1, -1, physics::kRegular)));
     add(f.occ_regular_cut, double(arms.count(1, 1, physics::kRegular)));

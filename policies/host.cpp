@@ -14,7 +14,10 @@
 // (physics::occupied_term, ssx = (sch - Y) / 2 per band), its near-pole arm is
 // physics::near_pole_term. Reciprocals are shared by a group's frequencies (Rcp) where the
 // G block's bounds allow, and every arm's test is one comparison per term with a G's
-// threshold; the sums over G are in a different order.
+// threshold; the sums over G are in a different order. The band's factor conj(aqsm) of mat
+// = conj(aqsm) aqsn is constant over G: the loops make U and V from the G's rows wtilde
+// I_eps and |wtilde|^2 I_eps times aqsn, and their sums over a G block are multiplied by
+// conj(aqsm) once (12 FLOPs per band and G where mat, P, U and V took 20).
 #include "gpp_kernels.hpp"
 
 #include <cstdlib>
@@ -57,12 +60,14 @@ enum Field : int {
   kWabs2,  // |wtilde|^2
   kIr,     // Re I_eps
   kIi,     // Im I_eps
+  kWIr,    // Re (wtilde I_eps)
+  kWIi,    // Im (wtilde I_eps)
+  kAIr,    // Re (|wtilde|^2 I_eps)
+  kAIi,    // Im (|wtilde|^2 I_eps)
   kOm2,    // |Omega2|^2, Omega2 = wtilde^2 I_eps
   kCut2,   // sexcut^2 |I_eps|^2
   kThr,    // max(limittwo, |wtilde|^2 / limitone): a band takes the regular arm where |wdiff|^2 > it
   kFlag,   // nonzero: a frequency of the band in hand takes the near-pole arm at this G
-  kPr,     // Re P, P = I_eps mat of the occupied band in hand (for the near-pole pass)
-  kPi,     // Im P
   kFields
 };
 
@@ -194,6 +199,10 @@ inline Bounds fill_pairs(const In& in, const int igp, const int ig0, const int l
   double* __restrict f_wabs2 = r.f[kWabs2];
   double* __restrict f_ir = r.f[kIr];
   double* __restrict f_ii = r.f[kIi];
+  double* __restrict f_wir = r.f[kWIr];
+  double* __restrict f_wii = r.f[kWIi];
+  double* __restrict f_air = r.f[kAIr];
+  double* __restrict f_aii = r.f[kAIi];
   double* __restrict f_om2 = r.f[kOm2];
   double* __restrict f_cut2 = r.f[kCut2];
   double* __restrict f_thr = r.f[kThr];
@@ -211,6 +220,10 @@ inline Bounds fill_pairs(const In& in, const int igp, const int ig0, const int l
     f_wabs2[k] = wabs2;
     f_ir[k] = ir;
     f_ii[k] = ii;
+    f_wir[k] = wr * ir - wi * ii;
+    f_wii[k] = wr * ii + wi * ir;
+    f_air[k] = wabs2 * ir;
+    f_aii[k] = wabs2 * ii;
     f_om2[k] = o_r * o_r + o_i * o_i;
     f_cut2[k] = sexcut2 * (ir * ir + ii * ii);
     const double pole = wabs2 * kInvLimitone;
@@ -246,7 +259,7 @@ enum class HostLoop : int { Simd, Avx512 };
 // One band's scalars for the G loop.
 struct Band {
   const double* an;  // aqsntemp(ig0, n1): re, im interleaved
-  double amr, ami;   // aqsm = aqsmtemp_local(igp, n1)
+  double amr, ami;   // aqsm = aqsmtemp_local(igp, n1): the loops' sums are taken times conj(aqsm) after them
   double occ;
   double cut16;      // 16 sexcut^2 (physics::near_pole_term)
   Rcp empty;         // the reciprocals an empty band would like (where its bounds allow)
@@ -258,6 +271,21 @@ struct Band {
 struct GroupSums {
   double sr[kMaxGroup] = {}, si[kMaxGroup] = {}, xr[kMaxGroup] = {}, xi[kMaxGroup] = {};
 };
+
+// U and V of one band at one G for the `omp simd` loops, without the band's factor
+// conj(aqsm): U = (wtilde I_eps) aqsn, V = (|wtilde|^2 I_eps) aqsn from the G's rows (the
+// terms are linear in U and V, so conj(aqsm) multiplies the G block's sums instead:
+// band_groups). GPP_HOST_BAND_ROWS takes the rows' pointers, GPP_HOST_BAND_UV makes U
+// and V at G = k.
+#define GPP_HOST_BAND_ROWS                     \
+  const double* __restrict wir = r[kWIr];      \
+  const double* __restrict wii = r[kWIi];      \
+  const double* __restrict air = r[kAIr];      \
+  const double* __restrict aii = r[kAIi];
+#define GPP_HOST_BAND_UV                                                      \
+  const double ar = an[2 * k], ai = an[2 * k + 1];                            \
+  const double Ur = wir[k] * ar - wii[k] * ai, Ui = wir[k] * ai + wii[k] * ar; \
+  const double Vr = air[k] * ar - aii[k] * ai, Vi = air[k] * ai + aii[k] * ar;
 
 // |wdiff|^2 of frequency x at one G.
 #define GPP_HOST_WDIFF(x, DR, WD)        \
@@ -294,24 +322,15 @@ template <int W, Rcp Mode>
 inline void empty_band(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
   constexpr bool shared = Mode == Rcp::SharedDivide && W > 1;
   const double* __restrict wr = r[kWr];
-  const double* __restrict wi = r[kWi];
   const double* __restrict wi2 = r[kWi2];
-  const double* __restrict wabs2 = r[kWabs2];
-  const double* __restrict ir = r[kIr];
-  const double* __restrict ii = r[kIi];
   const double* __restrict thr = r[kThr];
   const double* __restrict an = b.an;
-  const double amr = b.amr, ami = b.ami;
+  GPP_HOST_BAND_ROWS
   const double x0 = x[0], x1 = W > 1 ? x[1] : 0.0, x2 = W > 2 ? x[2] : 0.0, x3 = W > 3 ? x[3] : 0.0;
   double s0r = 0, s0i = 0, s1r = 0, s1i = 0, s2r = 0, s2i = 0, s3r = 0, s3i = 0;
 #pragma omp simd reduction(+ : s0r, s0i, s1r, s1i, s2r, s2i, s3r, s3i)
   for (int k = 0; k < len; ++k) {
-    // mat = conj(aqsm) * aqsn, P = I_eps * mat
-    const double ar = an[2 * k], ai = an[2 * k + 1];
-    const double mr = amr * ar + ami * ai, mi = amr * ai - ami * ar;
-    const double Pr = ir[k] * mr - ii[k] * mi, Pi = ir[k] * mi + ii[k] * mr;
-    const double Ur = wr[k] * Pr - wi[k] * Pi, Ui = wr[k] * Pi + wi[k] * Pr;  // wtilde P
-    const double Vr = wabs2[k] * Pr, Vi = wabs2[k] * Pi;                      // |wtilde|^2 P
+    GPP_HOST_BAND_UV
     GPP_HOST_WDIFF(x0, dr0, wd0)
     GPP_HOST_WDIFF(x1, dr1, wd1)
     GPP_HOST_WDIFF(x2, dr2, wd2)
@@ -383,37 +402,26 @@ inline void empty_band(const Rows& r, const int len, const Band& b, const double
 template <int W>
 inline void occupied_band(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
   const double* __restrict wr = r[kWr];
-  const double* __restrict wi = r[kWi];
   const double* __restrict wi2 = r[kWi2];
   const double* __restrict wabs2 = r[kWabs2];
-  const double* __restrict ir = r[kIr];
-  const double* __restrict ii = r[kIi];
   const double* __restrict om2 = r[kOm2];
   const double* __restrict cut2 = r[kCut2];
   const double* __restrict thr = r[kThr];
   double* __restrict flag = r.f[kFlag];
-  double* __restrict p_re = r.f[kPr];
-  double* __restrict p_im = r.f[kPi];
   const double* __restrict an = b.an;
-  const double amr = b.amr, ami = b.ami;
+  GPP_HOST_BAND_ROWS
   const double x0 = x[0], x1 = W > 1 ? x[1] : 0.0, x2 = W > 2 ? x[2] : 0.0, x3 = W > 3 ? x[3] : 0.0;
   double s0r = 0, s0i = 0, s1r = 0, s1i = 0, s2r = 0, s2i = 0, s3r = 0, s3i = 0;
   double y0r = 0, y0i = 0, y1r = 0, y1i = 0, y2r = 0, y2i = 0, y3r = 0, y3i = 0;
 #pragma omp simd reduction(+ : s0r, s0i, s1r, s1i, s2r, s2i, s3r, s3i, y0r, y0i, y1r, y1i, y2r, y2i, y3r, y3i)
   for (int k = 0; k < len; ++k) {
-    const double ar = an[2 * k], ai = an[2 * k + 1];
-    const double mr = amr * ar + ami * ai, mi = amr * ai - ami * ar;
-    const double Pr = ir[k] * mr - ii[k] * mi, Pi = ir[k] * mi + ii[k] * mr;
-    const double Ur = wr[k] * Pr - wi[k] * Pi, Ui = wr[k] * Pi + wi[k] * Pr;  // wtilde P
-    const double Vr = wabs2[k] * Pr, Vi = wabs2[k] * Pi;                      // |wtilde|^2 P
+    GPP_HOST_BAND_UV
     double near = 0.0;
     GPP_HOST_OCC_TERM(x0, 1.0, s0r, s0i, y0r, y0i)
     if constexpr (W > 1) GPP_HOST_OCC_TERM(x1, 2.0, s1r, s1i, y1r, y1i)
     if constexpr (W > 2) GPP_HOST_OCC_TERM(x2, 4.0, s2r, s2i, y2r, y2i)
     if constexpr (W > 3) GPP_HOST_OCC_TERM(x3, 8.0, s3r, s3i, y3r, y3i)
     flag[k] = near;
-    p_re[k] = Pr;
-    p_im[k] = Pi;
   }
   const double h = 0.5 * b.occ;
   s.sr[0] += s0r, s.si[0] += s0i, s.xr[0] += h * (s0r - y0r), s.xi[0] += h * (s0i - y0i);
@@ -422,6 +430,8 @@ inline void occupied_band(const Rows& r, const int len, const Band& b, const dou
   if constexpr (W > 3) s.sr[3] += s3r, s.si[3] += s3i, s.xr[3] += h * (s3r - y3r), s.xi[3] += h * (s3i - y3i);
 }
 #undef GPP_HOST_OCC_TERM
+#undef GPP_HOST_BAND_UV
+#undef GPP_HOST_BAND_ROWS
 
 #if GPP_HOST_AVX512
 // Frequencies 0 .. W-1 in turn: f(std::integral_constant<int, w>{}) for each w, unrolled
@@ -449,22 +459,23 @@ inline double lane_sum(const __m512d v) {
 #define GPP_HOST_ALWAYS_INLINE __attribute__((always_inline))
 
 // One band's values at 8 G of a G block (a vector each), as both kinds of band's loops
-// read and make them: the pair rows, and mat = conj(aqsm) aqsn, P = I_eps mat, U = wtilde P,
-// V = |wtilde|^2 P. The rows' pointers are taken once per loop (BandRows): read through
-// Rows, each store of a loop would reload them.
+// read and make them: the pair rows, and U = (wtilde I_eps) aqsn, V = (|wtilde|^2 I_eps)
+// aqsn (GPP_HOST_BAND_UV's, without the band's factor conj(aqsm)). The rows' pointers are
+// taken once per loop (BandRows): read through Rows, each store of a loop would reload
+// them.
 struct BandRows {
-  const double *wr, *wi, *wi2, *wabs2, *ir, *ii, *thr, *an;
+  const double *wr, *wi2, *wabs2, *thr, *wir, *wii, *air, *aii, *an;
   BandRows(const Rows& r, const Band& b)
-      : wr(r[kWr]), wi(r[kWi]), wi2(r[kWi2]), wabs2(r[kWabs2]), ir(r[kIr]), ii(r[kIi]), thr(r[kThr]), an(b.an) {}
+      : wr(r[kWr]), wi2(r[kWi2]), wabs2(r[kWabs2]), thr(r[kThr]), wir(r[kWIr]), wii(r[kWIi]), air(r[kAIr]),
+        aii(r[kAIi]), an(b.an) {}
 };
 struct BandLanes {
-  __m512d wr, wi2, wabs2, thr, Pr, Pi, Ur, Ui, Vr, Vi;
+  __m512d wr, wi2, wabs2, thr, Ur, Ui, Vr, Vi;
 };
 // G = k .. k+7; where Tail, only the lanes of `valid` (the loads masked: aqsntemp has no
-// padding). aqsm = (amr, ami) in every lane.
+// padding).
 template <bool Tail>
-inline BandLanes band_lanes(const BandRows& rows, const __m512d amr, const __m512d ami, const int k,
-                            const __mmask8 valid) {
+inline BandLanes band_lanes(const BandRows& rows, const int k, const __mmask8 valid) {
   const auto load = [&](const double* row) {
     return Tail ? _mm512_maskz_loadu_pd(valid, row + k) : _mm512_loadu_pd(row + k);
   };
@@ -484,14 +495,11 @@ inline BandLanes band_lanes(const BandRows& rows, const __m512d amr, const __m51
   const __m512d ar = _mm512_permutex2var_pd(a0, even, a1), ai = _mm512_permutex2var_pd(a0, odd, a1);
   BandLanes l;
   l.wr = load(rows.wr), l.wi2 = load(rows.wi2), l.wabs2 = load(rows.wabs2), l.thr = load(rows.thr);
-  const __m512d wi = load(rows.wi), ir = load(rows.ir), ii = load(rows.ii);
-  const __m512d mr = _mm512_fmadd_pd(amr, ar, _mm512_mul_pd(ami, ai));
-  const __m512d mi = _mm512_fmsub_pd(amr, ai, _mm512_mul_pd(ami, ar));
-  l.Pr = _mm512_fmsub_pd(ir, mr, _mm512_mul_pd(ii, mi));
-  l.Pi = _mm512_fmadd_pd(ir, mi, _mm512_mul_pd(ii, mr));
-  l.Ur = _mm512_fmsub_pd(l.wr, l.Pr, _mm512_mul_pd(wi, l.Pi));
-  l.Ui = _mm512_fmadd_pd(l.wr, l.Pi, _mm512_mul_pd(wi, l.Pr));
-  l.Vr = _mm512_mul_pd(l.wabs2, l.Pr), l.Vi = _mm512_mul_pd(l.wabs2, l.Pi);
+  const __m512d wir = load(rows.wir), wii = load(rows.wii), air = load(rows.air), aii = load(rows.aii);
+  l.Ur = _mm512_fmsub_pd(wir, ar, _mm512_mul_pd(wii, ai));
+  l.Ui = _mm512_fmadd_pd(wir, ai, _mm512_mul_pd(wii, ar));
+  l.Vr = _mm512_fmsub_pd(air, ar, _mm512_mul_pd(aii, ai));
+  l.Vi = _mm512_fmadd_pd(air, ai, _mm512_mul_pd(aii, ar));
   return l;
 }
 
@@ -507,8 +515,7 @@ GPP_HOST_ALWAYS_INLINE inline void each_vector(const int len, const Body& body) 
   if (k < len) body(k, static_cast<__mmask8>((1u << (len - k)) - 1), std::true_type{});
 }
 
-// occupied_band written with AVX-512 intrinsics: the same terms, the same arms and flags,
-// and P left in rows kPr, kPi for the near-pole pass. The `omp simd` loop above is what g++
+// occupied_band written with AVX-512 intrinsics: the same terms, the same arms and flags. The `omp simd` loop above is what g++
 // makes of it, and g++ 12 and 14 make it poorly: where a band's arms are simpler (below),
 // they turn a blend of a reciprocal with 0 into both sums and a blend of the two (a copy,
 // an FMA and a blend per sum, where one zero-masked multiply serves two sums). g++ 14,
@@ -527,7 +534,7 @@ GPP_HOST_ALWAYS_INLINE inline void each_vector(const int len, const Body& body) 
 template <int W, bool Cut, Rcp Mode>
 inline void occupied_band_avx512(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
   constexpr bool shared = Mode == Rcp::SharedDivide && W > 1;
-  const __m512d amr = _mm512_set1_pd(b.amr), ami = _mm512_set1_pd(b.ami), inv_tol = _mm512_set1_pd(kInvTolZero);
+  const __m512d inv_tol = _mm512_set1_pd(kInvTolZero);
   __m512d xv[W], bit[W], sr[W], si[W], yr[W], yi[W];
   __mmask8 negative[W];  // all lanes where x[w] < 0 (the sexcut test applies)
   each_w<W>([&](auto w) {
@@ -538,14 +545,14 @@ inline void occupied_band_avx512(const Rows& r, const int len, const Band& b, co
   });
   const BandRows rows(r, b);
   const double *const row_om2 = r[kOm2], *const row_cut2 = r[kCut2];
-  double *const row_flag = r.f[kFlag], *const row_pr = r.f[kPr], *const row_pi = r.f[kPi];
+  double* const row_flag = r.f[kFlag];
   const auto body = [=, &sr, &si, &yr, &yi](const int k, const __mmask8 valid, auto tail) GPP_HOST_ALWAYS_INLINE {
     const auto load = [&](const double* row) {
       return tail ? _mm512_maskz_loadu_pd(valid, row + k) : _mm512_loadu_pd(row + k);
     };
-    const BandLanes l = band_lanes<decltype(tail)::value>(rows, amr, ami, k, valid);
-    const __m512d &wr = l.wr, &wi2 = l.wi2, &wabs2 = l.wabs2, &thr = l.thr, &Pr = l.Pr, &Pi = l.Pi, &Ur = l.Ur,
-                  &Ui = l.Ui, &Vr = l.Vr, &Vi = l.Vi;
+    const BandLanes l = band_lanes<decltype(tail)::value>(rows, k, valid);
+    const __m512d &wr = l.wr, &wi2 = l.wi2, &wabs2 = l.wabs2, &thr = l.thr, &Ur = l.Ur, &Ui = l.Ui, &Vr = l.Vr,
+                  &Vi = l.Vi;
     const __m512d pole = _mm512_mul_pd(wabs2, inv_tol);  // |wdiff|^2 below it: the near-pole arm
     __m512d wd[W], ws[W], p[W], R[W];
     each_w<W>([&](auto w) {
@@ -590,15 +597,8 @@ inline void occupied_band_avx512(const Rows& r, const int len, const Band& b, co
       const __mmask8 pole_w = _mm512_mask_cmp_pd_mask(valid & ~regular, wd[w], pole, _CMP_LT_OQ);
       near = _mm512_mask_add_pd(near, pole_w, near, bit[w]);
     });
-    if (tail) {
-      _mm512_mask_storeu_pd(row_flag + k, valid, near);
-      _mm512_mask_storeu_pd(row_pr + k, valid, Pr);
-      _mm512_mask_storeu_pd(row_pi + k, valid, Pi);
-    } else {
-      _mm512_storeu_pd(row_flag + k, near);
-      _mm512_storeu_pd(row_pr + k, Pr);
-      _mm512_storeu_pd(row_pi + k, Pi);
-    }
+    if (tail) _mm512_mask_storeu_pd(row_flag + k, valid, near);
+    else _mm512_storeu_pd(row_flag + k, near);
   };
   each_vector(len, body);
   const double h = 0.5 * b.occ;
@@ -647,16 +647,16 @@ inline void near_pole_pass(const Rows& r, const int len, const Band& b, const do
   const double* __restrict flag = r[kFlag];
   const int n = flagged_list(flag, len, flagged);
   // occ ssx mat = near_pole_term(.., P = I_eps mat, f = occ / 4) (physics::near_pole_term,
-  // as `tuned` computes it: one reciprocal); the arm as occupied_band chose it, not tested
-  // again (a test written another way could disagree within a rounding and drop the term
-  // from both arms)
+  // as `tuned` computes it: one reciprocal), here with P = I_eps aqsn (the loops' sums
+  // without conj(aqsm)); the arm as occupied_band chose it, not tested again (a test
+  // written another way could disagree within a rounding and drop the term from both arms)
   const double f = 0.25 * b.occ;
   for (int i = 0; i < n; ++i) {
     const int k = flagged[i];
-    const complex_t P(r[kPr][k], r[kPi][k]);  // I_eps mat, from occupied_band
     const int bits = static_cast<int>(flag[k]);  // a sum of distinct powers of two: exact
     for (int w = 0; w < W; ++w) {
       if (!((bits >> w) & 1)) continue;
+      const complex_t P = complex_t(r[kIr][k], r[kIi][k]) * complex_t(b.an[2 * k], b.an[2 * k + 1]);
       const complex_t ssx_mat = physics::near_pole_term(r[kWr][k], r[kWi][k], P, x[w], f, b.cut16);
       s.xr[w] += ssx_mat.real();
       s.xi[w] += ssx_mat.imag();
@@ -673,7 +673,7 @@ inline void near_pole_pass(const Rows& r, const int len, const Band& b, const do
 template <int W, Rcp Mode>
 inline void empty_band_avx512(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
   constexpr bool shared = Mode == Rcp::SharedDivide && W > 1;
-  const __m512d amr = _mm512_set1_pd(b.amr), ami = _mm512_set1_pd(b.ami), one = _mm512_set1_pd(1.0);
+  const __m512d one = _mm512_set1_pd(1.0);
   __m512d xv[W], sr[W], si[W];
   each_w<W>([&](auto w) {
     xv[w] = _mm512_set1_pd(x[w]);
@@ -681,7 +681,7 @@ inline void empty_band_avx512(const Rows& r, const int len, const Band& b, const
   });
   const BandRows rows(r, b);
   const auto body = [=, &sr, &si](const int k, const __mmask8 valid, auto tail) GPP_HOST_ALWAYS_INLINE {
-    const BandLanes l = band_lanes<decltype(tail)::value>(rows, amr, ami, k, valid);
+    const BandLanes l = band_lanes<decltype(tail)::value>(rows, k, valid);
     const __m512d &wr = l.wr, &wi2 = l.wi2, &thr = l.thr, &Ur = l.Ur, &Ui = l.Ui, &Vr = l.Vr, &Vi = l.Vi;
     __m512d wd[W], inv[W];
     __mmask8 regular[W];
@@ -728,9 +728,9 @@ inline void empty_band_avx512(const Rows& r, const int len, const Band& b, const
 
 #if GPP_HOST_AVX512
 // near_pole_pass written with AVX-512 intrinsics: the list of flagged G (flagged_list),
-// then the terms 8 flagged G at a time (P = I_eps mat from the occupied loop), each lane
-// under the mask of the frequencies its flag names, with wtilde, P and the flag gathered
-// by index. The scalar pass spent most of its time in one term's dependent chain to its
+// then the terms 8 flagged G at a time (P = I_eps aqsn, the loops' sums being without
+// conj(aqsm)), each lane under the mask of the frequencies its flag names, with wtilde,
+// I_eps, aqsn and the flag gathered by index. The scalar pass spent most of its time in one term's dependent chain to its
 // division and in a branch per frequency on the flag's bit (perf annotate, local Zen 5,
 // 2026-11-26): here 8 terms share each instruction. The arithmetic is
 // physics::near_pole_term's, term by term (the products contracted into FMAs elsewhere).
@@ -748,7 +748,11 @@ inline void near_pole_pass_avx512(const Rows& r, const int len, const Band& b, c
     const __mmask8 valid = n - i0 >= 8 ? 0xFF : static_cast<__mmask8>((1u << (n - i0)) - 1);
     const __m256i idx = _mm256_maskz_loadu_epi32(valid, flagged + i0);
     const auto gather = [&](const double* row) { return _mm512_mask_i32gather_pd(zero, valid, idx, row, 8); };
-    const __m512d wr = gather(r[kWr]), wi = gather(r[kWi]), Pr = gather(r[kPr]), Pi = gather(r[kPi]);
+    const __m512d wr = gather(r[kWr]), wi = gather(r[kWi]), ir = gather(r[kIr]), ii = gather(r[kIi]);
+    const __m256i idx2 = _mm256_add_epi32(idx, idx);  // aqsn's (re, im) pairs
+    const __m512d ar = _mm512_mask_i32gather_pd(zero, valid, idx2, b.an, 8);
+    const __m512d ai = _mm512_mask_i32gather_pd(zero, valid, idx2, b.an + 1, 8);
+    const __m512d Pr = _mm512_fmsub_pd(ir, ar, _mm512_mul_pd(ii, ai)), Pi = _mm512_fmadd_pd(ir, ai, _mm512_mul_pd(ii, ar));
     const __m256i bits = _mm512_maskz_cvttpd_epi32(valid, gather(flag));  // a sum of distinct powers of two: exact
     const __m512d wi2 = _mm512_mul_pd(wi, wi);
     each_w<W>([&](auto w) {
@@ -836,7 +840,8 @@ template <int NW, int W0 = 0>
 inline void band_groups(const Rows& r, const Bounds& bd, const int len, const Band& b, const double* wx,
                         SigmaAccum<NW>& g) {
   constexpr int W = NW - W0 < kMaxGroup ? NW - W0 : kMaxGroup;
-  GroupSums s;
+  GroupSums s;  // the G block's sums without the band's factor conj(aqsm) (GPP_HOST_BAND_UV)
+  const complex_t am_conj(b.amr, -b.ami);
   if (b.occ != 0.0) {
 #if GPP_HOST_AVX512
     if (b.occupied_loop == HostLoop::Avx512) {
@@ -859,7 +864,7 @@ inline void band_groups(const Rows& r, const Bounds& bd, const int len, const Ba
 #else
     near_pole_pass<W>(r, len, b, wx + W0, s);
 #endif
-    for (int w = 0; w < W; ++w) g.ssx[W0 + w] += complex_t(s.xr[w], s.xi[w]);
+    for (int w = 0; w < W; ++w) g.ssx[W0 + w] += am_conj * complex_t(s.xr[w], s.xi[w]);
   } else {
     const Rcp mode = empty_mode<W>(bd, b, wx + W0);
 #if GPP_HOST_AVX512
@@ -876,7 +881,7 @@ inline void band_groups(const Rows& r, const Bounds& bd, const int len, const Ba
     else empty_band<W, Rcp::Divide>(r, len, b, wx + W0, s);
 #endif
   }
-  for (int w = 0; w < W; ++w) g.sch[W0 + w] += complex_t(s.sr[w], s.si[w]);
+  for (int w = 0; w < W; ++w) g.sch[W0 + w] += am_conj * complex_t(s.sr[w], s.si[w]);
   if constexpr (W0 + W < NW) band_groups<NW, W0 + W>(r, bd, len, b, wx, g);
 }
 

@@ -38,11 +38,13 @@ constexpr double kV6Reg = 30 + 19 + 8 + 18 + 6, kV6Near = 30 + 26 + 8 + 18 + 6, 
 // reciprocal. Regular: inv_wdiffr (1) + wx U (2) + wx U - V (2) + sch += (4) = 9; cutoff
 // test if wx < 0: |Omega2|^2 R (1); Y if not cut: inv_wsumr (1) + wx U + V (2) + Y += (4)
 // = 7, if cut: Y += (4). Near-pole (the pass after the band, tuned's near-pole arm with
-// the loop's P): 12, 1 reciprocal; wx < 0: + 4; not cut: + 15 (as tuned's, below). Empty band: dr (1) +
-// wdiffr (2) = 3, 1 reciprocal; regular adds wx U - V (4) + sch += (4) = 8. Per (band,
-// G', G), both kinds: mat (6) + P (6) + U (6) + V (2) = 20. Per (G, G', band block): the
-// pair rows, 24 (wtilde^2 6, Omega2 6, wi2 1, |wtilde|^2 3, |Omega2|^2 3, sexcut^2
-// |I_eps|^2 4, threshold 1). Per (occupied band, G', G block, frequency): h (sch - Y) 4.
+// P = I_eps aqsn (6)): 18, 1 reciprocal; wx < 0: + 4; not cut: + 15 (as tuned's, below).
+// Empty band: dr (1) + wdiffr (2) = 3, 1 reciprocal; regular adds wx U - V (4) + sch +=
+// (4) = 8. Per (band, G', G), both kinds, without conj(aqsm): U = (wtilde I_eps) aqsn (6)
+// + V = (|wtilde|^2 I_eps) aqsn (6) = 12. Per (G, G', band block): the pair rows, 32
+// (wtilde^2 6, Omega2 6, wi2 1, |wtilde|^2 3, |Omega2|^2 3, sexcut^2 |I_eps|^2 4,
+// threshold 1, wtilde I_eps 6, |wtilde|^2 I_eps 2). Per (band, G', G block, frequency):
+// sch times conj(aqsm) 6; occupied bands besides h (sch - Y) times conj(aqsm) 4 + 6.
 // Passes (more frequencies than GPP_MAX_NW): v0..v4, tuned and host run ceil(nw /
 // GPP_MAX_NW) passes, and what they compute once per (band, G', G) or per (G, G', band
 // block) they compute once per pass; what is per term or per frequency does not change.
@@ -155,7 +157,7 @@ double hand_flops(const std::string& policy, const Fixture& f, int band_block) {
     }
     if (policy == "host") {
       if (t.occupied && t.arm == 0) total += 8 + 9 + (t.wx_negative ? 1 : 0) + (t.cut ? 4 : 7);
-      if (t.occupied && t.arm == 1) total += 8 + 12 + (t.wx_negative ? 4 : 0) + (t.cut ? 0 : 15);
+      if (t.occupied && t.arm == 1) total += 8 + 18 + (t.wx_negative ? 4 : 0) + (t.cut ? 0 : 15);
       if (t.occupied && t.arm == 2) total += 8;
       if (!t.occupied) total += 3 + (t.arm == 0 ? 8 : 0);
     }
@@ -185,8 +187,8 @@ double hand_flops(const std::string& policy, const Fixture& f, int band_block) {
     // the deck's 70 G: one G block of 256; at most 4 frequencies a pass: one group a pass
     const double occ = f.shape.occupied_bands;
     const double band_blocks = (f.data.nbands + band_block - 1) / band_block;
-    total += (24 * f.shape.ncouls * f.shape.ngpown * band_blocks + 20 * pairs) * passes +
-             4 * occ * f.shape.ngpown * f.data.nw;
+    total += (32 * f.shape.ncouls * f.shape.ngpown * band_blocks + 12 * pairs) * passes +
+             10 * occ * f.shape.ngpown * f.data.nw + 6 * f.data.nbands * f.shape.ngpown * f.data.nw;
   }
   return total;
 }
@@ -235,14 +237,15 @@ TEST(Counts, PerArmCostsMatchHandCounts) {
   EXPECT_EQ((opt.common + opt.near_pole).reciprocals, 2);
   EXPECT_EQ(opt.cut_test.sqrts, 0);
   const counts::FusedCost fu = counts::fused_cost();
-  EXPECT_EQ(fu.pair.flops(), 24);
+  EXPECT_EQ(fu.pair.flops(), 32);
   EXPECT_EQ(fu.occ_common.flops(), 8);
   EXPECT_EQ((fu.occ_common + fu.occ_regular + fu.occ_regular_cut + fu.occ_regular_ssx).flops(), 25);
   EXPECT_EQ((fu.occ_common + fu.occ_regular + fu.occ_regular_cut + fu.occ_regular_dropped).flops(), 22);
-  EXPECT_EQ((fu.occ_common + fu.occ_near + fu.occ_near_cut + fu.occ_near_ssx).flops(), 39);
+  EXPECT_EQ((fu.occ_common + fu.occ_near + fu.occ_near_cut + fu.occ_near_ssx).flops(), 45);
   EXPECT_EQ(fu.occ_common.reciprocals + fu.occ_near.reciprocals, 2);
-  EXPECT_EQ(fu.band.flops(), 20);
-  EXPECT_EQ(fu.block_occupied.flops(), 4);
+  EXPECT_EQ(fu.band.flops(), 12);
+  EXPECT_EQ(fu.block_occupied.flops(), 10);
+  EXPECT_EQ(fu.block_band.flops(), 6);
   EXPECT_EQ((fu.empty_common + fu.empty_regular).flops(), 11);
   const counts::TunedCost tu = counts::tuned_cost();
   EXPECT_EQ(tu.pair_occupied.flops(), 16);

@@ -75,8 +75,10 @@ FusedCost fused_cost() {
   // dr (1A); wdiffr (1M 1A); 1/wdiffr (1 reciprocal: where a group shares one division,
   // as for occupied bands' pairs, still counted one a term)
   f.empty_common = ops(1 + 1, 1, 1);
-  // wx U - V (2M 2A); sch += inv_wdiffr*(..) (2M 2A)
-  f.empty_regular = ops(2 + 2, 2 + 2);
+  // U and V times inv_wdiffr (4M), added to their sums (4A)
+  f.empty_regular = ops(4, 4);
+  // per (empty band, G', G block, frequency): sch*mat sums = wx sum(U ..) - sum(V ..) (2M 2A)
+  f.block_empty = ops(2, 2);
   return f;
 }
 
@@ -273,6 +275,7 @@ Work count_policy(const std::string& policy, const Shape& s, const ArmCounts& ar
     const int ig_block = or_default(t.ig_block, 256);
     add(f.block_occupied, s.occupied_bands * s.ngpown * std::ceil(s.ncouls / ig_block) * s.nw);
     add(f.block_band, s.nbands * s.ngpown * std::ceil(s.ncouls / ig_block) * s.nw);
+    add(f.block_empty, (s.nbands - s.occupied_bands) * s.ngpown * std::ceil(s.ncouls / ig_block) * s.nw);
     add(f.occ_common, occ);
     add(f.occ_regular, double(arms.count(1, -1, physics::kRegular)));
     add(f.occ_regular_cut, double(arms.count(1, 1, physics::kRegular)));

@@ -59,8 +59,9 @@ struct FusedCost {
   Ops occ_near_ssx;        // ssx_mat, when not cut
   Ops block_occupied;      // ssx*mat = h (sch - Y) conj(aqsm): per (occupied band, G', G block, frequency)
   Ops block_band;          // sch*mat = sch conj(aqsm): per (band, G', G block, frequency)
+  Ops block_empty;         // sch = wx sum(U ..) - sum(V ..): per (empty band, G', G block, frequency)
   Ops empty_common;        // fused_term<false> before the arms
-  Ops empty_regular;       // sch*mat added (sch = 0 in the other arms)
+  Ops empty_regular;       // U and V over |wdiff|^2 added (sch = 0 in the other arms)
 };
 FusedCost fused_cost();
 

@@ -295,19 +295,22 @@ struct GroupSums {
 // The regular arm of frequency x at one G for an empty band (no ssx), given |wdiff|^2
 // and its reciprocal: sch*mat = (x U - V) / |wdiff|^2, U = wtilde P and V = |wtilde|^2 P
 // from the G's shared products (the fused form's (a + i b) P, a = Re wtilde (x -
-// Re wtilde) - Im(wtilde)^2, b = Im wtilde x, is x U - V; `tuned` computes the same). The
+// Re wtilde) - Im(wtilde)^2, b = Im wtilde x, is x U - V; `tuned` computes the same),
+// summed over the G block as x sum(U / |wdiff|^2) - sum(V / |wdiff|^2): two sums of one
+// FMA each a part, where x U - V took an operation more (and g++ a register copy). The
 // arm's test wdiffr > limittwo && |delw|^2 < limitone, |delw|^2 = |wtilde|^2 / |wdiff|^2,
 // as one comparison with the G's threshold: |wdiff|^2 > max(limittwo, |wtilde|^2 /
 // limitone) (the same arms but where |delw|^2 is within a rounding of limitone). The arm
 // is a blend of the reciprocal with 0 (one masked move), so that each sum is one FMA: `s
 // += regular ? v : 0.0` costs g++ an add of +0.0 and a blend besides (it may not drop x +
 // 0.0, which is not x for x = -0.0).
-#define GPP_HOST_EMPTY_TERM(x, WD, INV, SR, SI)                                 \
+#define GPP_HOST_EMPTY_TERM(WD, INV, W)                                         \
   {                                                                             \
-    const double cre = (x) * Ur - Vr, cim = (x) * Ui - Vi;                      \
     const double inv_regular = (WD) > thr[k] ? (INV) : 0.0;                     \
-    SR += inv_regular * cre;                                                    \
-    SI += inv_regular * cim;                                                    \
+    u##W##r += inv_regular * Ur;                                                \
+    u##W##i += inv_regular * Ui;                                                \
+    v##W##r += inv_regular * Vr;                                                \
+    v##W##i += inv_regular * Vi;                                                \
   }
 
 // Where one reciprocal serves every frequency of a group, each factor must lie in
@@ -327,8 +330,9 @@ inline void empty_band(const Rows& r, const int len, const Band& b, const double
   const double* __restrict an = b.an;
   GPP_HOST_BAND_ROWS
   const double x0 = x[0], x1 = W > 1 ? x[1] : 0.0, x2 = W > 2 ? x[2] : 0.0, x3 = W > 3 ? x[3] : 0.0;
-  double s0r = 0, s0i = 0, s1r = 0, s1i = 0, s2r = 0, s2i = 0, s3r = 0, s3i = 0;
-#pragma omp simd reduction(+ : s0r, s0i, s1r, s1i, s2r, s2i, s3r, s3i)
+  double u0r = 0, u0i = 0, u1r = 0, u1i = 0, u2r = 0, u2i = 0, u3r = 0, u3i = 0;
+  double v0r = 0, v0i = 0, v1r = 0, v1i = 0, v2r = 0, v2i = 0, v3r = 0, v3i = 0;
+#pragma omp simd reduction(+ : u0r, u0i, u1r, u1i, u2r, u2i, u3r, u3i, v0r, v0i, v1r, v1i, v2r, v2i, v3r, v3i)
   for (int k = 0; k < len; ++k) {
     GPP_HOST_BAND_UV
     GPP_HOST_WDIFF(x0, dr0, wd0)
@@ -355,15 +359,15 @@ inline void empty_band(const Rows& r, const int len, const Band& b, const double
       const double R01 = R * wd23, R23 = R * wd01;
       inv0 = R01 * wd1, inv1 = R01 * wd0, inv2 = R23 * wd3, inv3 = R23 * wd2;
     }
-    GPP_HOST_EMPTY_TERM(x0, wd0, inv0, s0r, s0i)
-    if constexpr (W > 1) GPP_HOST_EMPTY_TERM(x1, wd1, inv1, s1r, s1i)
-    if constexpr (W > 2) GPP_HOST_EMPTY_TERM(x2, wd2, inv2, s2r, s2i)
-    if constexpr (W > 3) GPP_HOST_EMPTY_TERM(x3, wd3, inv3, s3r, s3i)
+    GPP_HOST_EMPTY_TERM(wd0, inv0, 0)
+    if constexpr (W > 1) GPP_HOST_EMPTY_TERM(wd1, inv1, 1)
+    if constexpr (W > 2) GPP_HOST_EMPTY_TERM(wd2, inv2, 2)
+    if constexpr (W > 3) GPP_HOST_EMPTY_TERM(wd3, inv3, 3)
   }
-  s.sr[0] += s0r, s.si[0] += s0i;
-  if constexpr (W > 1) s.sr[1] += s1r, s.si[1] += s1i;
-  if constexpr (W > 2) s.sr[2] += s2r, s.si[2] += s2i;
-  if constexpr (W > 3) s.sr[3] += s3r, s.si[3] += s3i;
+  s.sr[0] += x0 * u0r - v0r, s.si[0] += x0 * u0i - v0i;
+  if constexpr (W > 1) s.sr[1] += x1 * u1r - v1r, s.si[1] += x1 * u1i - v1i;
+  if constexpr (W > 2) s.sr[2] += x2 * u2r - v2r, s.si[2] += x2 * u2i - v2i;
+  if constexpr (W > 3) s.sr[3] += x3 * u3r - v3r, s.si[3] += x3 * u3i - v3i;
 }
 #undef GPP_HOST_EMPTY_TERM
 
@@ -666,21 +670,20 @@ inline void near_pole_pass(const Rows& r, const int len, const Band& b, const do
 
 #if GPP_HOST_AVX512
 // empty_band written with AVX-512 intrinsics (the default where built; GPP_HOST_EMPTY =
-// simd takes the loop above): the same terms, (x U - V) / |wdiff|^2 with U = wtilde P and
-// V = |wtilde|^2 P made once per G, the arm a zero-masked multiply of the reciprocal, each
-// sum one FMA; shared reciprocals as empty_band's (Mode). The G block in vectors of 8, the
-// last one under a mask; per-lane sums added across lanes at the end.
+// simd takes the loop above): the same terms and sums, the arm a zero-masked multiply of
+// the reciprocal, each sum one FMA; shared reciprocals as empty_band's (Mode). The G block
+// in vectors of 8, the last one under a mask; per-lane sums added across lanes at the end.
 template <int W, Rcp Mode>
 inline void empty_band_avx512(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
   constexpr bool shared = Mode == Rcp::SharedDivide && W > 1;
   const __m512d one = _mm512_set1_pd(1.0);
-  __m512d xv[W], sr[W], si[W];
+  __m512d xv[W], ur[W], ui[W], vr[W], vi[W];
   each_w<W>([&](auto w) {
     xv[w] = _mm512_set1_pd(x[w]);
-    sr[w] = si[w] = _mm512_setzero_pd();
+    ur[w] = ui[w] = vr[w] = vi[w] = _mm512_setzero_pd();
   });
   const BandRows rows(r, b);
-  const auto body = [=, &sr, &si](const int k, const __mmask8 valid, auto tail) GPP_HOST_ALWAYS_INLINE {
+  const auto body = [=, &ur, &ui, &vr, &vi](const int k, const __mmask8 valid, auto tail) GPP_HOST_ALWAYS_INLINE {
     const BandLanes l = band_lanes<decltype(tail)::value>(rows, k, valid);
     const __m512d &wr = l.wr, &wi2 = l.wi2, &thr = l.thr, &Ur = l.Ur, &Ui = l.Ui, &Vr = l.Vr, &Vi = l.Vi;
     __m512d wd[W], inv[W];
@@ -714,14 +717,16 @@ inline void empty_band_avx512(const Rows& r, const int len, const Band& b, const
       inv[3] = _mm512_maskz_mul_pd(regular[3], q23, wd[2]);
     }
     each_w<W>([&](auto w) {
-      sr[w] = _mm512_fmadd_pd(inv[w], _mm512_fmsub_pd(xv[w], Ur, Vr), sr[w]);
-      si[w] = _mm512_fmadd_pd(inv[w], _mm512_fmsub_pd(xv[w], Ui, Vi), si[w]);
+      ur[w] = _mm512_fmadd_pd(inv[w], Ur, ur[w]);
+      ui[w] = _mm512_fmadd_pd(inv[w], Ui, ui[w]);
+      vr[w] = _mm512_fmadd_pd(inv[w], Vr, vr[w]);
+      vi[w] = _mm512_fmadd_pd(inv[w], Vi, vi[w]);
     });
   };
   each_vector(len, body);
   each_w<W>([&](auto w) {
-    s.sr[w] += lane_sum(sr[w]);
-    s.si[w] += lane_sum(si[w]);
+    s.sr[w] += x[w] * lane_sum(ur[w]) - lane_sum(vr[w]);
+    s.si[w] += x[w] * lane_sum(ui[w]) - lane_sum(vi[w]);
   });
 }
 #endif

@@ -39,12 +39,13 @@ constexpr double kV6Reg = 30 + 19 + 8 + 18 + 6, kV6Near = 30 + 26 + 8 + 18 + 6, 
 // test if wx < 0: |Omega2|^2 R (1); Y if not cut: inv_wsumr (1) + wx U + V (2) + Y += (4)
 // = 7, if cut: Y += (4). Near-pole (the pass after the band, tuned's near-pole arm with
 // P = I_eps aqsn (6)): 18, 1 reciprocal; wx < 0: + 4; not cut: + 15 (as tuned's, below).
-// Empty band: dr (1) + wdiffr (2) = 3, 1 reciprocal; regular adds wx U - V (4) + sch +=
-// (4) = 8. Per (band, G', G), both kinds, without conj(aqsm): U = (wtilde I_eps) aqsn (6)
+// Empty band: dr (1) + wdiffr (2) = 3, 1 reciprocal; regular adds U and V times the
+// reciprocal (4) and added to their sums (4) = 8. Per (band, G', G), both kinds, without conj(aqsm): U = (wtilde I_eps) aqsn (6)
 // + V = (|wtilde|^2 I_eps) aqsn (6) = 12. Per (G, G', band block): the pair rows, 32
 // (wtilde^2 6, Omega2 6, wi2 1, |wtilde|^2 3, |Omega2|^2 3, sexcut^2 |I_eps|^2 4,
 // threshold 1, wtilde I_eps 6, |wtilde|^2 I_eps 2). Per (band, G', G block, frequency):
-// sch times conj(aqsm) 6; occupied bands besides h (sch - Y) times conj(aqsm) 4 + 6.
+// sch times conj(aqsm) 6; empty bands besides sch = wx sum(U ..) - sum(V ..) 4; occupied
+// bands h (sch - Y) times conj(aqsm) 4 + 6.
 // Passes (more frequencies than GPP_MAX_NW): v0..v4, tuned and host run ceil(nw /
 // GPP_MAX_NW) passes, and what they compute once per (band, G', G) or per (G, G', band
 // block) they compute once per pass; what is per term or per frequency does not change.
@@ -188,7 +189,8 @@ double hand_flops(const std::string& policy, const Fixture& f, int band_block) {
     const double occ = f.shape.occupied_bands;
     const double band_blocks = (f.data.nbands + band_block - 1) / band_block;
     total += (32 * f.shape.ncouls * f.shape.ngpown * band_blocks + 12 * pairs) * passes +
-             10 * occ * f.shape.ngpown * f.data.nw + 6 * f.data.nbands * f.shape.ngpown * f.data.nw;
+             10 * occ * f.shape.ngpown * f.data.nw + 6 * f.data.nbands * f.shape.ngpown * f.data.nw +
+             4 * (f.data.nbands - occ) * f.shape.ngpown * f.data.nw;
   }
   return total;
 }
@@ -246,6 +248,7 @@ TEST(Counts, PerArmCostsMatchHandCounts) {
   EXPECT_EQ(fu.band.flops(), 12);
   EXPECT_EQ(fu.block_occupied.flops(), 10);
   EXPECT_EQ(fu.block_band.flops(), 6);
+  EXPECT_EQ(fu.block_empty.flops(), 4);
   EXPECT_EQ((fu.empty_common + fu.empty_regular).flops(), 11);
   const counts::TunedCost tu = counts::tuned_cost();
   EXPECT_EQ(tu.pair_occupied.flops(), 16);

@@ -127,6 +127,7 @@ struct SplitBound {
 struct Bounds {
   SplitBound wd;  // p = Re wtilde, q = Im(wtilde)^2
   double wi2_max;
+  double thr_max;  // the largest regular-arm threshold (kThr) of the block
   double wdiff2_min(const double x) const { return wd.lower(x); }
   double wdiff2_max(const double x) const {
     const double f = x - wd.p_min > wd.p_max - x ? x - wd.p_min : wd.p_max - x;  // farthest Re wtilde
@@ -136,6 +137,10 @@ struct Bounds {
   bool wdiff2_within(const double x, const double lo, const double hi) const {
     return wdiff2_min(x) >= lo && wdiff2_max(x) <= hi;
   }
+  // Whether every term of frequency x in the block takes the regular arm (|wdiff|^2 > the
+  // G's threshold), with a relative margin of 1e-13 for the roundings in which the loop's
+  // |wdiff|^2 (one FMA) and the bound (a product, then a sum) may differ.
+  bool all_regular(const double x) const { return wdiff2_min(x) > thr_max * (1.0 + 1e-13); }
 };
 
 // The extrema Bounds needs of a block's Re wtilde and Im(wtilde)^2, from the rows
@@ -145,19 +150,20 @@ struct Bounds {
 // takes a min or max of doubles as a reduction only under -ffinite-math-only); element-
 // wise, both vectorise it (docs/performance.md). Min and max are exact: the lanes' order
 // changes no value (at most the sign of a zero extreme, which no bound depends on).
-inline Bounds block_bounds(const double* __restrict wr_row, const double* __restrict wi2_row, const int len) {
+inline Bounds block_bounds(const double* __restrict wr_row, const double* __restrict wi2_row,
+                           const double* __restrict thr_row, const int len) {
   constexpr int kLanes = 8;
   constexpr double inf = std::numeric_limits<double>::infinity();
   double wr_min[kLanes], wr_max[kLanes], wi2_min[kLanes], wi2_max[kLanes], wi2_big[kLanes], wrs_min[kLanes],
-      wrs_max[kLanes];
+      wrs_max[kLanes], thr_max[kLanes];
   for (int j = 0; j < kLanes; ++j) {
     wr_min[j] = wi2_min[j] = wi2_big[j] = wrs_min[j] = inf;
-    wr_max[j] = wi2_max[j] = wrs_max[j] = -inf;
+    wr_max[j] = wi2_max[j] = wrs_max[j] = thr_max[j] = -inf;
   }
   // Element k into lane j; the conditional extrema as plain ones of a selected value
   // (the identity where the condition fails).
   const auto take = [&](const int k, const int j) {
-    const double wr = wr_row[k], wi2 = wi2_row[k];
+    const double wr = wr_row[k], wi2 = wi2_row[k], thr = thr_row[k];
     const bool wi2_small = wi2 < kSplitQ;
     const double big_q = wi2_small ? inf : wi2, small_lo = wi2_small ? wr : inf, small_hi = wi2_small ? wr : -inf;
     wr_min[j] = wr < wr_min[j] ? wr : wr_min[j];
@@ -167,6 +173,7 @@ inline Bounds block_bounds(const double* __restrict wr_row, const double* __rest
     wi2_big[j] = big_q < wi2_big[j] ? big_q : wi2_big[j];
     wrs_min[j] = small_lo < wrs_min[j] ? small_lo : wrs_min[j];
     wrs_max[j] = small_hi > wrs_max[j] ? small_hi : wrs_max[j];
+    thr_max[j] = thr > thr_max[j] ? thr : thr_max[j];
   };
   int k0 = 0;
   for (; k0 + kLanes <= len; k0 += kLanes) {
@@ -182,8 +189,9 @@ inline Bounds block_bounds(const double* __restrict wr_row, const double* __rest
     wi2_big[0] = wi2_big[j] < wi2_big[0] ? wi2_big[j] : wi2_big[0];
     wrs_min[0] = wrs_min[j] < wrs_min[0] ? wrs_min[j] : wrs_min[0];
     wrs_max[0] = wrs_max[j] > wrs_max[0] ? wrs_max[j] : wrs_max[0];
+    thr_max[0] = thr_max[j] > thr_max[0] ? thr_max[j] : thr_max[0];
   }
-  return Bounds{{wr_min[0], wr_max[0], wi2_min[0], wi2_big[0], wrs_min[0], wrs_max[0]}, wi2_max[0]};
+  return Bounds{{wr_min[0], wr_max[0], wi2_min[0], wi2_big[0], wrs_min[0], wrs_max[0]}, wi2_max[0], thr_max[0]};
 }
 
 // The pair invariants of G = ig0 .. ig0+len-1 for one G': physics::pair_terms, split
@@ -229,7 +237,7 @@ inline Bounds fill_pairs(const In& in, const int igp, const int ig0, const int l
     const double pole = wabs2 * kInvLimitone;
     f_thr[k] = pole > limittwo ? pole : limittwo;
   }
-  return block_bounds(f_wr, f_wi2, len);
+  return block_bounds(f_wr, f_wi2, f_thr, len);
 }
 
 // How an empty band's reciprocals of |wdiff|^2 are computed, chosen per band and G block
@@ -306,7 +314,7 @@ struct GroupSums {
 // 0.0, which is not x for x = -0.0).
 #define GPP_HOST_EMPTY_TERM(WD, INV, W)                                         \
   {                                                                             \
-    const double inv_regular = (WD) > thr[k] ? (INV) : 0.0;                     \
+    const double inv_regular = !Checked || (WD) > thr[k] ? (INV) : 0.0;         \
     u##W##r += inv_regular * Ur;                                                \
     u##W##i += inv_regular * Ui;                                                \
     v##W##r += inv_regular * Vr;                                                \
@@ -321,7 +329,9 @@ constexpr double kShareMin = 1e-75, kShareMax = 1e75;
 
 // An empty band: W frequencies x[0..W-1] over the G block. Shared: the W reciprocals of
 // |wdiff|^2 from one, 1/(d0 d1 ..) times the other factors (a few ulps from 1/d_w).
-template <int W, Rcp Mode>
+// Checked: each term's arm tested; else the block's bounds have shown every term regular
+// (Bounds::all_regular: every empty band's block on si214, si510 and the mini-app deck).
+template <int W, Rcp Mode, bool Checked>
 inline void empty_band(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
   constexpr bool shared = Mode == Rcp::SharedDivide && W > 1;
   const double* __restrict wr = r[kWr];
@@ -671,9 +681,10 @@ inline void near_pole_pass(const Rows& r, const int len, const Band& b, const do
 #if GPP_HOST_AVX512
 // empty_band written with AVX-512 intrinsics (the default where built; GPP_HOST_EMPTY =
 // simd takes the loop above): the same terms and sums, the arm a zero-masked multiply of
-// the reciprocal, each sum one FMA; shared reciprocals as empty_band's (Mode). The G block
+// the reciprocal, each sum one FMA; shared reciprocals as empty_band's (Mode), the arm's
+// test where Checked (else only the last vector's lanes are masked). The G block
 // in vectors of 8, the last one under a mask; per-lane sums added across lanes at the end.
-template <int W, Rcp Mode>
+template <int W, Rcp Mode, bool Checked>
 inline void empty_band_avx512(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
   constexpr bool shared = Mode == Rcp::SharedDivide && W > 1;
   const __m512d one = _mm512_set1_pd(1.0);
@@ -691,7 +702,7 @@ inline void empty_band_avx512(const Rows& r, const int len, const Band& b, const
     each_w<W>([&](auto w) {
       const __m512d dr = _mm512_sub_pd(xv[w], wr);
       wd[w] = _mm512_fmadd_pd(dr, dr, wi2);
-      regular[w] = _mm512_mask_cmp_pd_mask(valid, wd[w], thr, _CMP_GT_OQ);
+      regular[w] = Checked ? _mm512_mask_cmp_pd_mask(valid, wd[w], thr, _CMP_GT_OQ) : valid;
     });
     // the reciprocals of the regular terms (0 elsewhere): empty_band's, masked
     if constexpr (!shared) {
@@ -872,19 +883,26 @@ inline void band_groups(const Rows& r, const Bounds& bd, const int len, const Ba
     for (int w = 0; w < W; ++w) g.ssx[W0 + w] += am_conj * complex_t(s.xr[w], s.xi[w]);
   } else {
     const Rcp mode = empty_mode<W>(bd, b, wx + W0);
+    bool checked = false;  // a term of the group may leave the regular arm
+    for (int w = 0; w < W; ++w) checked = checked || !bd.all_regular(wx[W0 + w]);
+    const auto loop = [&](auto mode_c, auto checked_c) {
+      constexpr Rcp m = decltype(mode_c)::value;
+      constexpr bool c = decltype(checked_c)::value;
 #if GPP_HOST_AVX512
-    if (b.empty_loop == HostLoop::Avx512) {
-      if (mode == Rcp::SharedDivide) empty_band_avx512<W, Rcp::SharedDivide>(r, len, b, wx + W0, s);
-      else empty_band_avx512<W, Rcp::Divide>(r, len, b, wx + W0, s);
-    } else if (mode == Rcp::SharedDivide) {
-      empty_band<W, Rcp::SharedDivide>(r, len, b, wx + W0, s);
-    } else {
-      empty_band<W, Rcp::Divide>(r, len, b, wx + W0, s);
-    }
-#else
-    if (mode == Rcp::SharedDivide) empty_band<W, Rcp::SharedDivide>(r, len, b, wx + W0, s);
-    else empty_band<W, Rcp::Divide>(r, len, b, wx + W0, s);
+      if (b.empty_loop == HostLoop::Avx512) return empty_band_avx512<W, m, c>(r, len, b, wx + W0, s);
 #endif
+      empty_band<W, m, c>(r, len, b, wx + W0, s);
+    };
+    using Shared = std::integral_constant<Rcp, Rcp::SharedDivide>;
+    using Divide = std::integral_constant<Rcp, Rcp::Divide>;
+    if (mode == Rcp::SharedDivide) {
+      if (checked) loop(Shared{}, std::true_type{});
+      else loop(Shared{}, std::false_type{});
+    } else if (checked) {
+      loop(Divide{}, std::true_type{});
+    } else {
+      loop(Divide{}, std::false_type{});
+    }
   }
   for (int w = 0; w < W; ++w) g.sch[W0 + w] += am_conj * complex_t(s.sr[w], s.si[w]);
   if constexpr (W0 + W < NW) band_groups<NW, W0 + W>(r, bd, len, b, wx, g);

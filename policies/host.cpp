@@ -529,8 +529,10 @@ GPP_HOST_ALWAYS_INLINE inline void each_vector(const int len, const Body& body) 
   if (k < len) body(k, static_cast<__mmask8>((1u << (len - k)) - 1), std::true_type{});
 }
 
-// occupied_band written with AVX-512 intrinsics: the same terms, the same arms and flags. The `omp simd` loop above is what g++
-// makes of it, and g++ 12 and 14 make it poorly: where a band's arms are simpler (below),
+// occupied_band written with AVX-512 intrinsics: the same terms and arms; its flags name the
+// terms that are not regular (near_pole_pass_avx512 tests them for the near-pole arm, where
+// the `omp simd` loop flags the near-pole terms: 3 vector operations a frequency where the
+// test took 4). The `omp simd` loop above is what g++ makes of it, and g++ 12 and 14 make it poorly: where a band's arms are simpler (below),
 // they turn a blend of a reciprocal with 0 into both sums and a blend of the two (a copy,
 // an FMA and a blend per sum, where one zero-masked multiply serves two sums). g++ 14,
 // -march=sapphirerapids, llvm-mca 14's Ice Lake server model, per 8 G and 2 frequencies:
@@ -548,7 +550,6 @@ GPP_HOST_ALWAYS_INLINE inline void each_vector(const int len, const Body& body) 
 template <int W, bool Cut, Rcp Mode>
 inline void occupied_band_avx512(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
   constexpr bool shared = Mode == Rcp::SharedDivide && W > 1;
-  const __m512d inv_tol = _mm512_set1_pd(kInvTolZero);
   __m512d xv[W], bit[W], sr[W], si[W], yr[W], yi[W];
   __mmask8 negative[W];  // all lanes where x[w] < 0 (the sexcut test applies)
   each_w<W>([&](auto w) {
@@ -565,9 +566,7 @@ inline void occupied_band_avx512(const Rows& r, const int len, const Band& b, co
       return tail ? _mm512_maskz_loadu_pd(valid, row + k) : _mm512_loadu_pd(row + k);
     };
     const BandLanes l = band_lanes<decltype(tail)::value>(rows, k, valid);
-    const __m512d &wr = l.wr, &wi2 = l.wi2, &wabs2 = l.wabs2, &thr = l.thr, &Ur = l.Ur, &Ui = l.Ui, &Vr = l.Vr,
-                  &Vi = l.Vi;
-    const __m512d pole = _mm512_mul_pd(wabs2, inv_tol);  // |wdiff|^2 below it: the near-pole arm
+    const __m512d &wr = l.wr, &wi2 = l.wi2, &thr = l.thr, &Ur = l.Ur, &Ui = l.Ui, &Vr = l.Vr, &Vi = l.Vi;
     __m512d wd[W], ws[W], p[W], R[W];
     each_w<W>([&](auto w) {
       const __m512d dr = _mm512_sub_pd(xv[w], wr), sm = _mm512_add_pd(xv[w], wr);
@@ -607,9 +606,9 @@ inline void occupied_band_avx512(const Rows& r, const int len, const Band& b, co
         yr[w] = _mm512_fmadd_pd(inv_keep, cpr, yr[w]);
         yi[w] = _mm512_fmadd_pd(inv_keep, cpi, yi[w]);
       }
-      // near-pole: not regular and |wdiff|^2 < |wtilde|^2 / TOL_Zero
-      const __mmask8 pole_w = _mm512_mask_cmp_pd_mask(valid & ~regular, wd[w], pole, _CMP_LT_OQ);
-      near = _mm512_mask_add_pd(near, pole_w, near, bit[w]);
+      // not regular: near_pole_pass_avx512 tests for the near-pole arm (|wdiff|^2 <
+      // |wtilde|^2 / TOL_Zero; else the zero arm)
+      near = _mm512_mask_add_pd(near, valid & ~regular, near, bit[w]);
     });
     if (tail) _mm512_mask_storeu_pd(row_flag + k, valid, near);
     else _mm512_storeu_pd(row_flag + k, near);
@@ -745,8 +744,12 @@ inline void empty_band_avx512(const Rows& r, const int len, const Band& b, const
 #if GPP_HOST_AVX512
 // near_pole_pass written with AVX-512 intrinsics: the list of flagged G (flagged_list),
 // then the terms 8 flagged G at a time (P = I_eps aqsn, the loops' sums being without
-// conj(aqsm)), each lane under the mask of the frequencies its flag names, with wtilde,
-// I_eps, aqsn and the flag gathered by index. The scalar pass spent most of its time in one term's dependent chain to its
+// conj(aqsm)), each lane under the mask of the frequencies its flag names (those whose
+// term occupied_band_avx512 found not regular) where |wdiff|^2 < |wtilde|^2 / TOL_Zero
+// (the near-pole arm; else the zero arm), with wtilde, I_eps, aqsn and the flag gathered by
+// index. The near-pole test's |wtilde|^2 / TOL_Zero is counted with every occupied term
+// (counts::fused_cost's occ_common), as the `omp simd` loop makes it; here it is made only
+// for the terms that are not regular. The scalar pass spent most of its time in one term's dependent chain to its
 // division and in a branch per frequency on the flag's bit (perf annotate, local Zen 5,
 // 2026-11-26): here 8 terms share each instruction. The arithmetic is
 // physics::near_pole_term's, term by term (the products contracted into FMAs elsewhere).
@@ -758,6 +761,7 @@ inline void near_pole_pass_avx512(const Rows& r, const int len, const Band& b, c
   if (n == 0) return;
   const __m512d zero = _mm512_setzero_pd(), half = _mm512_set1_pd(0.5), one = _mm512_set1_pd(1.0);
   const __m512d nf = _mm512_set1_pd(-0.25 * b.occ), cut16 = _mm512_set1_pd(b.cut16);
+  const __m512d inv_tol = _mm512_set1_pd(kInvTolZero);
   __m512d xr[W], xi[W];
   each_w<W>([&](auto w) { xr[w] = xi[w] = zero; });
   for (int i0 = 0; i0 < n; i0 += 8) {
@@ -765,18 +769,20 @@ inline void near_pole_pass_avx512(const Rows& r, const int len, const Band& b, c
     const __m256i idx = _mm256_maskz_loadu_epi32(valid, flagged + i0);
     const auto gather = [&](const double* row) { return _mm512_mask_i32gather_pd(zero, valid, idx, row, 8); };
     const __m512d wr = gather(r[kWr]), wi = gather(r[kWi]), ir = gather(r[kIr]), ii = gather(r[kIi]);
+    const __m512d wi2 = gather(r[kWi2]), pole = _mm512_mul_pd(gather(r[kWabs2]), inv_tol);
     const __m256i idx2 = _mm256_add_epi32(idx, idx);  // aqsn's (re, im) pairs
     const __m512d ar = _mm512_mask_i32gather_pd(zero, valid, idx2, b.an, 8);
     const __m512d ai = _mm512_mask_i32gather_pd(zero, valid, idx2, b.an + 1, 8);
     const __m512d Pr = _mm512_fmsub_pd(ir, ar, _mm512_mul_pd(ii, ai)), Pi = _mm512_fmadd_pd(ir, ai, _mm512_mul_pd(ii, ar));
     const __m256i bits = _mm512_maskz_cvttpd_epi32(valid, gather(flag));  // a sum of distinct powers of two: exact
-    const __m512d wi2 = _mm512_mul_pd(wi, wi);
     each_w<W>([&](auto w) {
       __mmask8 due = _mm256_mask_test_epi32_mask(valid, bits, _mm256_set1_epi32(1 << w));
       if (due == 0) return;
       const __m512d xw = _mm512_set1_pd(x[w]);
       const __m512d dr = _mm512_sub_pd(xw, wr);
       const __m512d wdiffr = _mm512_fmadd_pd(dr, dr, wi2);
+      due = _mm512_mask_cmp_pd_mask(due, wdiffr, pole, _CMP_LT_OQ);  // near-pole (else the zero arm)
+      if (due == 0) return;
       const __m512d a = _mm512_fmsub_pd(wr, dr, wi2), bb = _mm512_mul_pd(wi, xw);  // wtilde conj(wdiff)
       const __m512d hw = _mm512_mul_pd(half, wdiffr);
       const __m512d c_r = _mm512_add_pd(a, hw);

@@ -459,12 +459,32 @@ inline void each_w(const F& f) {
   each_w<W>(f, std::make_integer_sequence<int, W>{});
 }
 
-// The sum of a vector's 8 lanes, pairwise (through memory: g++ 12's _mm512_reduce_add_pd
-// draws a false -Wuninitialized from its headers, GCC bug 105593).
-inline double lane_sum(const __m512d v) {
-  alignas(64) double t[8];
-  _mm512_store_pd(t, v);
-  return ((t[0] + t[4]) + (t[2] + t[6])) + ((t[1] + t[5]) + (t[3] + t[7]));
+// out[i] = the sum of v[i]'s lanes for i < N: the vectors transposed and added 8 at a time
+// (for 8 vectors 21 shuffles and adds, where a sum per vector through memory took a store,
+// 8 loads and 7 adds each; a G block's loop of an empty band ends in 4 such sums per
+// frequency). Pairwise within each vector. The shuffles are the zero-masked forms under
+// an all-ones mask (the same instructions): g++ 12's unmasked ones (and
+// _mm512_reduce_add_pd) draw a false -Wuninitialized from its headers, GCC bug 105593.
+template <int N>
+inline void lane_sums(const __m512d* v, double* out) {
+  for (int i0 = 0; i0 < N; i0 += 8) {
+    __m512d x[8];
+    for (int i = 0; i < 8; ++i) x[i] = i0 + i < N ? v[i0 + i] : _mm512_setzero_pd();
+    __m512d t[4], u[2];
+    // t[i]'s 128-bit lane j: (x[2i] lanes 2j + 2j+1, x[2i+1] lanes 2j + 2j+1)
+    for (int i = 0; i < 4; ++i)
+      t[i] = _mm512_add_pd(_mm512_maskz_unpacklo_pd(0xFF, x[2 * i], x[2 * i + 1]),
+                           _mm512_maskz_unpackhi_pd(0xFF, x[2 * i], x[2 * i + 1]));
+    // [p.L0 + p.L1, p.L2 + p.L3, q.L0 + q.L1, q.L2 + q.L3] of 128-bit lanes
+    const auto fold = [](const __m512d p, const __m512d q) {
+      return _mm512_add_pd(_mm512_maskz_shuffle_f64x2(0xFF, p, q, 0x88), _mm512_maskz_shuffle_f64x2(0xFF, p, q, 0xDD));
+    };
+    u[0] = fold(t[0], t[1]);  // lanes: x0..x3's halves
+    u[1] = fold(t[2], t[3]);
+    alignas(64) double r[8];
+    _mm512_store_pd(r, fold(u[0], u[1]));  // lane i: x[i]'s sum
+    for (int i = 0; i < 8 && i0 + i < N; ++i) out[i0 + i] = r[i];
+  }
 }
 
 // A loop body the compiler must inline: each_vector calls it twice (whole vectors, the
@@ -615,8 +635,12 @@ inline void occupied_band_avx512(const Rows& r, const int len, const Band& b, co
   };
   each_vector(len, body);
   const double h = 0.5 * b.occ;
+  __m512d v[4 * W];
+  double t[4 * W];
+  each_w<W>([&](auto w) { v[4 * w] = sr[w], v[4 * w + 1] = si[w], v[4 * w + 2] = yr[w], v[4 * w + 3] = yi[w]; });
+  lane_sums<4 * W>(v, t);
   each_w<W>([&](auto w) {
-    const double s_r = lane_sum(sr[w]), s_i = lane_sum(si[w]), y_r = lane_sum(yr[w]), y_i = lane_sum(yi[w]);
+    const double s_r = t[4 * w], s_i = t[4 * w + 1], y_r = t[4 * w + 2], y_i = t[4 * w + 3];
     s.sr[w] += s_r, s.si[w] += s_i, s.xr[w] += h * (s_r - y_r), s.xi[w] += h * (s_i - y_i);
   });
 }
@@ -734,9 +758,13 @@ inline void empty_band_avx512(const Rows& r, const int len, const Band& b, const
     });
   };
   each_vector(len, body);
+  __m512d v[4 * W];
+  double t[4 * W];
+  each_w<W>([&](auto w) { v[4 * w] = ur[w], v[4 * w + 1] = ui[w], v[4 * w + 2] = vr[w], v[4 * w + 3] = vi[w]; });
+  lane_sums<4 * W>(v, t);
   each_w<W>([&](auto w) {
-    s.sr[w] += x[w] * lane_sum(ur[w]) - lane_sum(vr[w]);
-    s.si[w] += x[w] * lane_sum(ui[w]) - lane_sum(vi[w]);
+    s.sr[w] += x[w] * t[4 * w] - t[4 * w + 2];
+    s.si[w] += x[w] * t[4 * w + 1] - t[4 * w + 3];
   });
 }
 #endif
@@ -800,9 +828,13 @@ inline void near_pole_pass_avx512(const Rows& r, const int len, const Band& b, c
       xi[w] = _mm512_mask3_fmadd_pd(g, ti, xi[w], due);
     });
   }
+  __m512d v[2 * W];
+  double t[2 * W];
+  each_w<W>([&](auto w) { v[2 * w] = xr[w], v[2 * w + 1] = xi[w]; });
+  lane_sums<2 * W>(v, t);
   each_w<W>([&](auto w) {
-    s.xr[w] += lane_sum(xr[w]);
-    s.xi[w] += lane_sum(xi[w]);
+    s.xr[w] += t[2 * w];
+    s.xi[w] += t[2 * w + 1];
   });
 }
 #endif

@@ -549,15 +549,16 @@ GPP_HOST_ALWAYS_INLINE inline void each_vector(const int len, const Body& body) 
   if (k < len) body(k, static_cast<__mmask8>((1u << (len - k)) - 1), std::true_type{});
 }
 
-// occupied_band written with AVX-512 intrinsics: the same terms and arms; its flags name the
-// terms that are not regular (near_pole_pass_avx512 tests them for the near-pole arm, where
-// the `omp simd` loop flags the near-pole terms: 3 vector operations a frequency where the
-// test took 4). The `omp simd` loop above is what g++ makes of it, and g++ 12 and 14 make it poorly: where a band's arms are simpler (below),
-// they turn a blend of a reciprocal with 0 into both sums and a blend of the two (a copy,
-// an FMA and a blend per sum, where one zero-masked multiply serves two sums). g++ 14,
-// -march=sapphirerapids, llvm-mca 14's Ice Lake server model, per 8 G and 2 frequencies:
-// the `omp simd` loop 48 cycles, this one 36 (docs/performance.md, 2026-11-26, third
-// session). Besides, as chosen per band and G block:
+// occupied_band written with AVX-512 intrinsics: the same terms and arms; its flags name
+// the terms that are not regular (near_pole_pass_avx512 tests them for the near-pole arm,
+// where the `omp simd` loop flags the near-pole terms: a mask operation and a masked add a
+// frequency, where the test took a compare besides and a multiply per 8 G). The `omp simd`
+// loop above is what g++ makes of it, and g++ 12 and 14 make it poorly: where a band's
+// arms are simpler (below), they turn a blend of a reciprocal with 0 into both sums and a
+// blend of the two (a copy, an FMA and a blend per sum, where one zero-masked multiply
+// serves two sums). g++ 14, -march=sapphirerapids, llvm-mca 14's Ice Lake server model, per
+// 8 G and 2 frequencies: the `omp simd` loop 48 cycles, this one 36 (docs/performance.md,
+// 2026-11-26, third session). Besides, as chosen per band and G block:
 // - Cut false (every frequency of the group >= 0): no term is cut, so Y is one FMA a part
 //   and the sexcut test is not made;
 // - Mode SharedDivide: frequencies 0 and 1 (2 and 3) share one division, R_0 = p_1 / (p_0
@@ -777,9 +778,9 @@ inline void empty_band_avx512(const Rows& r, const int len, const Band& b, const
 // (the near-pole arm; else the zero arm), with wtilde, I_eps, aqsn and the flag gathered by
 // index. The near-pole test's |wtilde|^2 / TOL_Zero is counted with every occupied term
 // (counts::fused_cost's occ_common), as the `omp simd` loop makes it; here it is made only
-// for the terms that are not regular. The scalar pass spent most of its time in one term's dependent chain to its
-// division and in a branch per frequency on the flag's bit (perf annotate, local Zen 5,
-// 2026-11-26): here 8 terms share each instruction. The arithmetic is
+// for the terms that are not regular. The scalar pass spent most of its time in one term's
+// dependent chain to its division and in a branch per frequency on the flag's bit (perf
+// annotate, local Zen 5, 2026-11-26): here 8 terms share each instruction. The arithmetic is
 // physics::near_pole_term's, term by term (the products contracted into FMAs elsewhere).
 template <int W>
 inline void near_pole_pass_avx512(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
@@ -801,7 +802,8 @@ inline void near_pole_pass_avx512(const Rows& r, const int len, const Band& b, c
     const __m256i idx2 = _mm256_add_epi32(idx, idx);  // aqsn's (re, im) pairs
     const __m512d ar = _mm512_mask_i32gather_pd(zero, valid, idx2, b.an, 8);
     const __m512d ai = _mm512_mask_i32gather_pd(zero, valid, idx2, b.an + 1, 8);
-    const __m512d Pr = _mm512_fmsub_pd(ir, ar, _mm512_mul_pd(ii, ai)), Pi = _mm512_fmadd_pd(ir, ai, _mm512_mul_pd(ii, ar));
+    const __m512d Pr = _mm512_fmsub_pd(ir, ar, _mm512_mul_pd(ii, ai));
+    const __m512d Pi = _mm512_fmadd_pd(ir, ai, _mm512_mul_pd(ii, ar));
     const __m256i bits = _mm512_maskz_cvttpd_epi32(valid, gather(flag));  // a sum of distinct powers of two: exact
     each_w<W>([&](auto w) {
       __mmask8 due = _mm256_mask_test_epi32_mask(valid, bits, _mm256_set1_epi32(1 << w));

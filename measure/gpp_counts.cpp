@@ -59,8 +59,8 @@ FusedCost fused_cost() {
   // cut: Y += inv_wdiffr*(wx U - V) (2M 2A)
   f.occ_regular_dropped = ops(2, 2);
   // the near-pole pass (host.cpp: near_pole_pass, near_pole_pass_avx512) is tuned's
-  // physics::near_pole_term, with P = I_eps aqsn (4M 2A; the AVX-512 pass makes it once for
-  // a G's frequencies, counted for each): dr (1A); wi2 (1M); wdiffr (1M 1A); a (1M 1A); b
+  // physics::near_pole_term, with P = I_eps aqsn (4M 2A; both passes make it once for a
+  // flagged G's frequencies, counted for each): dr (1A); wi2 (1M); wdiffr (1M 1A); a (1M 1A); b
   // (1M); |wdiff|^2/2 (1M); c_r (1A); |c|^2 (2M 1A), 1 reciprocal
   f.occ_near = ops(2 + 1 + 1 + 1 + 1 + 1, 4 + 1 + 1 + 1 + 1 + 1 + 2, 1);
   // |a + ib|^2 (2M 1A) * inv_c2 (1M) against 16 sexcut^2

@@ -67,7 +67,8 @@ enum Field : int {
   kOm2,    // |Omega2|^2, Omega2 = wtilde^2 I_eps
   kCut2,   // sexcut^2 |I_eps|^2
   kThr,    // max(limittwo, |wtilde|^2 / limitone): a band takes the regular arm where |wdiff|^2 > it
-  kFlag,   // nonzero: a frequency of the band in hand takes the near-pole arm at this G
+  kFlag,   // nonzero: bit w set where frequency w of the occupied band in hand takes the near-pole arm at this G
+           // (occupied_band), or is not regular (occupied_band_avx512: its near pass tests it)
   kFields
 };
 
@@ -498,13 +499,12 @@ inline void lane_sums(const __m512d* v, double* out) {
 // taken once per loop (BandRows): read through Rows, each store of a loop would reload
 // them.
 struct BandRows {
-  const double *wr, *wi2, *wabs2, *thr, *wir, *wii, *air, *aii, *an;
+  const double *wr, *wi2, *thr, *wir, *wii, *air, *aii, *an;
   BandRows(const Rows& r, const Band& b)
-      : wr(r[kWr]), wi2(r[kWi2]), wabs2(r[kWabs2]), thr(r[kThr]), wir(r[kWIr]), wii(r[kWIi]), air(r[kAIr]),
-        aii(r[kAIi]), an(b.an) {}
+      : wr(r[kWr]), wi2(r[kWi2]), thr(r[kThr]), wir(r[kWIr]), wii(r[kWIi]), air(r[kAIr]), aii(r[kAIi]), an(b.an) {}
 };
 struct BandLanes {
-  __m512d wr, wi2, wabs2, thr, Ur, Ui, Vr, Vi;
+  __m512d wr, wi2, thr, Ur, Ui, Vr, Vi;
 };
 // G = k .. k+7; where Tail, only the lanes of `valid` (the loads masked: aqsntemp has no
 // padding).
@@ -528,7 +528,7 @@ inline BandLanes band_lanes(const BandRows& rows, const int k, const __mmask8 va
   const __m512i even = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), odd = _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15);
   const __m512d ar = _mm512_permutex2var_pd(a0, even, a1), ai = _mm512_permutex2var_pd(a0, odd, a1);
   BandLanes l;
-  l.wr = load(rows.wr), l.wi2 = load(rows.wi2), l.wabs2 = load(rows.wabs2), l.thr = load(rows.thr);
+  l.wr = load(rows.wr), l.wi2 = load(rows.wi2), l.thr = load(rows.thr);
   const __m512d wir = load(rows.wir), wii = load(rows.wii), air = load(rows.air), aii = load(rows.aii);
   l.Ur = _mm512_fmsub_pd(wir, ar, _mm512_mul_pd(wii, ai));
   l.Ui = _mm512_fmadd_pd(wir, ai, _mm512_mul_pd(wii, ar));
@@ -692,9 +692,9 @@ inline void near_pole_pass(const Rows& r, const int len, const Band& b, const do
   for (int i = 0; i < n; ++i) {
     const int k = flagged[i];
     const int bits = static_cast<int>(flag[k]);  // a sum of distinct powers of two: exact
+    const complex_t P = complex_t(r[kIr][k], r[kIi][k]) * complex_t(b.an[2 * k], b.an[2 * k + 1]);
     for (int w = 0; w < W; ++w) {
       if (!((bits >> w) & 1)) continue;
-      const complex_t P = complex_t(r[kIr][k], r[kIi][k]) * complex_t(b.an[2 * k], b.an[2 * k + 1]);
       const complex_t ssx_mat = physics::near_pole_term(r[kWr][k], r[kWi][k], P, x[w], f, b.cut16);
       s.xr[w] += ssx_mat.real();
       s.xi[w] += ssx_mat.imag();

@@ -199,4 +199,17 @@ KOKKOS_FORCEINLINE_FUNCTION double reciprocal(const double x) {
 #endif
 }
 
+/// Whether p holds for every thread of the calling thread's warp (wavefront) that runs
+/// this call: a branch taken on it is never divergent. The thread's own p on a host
+/// space (a thread is its own warp there). Test: WarpAll.* on every space.
+KOKKOS_FORCEINLINE_FUNCTION bool warp_all(const bool p) {
+#if defined(__CUDA_ARCH__)
+  return __all_sync(__activemask(), p) != 0;
+#elif defined(__HIP_DEVICE_COMPILE__)
+  return __all(p) != 0;
+#else
+  return p;
+#endif
+}
+
 }  // namespace gpp::backend

@@ -233,6 +233,9 @@ using backend::reciprocal;
 /// One frequency wx of one empty band for a pair: adds sch*mat (times the weight folded
 /// into p) to sch_acc; the regular arm under a mask (its near-pole arm adds only to ssx,
 /// which occ = 0 removes).
+/// Checked = false: the caller knows the term regular (wdiffr > p.thr; tuned's empty
+/// kernel, from a block's range of wx: empty_block_regular), and the test is left out.
+template <bool Checked = true>
 KOKKOS_FORCEINLINE_FUNCTION void empty_term(const PairTerms& p, const BandTerms& b, const double wx,
                                             complex_t& sch_acc) {
   const double dr = wx - p.wr;            // wdiff = dr - i wi
@@ -240,7 +243,7 @@ KOKKOS_FORCEINLINE_FUNCTION void empty_term(const PairTerms& p, const BandTerms&
   const double inv_wdiffr = reciprocal(wdiffr);
   // Outside the regular arm the factor is 0 (a select: inv_wdiffr may be inf or NaN
   // there, wx U - V is finite).
-  const double s = wdiffr > p.thr ? inv_wdiffr : 0.0;
+  const double s = !Checked || wdiffr > p.thr ? inv_wdiffr : 0.0;
   const double cre = wx * b.U.real() - b.V.real(), cim = wx * b.U.imag() - b.V.imag();
   sch_acc = complex_t(s * cre + sch_acc.real(), s * cim + sch_acc.imag());
 }
@@ -371,15 +374,28 @@ KOKKOS_FORCEINLINE_FUNCTION void add_weighted_term(SigmaAccum<NW>& acc, const in
 /// functions, so that a kernel over empty bands holds none of ssx's registers.
 ///
 /// Empty bands: sch into g.sch.
-template <int NW, class Wx>
+template <bool Checked, int NW, class Wx>
 KOKKOS_FORCEINLINE_FUNCTION void empty_band(const PairTerms& p, const complex_t& aqsm, const complex_t& aqsn,
                                             const Wx& wx, SigmaAccum<NW>& g) {
   const BandTerms b = band_terms<false>(p, matngmatmgp(aqsm, aqsn));
-  for (int w = 0; w < NW; ++w) empty_term(p, b, wx(w), g.sch[w]);
+  for (int w = 0; w < NW; ++w) empty_term<Checked>(p, b, wx(w), g.sch[w]);
+}
+
+/// Whether every empty term of a pair over a block of bands is regular, from the range
+/// [lo, hi] of the block's wx at one frequency (empty_band<false> may then leave the arm's
+/// test out): the least |wdiff|^2 = (wx - Re wtilde)^2 + Im(wtilde)^2 over the range,
+/// less a relative margin of 1e-13 for the roundings of the terms' own |wdiff|^2 (a few
+/// ulps), above the pair's threshold. False where a value is NaN.
+KOKKOS_FORCEINLINE_FUNCTION bool empty_block_regular(const PairTerms& p, const double lo, const double hi) {
+  const double below = lo - p.wr, above = p.wr - hi;  // > 0: Re wtilde outside [lo, hi]
+  const double d = below > above ? below : above;
+  const double d2 = d > 0.0 ? d * d : 0.0;
+  return (d2 + p.wi2) * (1.0 - 1e-13) > p.thr;
 }
 
 /// Occupied bands: sch into g.sch and Y (occupied_term) into g.ssx, the regular arms under
-/// masks; where frequency w's near-pole arm is due, bit `bit` of near_bits[w] is set
+/// masks; where frequency w's near-pole arm is due, the band's bit (`bit`, one bit set) of
+/// near_bits[w] is set
 /// instead, and the caller subtracts near_pole_of_band for each set bit once a run of up
 /// to 32 bands is done. A near-pole term is due for about 4% of si214's occupied terms,
 /// but clustered in wx (near wx = Re wtilde), so a warp met one in 76% of its (band, G')
@@ -390,10 +406,12 @@ KOKKOS_FORCEINLINE_FUNCTION void empty_band(const PairTerms& p, const complex_t&
 template <int NW, class Wx, class WxNegative>
 KOKKOS_FORCEINLINE_FUNCTION void occupied_band(const PairTerms& p, const complex_t& aqsm, const complex_t& aqsn,
                                                const Wx& wx, const WxNegative& wx_negative, SigmaAccum<NW>& g,
-                                               unsigned (&near_bits)[NW], const int bit) {
+                                               unsigned (&near_bits)[NW], const unsigned bit) {
   const BandTerms b = band_terms<true>(p, matngmatmgp(aqsm, aqsn));
   for (int w = 0; w < NW; ++w)
-    near_bits[w] |= unsigned(occupied_term(p, b, wx(w), wx_negative(w), g.sch[w], g.ssx[w])) << bit;
+    // (the band's bit or-ed where the test holds: a select and an or on the GPU, where
+    // or-ing the test's 0 or 1 shifted by the band's place took a shift more)
+    if (occupied_term(p, b, wx(w), wx_negative(w), g.sch[w], g.ssx[w])) near_bits[w] |= bit;
 }
 
 /// A near-pole arm deferred by occupied_band: what it subtracts from Y, from the band's

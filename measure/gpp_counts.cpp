@@ -108,7 +108,10 @@ TunedCost tuned_cost() {
   c.occ_near_cut = ops(1, 3);
   // num = (a c_r + b^2, b half) (3M 1A); f*inv_c2 (1M); P*num (4M 2A); Y -= (2M 2A)
   c.occ_near_ssx = ops(1 + 2 + 2, 3 + 1 + 4 + 2);
-  // dr (1A); wdiffr (1M 1A), 1 reciprocal; wx U - V (2M 2A); sch += (2M 2A)
+  // dr (1A); wdiffr (1M 1A), 1 reciprocal; wx U - V (2M 2A); sch += (2M 2A). The test
+  // whether a pair's terms are regular over a whole block (physics::empty_block_regular,
+  // per G', G, block and frequency: 1/32 of a band's operations) is not counted, as the
+  // host policy's block bounds are not.
   c.empty_term = ops(1 + 1 + 2 + 2, 1 + 2 + 2, 1);
   // h (sch - Y) (2A 2M)
   c.block_occupied = ops(2, 2);

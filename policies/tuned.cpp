@@ -18,13 +18,20 @@
 //    the G' weights are folded into each band's terms (0.5 vcoul into I_eps, ssx's vcoul
 //    as the ratio 2), so the G' of a thread share one set of accumulators; aqsntemp(G,
 //    band) is loaded once for all of them, and their terms are independent chains;
-//  - a band block's per-band values (band index, wx and its sign, occ, aqsm of the
-//    group's G') are staged in team scratch memory: the band loop reads them from shared
-//    memory.
+//  - a band block's per-band values (where the band's column of aqsntemp starts, wx and
+//    its sign, occ, aqsm of the group's G') are staged in team scratch memory: the band
+//    loop reads them from shared memory, and a thread's aqsntemp element is its G's
+//    address plus the staged offset;
+//  - the empty kernel leaves the regular arm's test out where a warp's pairs are regular
+//    for every wx of the block (physics::empty_block_regular from the block's range of
+//    wx, a warp vote: backend::warp_all): 168 instructions per band where 207 were (2
+//    frequencies, 4 G'), 12% off the mini-app deck's time on the H100.
 #include "gpp_kernels.hpp"
 #include "gpp_tuned_shape.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <type_traits>
 #include <vector>
 
 namespace gpp {
@@ -78,12 +85,15 @@ BandBlocks<MemorySpace> band_blocks(const GppData<MemorySpace>& d, const int ban
   return r;
 }
 
-// Per staged band: wx(NW), occ, aqsm of the K G' (re, im); and the band index and
-// whether each wx < 0 (the sexcut test's condition) as ints.
+// Per staged band: wx(NW), occ, aqsm of the K G' (re, im); whether each wx < 0 (the
+// sexcut test's condition) as ints; and where the band's column of aqsntemp starts, in
+// bytes from column 0 (a thread adds it to its G's address: one instruction where the
+// index arithmetic of aqsntemp(ig, n) took ten), with one entry more than the block's
+// bands (the last band again), so that the next band's load needs no test.
 template <int NW, int K>
 struct Staged {
   static constexpr int stride = NW + 1 + 2 * K;
-  static constexpr int int_stride = 1 + NW;
+  static constexpr int int_stride = NW;
 };
 
 // Team scratch bytes for a block of `bands` bands (what tuned_part requests).
@@ -91,8 +101,10 @@ template <int NW, int K, class ExecSpace>
 std::size_t staged_bytes(const int bands) {
   using Scratch = typename ExecSpace::scratch_memory_space;
   using Doubles = Kokkos::View<double*, Scratch, Kokkos::MemoryUnmanaged>;
+  using Offsets = Kokkos::View<std::int64_t*, Scratch, Kokkos::MemoryUnmanaged>;
   using Ints = Kokkos::View<int*, Scratch, Kokkos::MemoryUnmanaged>;
-  return Doubles::shmem_size(std::size_t(bands) * Staged<NW, K>::stride) +
+  return Doubles::shmem_size(std::size_t(bands) * Staged<NW, K>::stride + 2 * NW) +
+         Offsets::shmem_size(std::size_t(bands) + 1) +
          Ints::shmem_size(std::size_t(bands) * Staged<NW, K>::int_stride);
 }
 
@@ -111,12 +123,15 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
   using Scratch = typename ExecSpace::scratch_memory_space;
   using ScratchDoubles = Kokkos::View<double*, Scratch, Kokkos::MemoryUnmanaged>;
   using ScratchInts = Kokkos::View<int*, Scratch, Kokkos::MemoryUnmanaged>;
+  using ScratchOffsets = Kokkos::View<std::int64_t*, Scratch, Kokkos::MemoryUnmanaged>;
   SigmaAccum<NW> result;
   if (b_end <= b_begin) return result;
   const int groups = (in.ngpown + K - 1) / K;
   const int league = groups * (b_end - b_begin);
   const auto order = blocks.order;
   const auto start = blocks.start;
+  // aqsntemp(ig, n) at (ig + n * column) elements from aqsntemp(0, 0) (LayoutLeft)
+  const std::int64_t column_bytes = std::int64_t(in.aqsntemp.stride(1)) * std::int64_t(sizeof(complex_t));
 
   const auto body = KOKKOS_LAMBDA(const Member& member, SigmaAccum<NW>& acc) {
     constexpr int kStride = Staged<NW, K>::stride, kIntStride = Staged<NW, K>::int_stride;
@@ -131,15 +146,19 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
       igp[j] = q < in.ngpown ? q : in.ngpown - 1;
       vcoul[j] = q < in.ngpown ? in.vcoul_loc(igp[j]) : 0.0;
     }
-    const ScratchDoubles staged(member.team_scratch(0), band_block * kStride);
+    // the bands' values, then the range of the block's wx at each frequency (lo, hi)
+    const ScratchDoubles staged(member.team_scratch(0), band_block * kStride + 2 * NW);
+    double* const wx_range = &staged(band_block * kStride);
+    const ScratchOffsets staged_off(member.team_scratch(0), band_block + 1);
     const ScratchInts staged_i(member.team_scratch(0), band_block * kIntStride);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(member, ke - kb), [&](const int i) {
       const int n1 = order(kb + i);
-      staged_i(i * kIntStride) = n1;
+      staged_off(i) = n1 * column_bytes;
+      if (i == ke - kb - 1) staged_off(i + 1) = n1 * column_bytes;
       double* s = &staged(i * kStride);
       for (int w = 0; w < NW; ++w) {
         s[w] = in.wx_array_bt(n1, w);
-        staged_i(i * kIntStride + 1 + w) = s[w] < 0.0;
+        staged_i(i * kIntStride + w) = s[w] < 0.0;
       }
       s[NW] = in.occ_array(n1);
       for (int j = 0; j < K; ++j) {
@@ -149,6 +168,20 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
       }
     });
     member.team_barrier();
+    if (!Occupied) {  // (not a lambda in an if constexpr: see below)
+      if (member.team_rank() == 0)
+        for (int w = 0; w < NW; ++w) {
+          double lo = staged(w), hi = staged(w);
+          for (int i = 1; i < ke - kb; ++i) {
+            const double x = staged(i * kStride + w);
+            lo = x < lo ? x : lo;
+            hi = x > hi ? x : hi;
+          }
+          wx_range[2 * w] = lo;
+          wx_range[2 * w + 1] = hi;
+        }
+      member.team_barrier();
+    }
     const double cut16 = 16.0 * in.sexcut * in.sexcut;
     SigmaAccum<NW> team_total;  // weighted sch*mat and occ*ssx*mat over the team's G, G' and bands
     Kokkos::parallel_reduce(
@@ -160,49 +193,65 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
                                        in.limittwo, 0.5 * vcoul[j]);
           // aqsntemp(G, band) comes from L2 (each element is read once per G' group): the
           // next band's element is loaded before this band is computed (past the block's
-          // last band the last one again: no branch).
-          int n_next = staged_i(0);
-          complex_t next = in.aqsntemp(ig, n_next);
+          // last band the last one again, staged_off's extra entry: no test).
+          const char* const an = reinterpret_cast<const char*>(in.aqsntemp.data() + ig);
+          const auto aqsn_of = [&](const int i) { return *reinterpret_cast<const complex_t*>(an + staged_off(i)); };
+          complex_t next = aqsn_of(0);
           const int nb = ke - kb;
           // Occupied bands: runs of at most 32 bands, then their near-pole arms (the set
-          // bits of near_bits, physics::occupied_band); empty bands: one run.
+          // bits of near_bits, physics::occupied_band); empty bands: one run, without the
+          // regular arm's test where the block's range of wx shows every term of the
+          // warp's pairs regular (every empty block of si214, si510 and the mini-app
+          // deck), a branch the whole warp takes.
           const int run = Occupied ? 32 : nb;
-          for (int r0 = 0; r0 < nb; r0 += run) {
-            const int r1 = nb < r0 + run ? nb : r0 + run;
-            unsigned near_bits[K][NW];
-            for (int j = 0; j < K; ++j)
-              for (int w = 0; w < NW; ++w) near_bits[j][w] = 0u;
-            for (int i = r0; i < r1; ++i) {
-              const complex_t aqsn = next;
-              n_next = staged_i((i + 1 < nb ? i + 1 : i) * kIntStride);
-              next = in.aqsntemp(ig, n_next);
-              const double* s = &staged(i * kStride);
-              const int* neg = &staged_i(i * kIntStride + 1);
-              // (no lambda inside the if constexpr below: nvcc 13 rejects one in the
-              // discarded branch of an extended lambda)
-              const auto wx = [&](const int w) { return s[w]; };
-              const auto wx_negative = [&](const int w) { return neg[w] != 0; };
-              for (int j = 0; j < K; ++j) {
-                const complex_t aqsm(s[NW + 1 + 2 * j], s[NW + 2 + 2 * j]);
-                if constexpr (Occupied) {
-                  physics::occupied_band(p[j], aqsm, aqsn, wx, wx_negative, mine, near_bits[j], i - r0);
-                } else {
-                  physics::empty_band(p[j], aqsm, aqsn, wx, mine);
+          const auto bands = [&](auto checked) {
+            for (int r0 = 0; r0 < nb; r0 += run) {
+              const int r1 = nb < r0 + run ? nb : r0 + run;
+              unsigned near_bits[K][NW];
+              for (int j = 0; j < K; ++j)
+                for (int w = 0; w < NW; ++w) near_bits[j][w] = 0u;
+              for (int i = r0; i < r1; ++i) {
+                const complex_t aqsn = next;
+                next = aqsn_of(i + 1);
+                const double* s = &staged(i * kStride);
+                const int* neg = &staged_i(i * kIntStride);
+                // (no lambda inside the if constexpr below: nvcc 13 rejects one in the
+                // discarded branch of an extended lambda)
+                const auto wx = [&](const int w) { return s[w]; };
+                const auto wx_negative = [&](const int w) { return neg[w] != 0; };
+                for (int j = 0; j < K; ++j) {
+                  const complex_t aqsm(s[NW + 1 + 2 * j], s[NW + 2 + 2 * j]);
+                  if constexpr (Occupied) {
+                    physics::occupied_band(p[j], aqsm, aqsn, wx, wx_negative, mine, near_bits[j], 1u << (i - r0));
+                  } else {
+                    physics::empty_band<decltype(checked)::value>(p[j], aqsm, aqsn, wx, mine);
+                  }
                 }
               }
+              if constexpr (Occupied) {
+                for (int j = 0; j < K; ++j)
+                  for (int w = 0; w < NW; ++w)
+                    // (the padding's G' has weight 0: its near-pole arms are not computed)
+                    for (unsigned m = g * K + j < in.ngpown ? near_bits[j][w] : 0u; m != 0u; m &= m - 1u) {
+                      const int i = r0 + compat::countr_zero(m);
+                      const double* s = &staged(i * kStride);
+                      const complex_t aqsm(s[NW + 1 + 2 * j], s[NW + 2 + 2 * j]);
+                      mine.ssx[w] -= physics::near_pole_of_band(p[j], aqsm, aqsn_of(i), s[w], cut16);
+                    }
+              }
             }
-            if constexpr (Occupied) {
-              for (int j = 0; j < K; ++j)
-                for (int w = 0; w < NW; ++w)
-                  // (the padding's G' has weight 0: its near-pole arms are not computed)
-                  for (unsigned m = g * K + j < in.ngpown ? near_bits[j][w] : 0u; m != 0u; m &= m - 1u) {
-                    const int i = r0 + compat::countr_zero(m);
-                    const double* s = &staged(i * kStride);
-                    const complex_t aqsm(s[NW + 1 + 2 * j], s[NW + 2 + 2 * j]);
-                    mine.ssx[w] -= physics::near_pole_of_band(p[j], aqsm, in.aqsntemp(ig, staged_i(i * kIntStride)),
-                                                              s[w], cut16);
-                  }
-            }
+          };
+          if constexpr (Occupied) {
+            bands(std::true_type{});
+          } else {
+            bool regular = true;
+            for (int j = 0; j < K; ++j)
+              for (int w = 0; w < NW; ++w)
+                regular = regular & physics::empty_block_regular(p[j], wx_range[2 * w], wx_range[2 * w + 1]);
+            if (backend::warp_all(regular))
+              bands(std::false_type{});
+            else
+              bands(std::true_type{});
           }
         },
         PlusReducer<SigmaAccum<NW>, Scratch>(team_total));

@@ -232,6 +232,65 @@ TEST(FusedReciprocal, WithinOneUlpOfDivision) {
     });
 }
 
+// backend::warp_all through a kernel on every space: teams of 128 threads (fewer where
+// the space allows fewer), each thread votes on its own predicate; the expected answer is
+// the AND over the thread's group of simd_width consecutive team ranks (a warp, a
+// wavefront; 1 thread on the host) that run the call. Cases: all true; one false thread
+// (rank 37); the last thread of each group false; a range of 100 of the 128 ranks (the
+// last group partly idle) all true, and with rank 98 false.
+template <class ExecSpace>
+void check_warp_all(const ExecSpace& space) {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  const int most = Policy(space, 1, 1).team_size_max(KOKKOS_LAMBDA(const typename Policy::member_type&){},
+                                                    Kokkos::ParallelForTag());
+  const int kTeam = most < 128 ? most : 128;
+  const int width = backend::properties(space).simd_width;
+  ASSERT_GE(width, 1);
+  struct Case {
+    int active;      // team ranks 0 .. active-1 run the vote
+    int false_rank;  // -1: none; -2: the last rank of every group
+  };
+  const int part = kTeam * 100 / 128;
+  const Case cases[] = {{kTeam, -1}, {kTeam, 37 % kTeam}, {kTeam, -2}, {part, -1}, {part, part - 2}};
+  const int nc = int(sizeof cases / sizeof cases[0]);
+  Kokkos::View<int**, Kokkos::HostSpace> pred("pred", nc, kTeam);
+  for (int c = 0; c < nc; ++c)
+    for (int r = 0; r < kTeam; ++r)
+      pred(c, r) = !(r == cases[c].false_rank || (cases[c].false_rank == -2 && r % width == width - 1));
+  const auto pd = Kokkos::create_mirror_view_and_copy(typename ExecSpace::memory_space(), pred);
+  Kokkos::View<int*, Kokkos::HostSpace> active("active", nc);
+  for (int c = 0; c < nc; ++c) active(c) = cases[c].active;
+  const auto ad = Kokkos::create_mirror_view_and_copy(typename ExecSpace::memory_space(), active);
+  Kokkos::View<int**, typename ExecSpace::memory_space> got("got", nc, kTeam);
+  Kokkos::deep_copy(got, -1);
+  Kokkos::parallel_for(
+      "test::warp_all", Policy(space, nc, kTeam), KOKKOS_LAMBDA(const typename Policy::member_type& m) {
+        const int c = m.league_rank();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(m, ad(c)),
+                             [&](const int r) { got(c, r) = backend::warp_all(pd(c, r) != 0) ? 1 : 0; });
+      });
+  space.fence();
+  const auto gh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), got);
+  for (int c = 0; c < nc; ++c)
+    for (int r = 0; r < kTeam; ++r) {
+      int want = -1;  // ranks past the range never vote
+      if (r < cases[c].active) {
+        want = 1;
+        for (int q = r / width * width; q < (r / width + 1) * width && q < cases[c].active; ++q)
+          want = want && pred(c, q);
+      }
+      EXPECT_EQ(gh(c, r), want) << "case " << c << ", rank " << r << ", width " << width;
+    }
+}
+
+TEST(WarpAll, AndOverTheThreadsOfAWarp) {
+  for (const SpaceKind k : build_spaces())
+    with_space(k, [&](auto space) {
+      SCOPED_TRACE(to_string(k));
+      check_warp_all(space);
+    });
+}
+
 // Distance in ulps between two doubles of one sign.
 std::int64_t ulps_apart(double a, double b) {
   std::int64_t ia, ib;

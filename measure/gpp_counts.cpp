@@ -275,7 +275,7 @@ Work count_policy(const std::string& policy, const Shape& s, const ArmCounts& ar
     add(f.pair, s.ncouls * s.ngpown * blocks * npasses);
     add(f.band, band_pairs * groups);
     const double occ = double(arms.count(1)), empty = double(arms.count(0));
-    const int ig_block = or_default(t.ig_block, 256);
+    const int ig_block = or_default(t.ig_block, 1024);  // host.cpp's default
     add(f.block_occupied, s.occupied_bands * s.ngpown * std::ceil(s.ncouls / ig_block) * s.nw);
     add(f.block_band, s.nbands * s.ngpown * std::ceil(s.ncouls / ig_block) * s.nw);
     add(f.block_empty, (s.nbands - s.occupied_bands) * s.ngpown * std::ceil(s.ncouls / ig_block) * s.nw);

@@ -952,10 +952,14 @@ template <int NW, class ExecSpace>
 SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t, const RunMode mode) {
   using Order = kernels::FortranOrder;
   const kernels::Inputs<typename ExecSpace::memory_space> in(d);
-  // The best point of the 16-core sweep (docs/performance.md, 2026-11-23: 7.04 s against
-  // 7.70 s for 32 x 128 on the mini-app deck; 256 G was the best G block in every row).
+  // 64 bands: the best band block of the 16-core sweep (docs/performance.md, 2026-11-23:
+  // 7.04 s against 7.70 s for 32 x 128 on the mini-app deck). 1024 G, the largest G block
+  // (kMaxIgBlock): each band's fixed cost per G block (its block bounds and modes, the
+  // sums across lanes, conj(aqsm)) is spread over 128 vectors instead of 32; on the H100
+  // machine's 16 cores (2026-11-26, fifth session) the whole mini-app deck took 3.58 /
+  // 3.51 s against 4.47 / 4.03 s at 256, si214 2.05 / 2.06 s against 2.13 / 2.27 s.
   const int band_block = or_default(t.band_block, 64);
-  const int ig_block = or_default(t.ig_block, 256);
+  const int ig_block = or_default(t.ig_block, kMaxIgBlock);
   if (ig_block > kMaxIgBlock)
     throw Error("--ig-block " + std::to_string(ig_block) + " exceeds the host policy's maximum of " +
                 std::to_string(kMaxIgBlock));

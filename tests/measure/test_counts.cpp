@@ -185,7 +185,7 @@ double hand_flops(const std::string& policy, const Fixture& f, int band_block) {
              11 * (gp_empty - f.data.ngpown) * f.shape.ncouls * empty * f.data.nw;
   }
   if (policy == "host") {
-    // the deck's 70 G: one G block of 256; at most 4 frequencies a pass: one group a pass
+    // the deck's 70 G: one G block of 1024; at most 4 frequencies a pass: one group a pass
     const double occ = f.shape.occupied_bands;
     const double band_blocks = (f.data.nbands + band_block - 1) / band_block;
     total += (32 * f.shape.ncouls * f.shape.ngpown * band_blocks + 12 * pairs) * passes +

@@ -395,14 +395,13 @@ KOKKOS_FORCEINLINE_FUNCTION bool empty_block_regular(const PairTerms& p, const d
 
 /// Occupied bands: sch into g.sch and Y (occupied_term) into g.ssx, the regular arms under
 /// masks; where frequency w's near-pole arm is due, the band's bit (`bit`, one bit set) of
-/// near_bits[w] is set
-/// instead, and the caller subtracts near_pole_of_band for each set bit once a run of up
-/// to 32 bands is done. A near-pole term is due for about 4% of si214's occupied terms,
-/// but clustered in wx (near wx = Re wtilde), so a warp met one in 76% of its (band, G')
-/// steps while a lane had at most about 8 in 32 bands (counted on si214's data,
-/// docs/performance.md): deferred, a warp computes the most any one lane has, not one per
-/// band that any lane has.
-/// The caller turns a block's sums into ssx with occupied_ssx.
+/// near_bits[w] is set instead, and the caller subtracts near_pole_of_band for each set
+/// bit once a run of up to 32 bands is done. A near-pole term is due for about 4% of
+/// si214's occupied terms, but clustered in wx (near wx = Re wtilde), so a warp met one in
+/// 76% of its (band, G') steps while a lane had at most about 8 in 32 bands (counted on
+/// si214's data, docs/performance.md): deferred, a warp computes the most any one lane
+/// has, not one per band that any lane has. The caller turns a block's sums into ssx with
+/// occupied_ssx.
 template <int NW, class Wx, class WxNegative>
 KOKKOS_FORCEINLINE_FUNCTION void occupied_band(const PairTerms& p, const complex_t& aqsm, const complex_t& aqsn,
                                                const Wx& wx, const WxNegative& wx_negative, SigmaAccum<NW>& g,

@@ -10,6 +10,7 @@
 #include "gpp_mdrange.hpp"
 #include "gpp_physics.hpp"
 #include "gpp_reducer.hpp"
+#include "gpp_host_shape.hpp"
 #include "gpp_tuned_shape.hpp"
 
 #include <algorithm>
@@ -266,7 +267,7 @@ Work count_policy(const std::string& policy, const Shape& s, const ArmCounts& ar
     add(c.empty_term, double(arms.count(0)) * pad_empty);
   } else if (policy == "host") {
     const FusedCost f = fused_cost();
-    const int band_block = or_default(t.band_block, 64);
+    const int band_block = or_default(t.band_block, host_shape::kDefaultBandBlock);
     const double blocks = std::ceil(s.nbands / band_block);
     // mat, P, U and V once per group of at most 4 frequencies of a pass (host.cpp's
     // kMaxGroup, the frequencies of one vector loop): once per pass where GPP_MAX_NW <= 4
@@ -275,7 +276,7 @@ Work count_policy(const std::string& policy, const Shape& s, const ArmCounts& ar
     add(f.pair, s.ncouls * s.ngpown * blocks * npasses);
     add(f.band, band_pairs * groups);
     const double occ = double(arms.count(1)), empty = double(arms.count(0));
-    const int ig_block = or_default(t.ig_block, 1024);  // host.cpp's default
+    const int ig_block = or_default(t.ig_block, host_shape::kDefaultIgBlock);
     add(f.block_occupied, s.occupied_bands * s.ngpown * std::ceil(s.ncouls / ig_block) * s.nw);
     add(f.block_band, s.nbands * s.ngpown * std::ceil(s.ncouls / ig_block) * s.nw);
     add(f.block_empty, (s.nbands - s.occupied_bands) * s.ngpown * std::ceil(s.ncouls / ig_block) * s.nw);

@@ -18,6 +18,7 @@
 // = conj(aqsm) aqsn is constant over G: the loops make U and V from the G's rows wtilde
 // I_eps and |wtilde|^2 I_eps times aqsn, and their sums over a G block are multiplied by
 // conj(aqsm) once (12 FLOPs per band and G where mat, P, U and V took 20).
+#include "gpp_host_shape.hpp"
 #include "gpp_kernels.hpp"
 
 #include <cstdlib>
@@ -47,7 +48,7 @@
 namespace gpp {
 namespace {
 
-constexpr int kMaxIgBlock = 1024;  // the per-thread buffer of pair invariants
+using host_shape::kMaxIgBlock;  // the per-thread buffer of pair invariants
 constexpr int kMaxGroup = 4;       // frequencies per vector loop (one accumulator pair each)
 constexpr double kInvLimitone = 1.0 / physics::limitone;
 constexpr double kInvTolZero = 1.0 / physics::TOL_Zero;
@@ -952,14 +953,9 @@ template <int NW, class ExecSpace>
 SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t, const RunMode mode) {
   using Order = kernels::FortranOrder;
   const kernels::Inputs<typename ExecSpace::memory_space> in(d);
-  // 64 bands: the best band block of the 16-core sweep (docs/performance.md, 2026-11-23:
-  // 7.04 s against 7.70 s for 32 x 128 on the mini-app deck). 1024 G, the largest G block
-  // (kMaxIgBlock): each band's fixed cost per G block (its block bounds and modes, the
-  // sums across lanes, conj(aqsm)) is spread over 128 vectors instead of 32; on the H100
-  // machine's 16 cores (2026-11-26, fifth session) the whole mini-app deck took 3.58 /
-  // 3.51 s against 4.47 / 4.03 s at 256, si214 2.05 / 2.06 s against 2.13 / 2.27 s.
-  const int band_block = or_default(t.band_block, 64);
-  const int ig_block = or_default(t.ig_block, kMaxIgBlock);
+  // (the defaults and their measurements: gpp_host_shape.hpp)
+  const int band_block = or_default(t.band_block, host_shape::kDefaultBandBlock);
+  const int ig_block = or_default(t.ig_block, host_shape::kDefaultIgBlock);
   if (ig_block > kMaxIgBlock)
     throw Error("--ig-block " + std::to_string(ig_block) + " exceeds the host policy's maximum of " +
                 std::to_string(kMaxIgBlock));

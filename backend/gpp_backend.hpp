@@ -21,7 +21,9 @@
 //   memory()                           free and total bytes of the device Kokkos drives
 //   push_marker(name), pop_marker()    profiler ranges (NVTX, roctx), kMarkers says
 //                                      whether they reach a profiler
-// and, for device code, `reciprocal(x)` below picks each backend's fast 1/x.
+// and, for device code, `reciprocal(x)` below picks each backend's fast 1/x, and the warp
+// functions (warp_all, warp_together, warp_exclusive_sum, warp_sync, prefetch_l1) say
+// what a warp does together on each.
 #include "gpp_spaces.hpp"
 
 #include <string>
@@ -209,6 +211,71 @@ KOKKOS_FORCEINLINE_FUNCTION bool warp_all(const bool p) {
   return __all(p) != 0;
 #else
   return p;
+#endif
+}
+
+
+/// A hint that the bytes at p will be read soon: CUDA prefetches their line into L1 (no
+/// register waits on it); nothing elsewhere.
+KOKKOS_FORCEINLINE_FUNCTION void prefetch_l1(const void* p) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("prefetch.global.L1 [%0];" : : "l"(p));
+#else
+  (void)p;
+#endif
+}
+
+/// Threads of a warp that may share work through the warp functions below: 32 in CUDA
+/// device code; 1 elsewhere (a host thread is its own warp; HIP device code shares
+/// nothing across a wavefront here: the cross-lane form has not run on an AMD GPU).
+#if defined(__CUDA_ARCH__)
+inline constexpr int kWarpLanes = 32;
+#else
+inline constexpr int kWarpLanes = 1;
+#endif
+
+/// Whether the kWarpLanes threads of team ranks first .. first + kWarpLanes - 1 (first =
+/// rank rounded down to a multiple of kWarpLanes) are one warp, all running this call,
+/// in lane order, where `all_here` (the same for all of them) says the caller's loop
+/// runs them all: warp_exclusive_sum and warp_sync may then be called by all of them.
+/// True on the host (kWarpLanes = 1).
+KOKKOS_FORCEINLINE_FUNCTION bool warp_together(const int rank, const bool all_here) {
+#if defined(__CUDA_ARCH__)
+  unsigned lane;
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+  return __all_sync(__activemask(), all_here && unsigned(rank % 32) == lane) != 0;
+#else
+  (void)rank;
+  (void)all_here;
+  return true;
+#endif
+}
+
+/// Over the threads of a warp that warp_together found together: the sum of x over the
+/// lanes below the calling one; `total` receives the sum over the warp. On the host x's
+/// own warp: 0 and x.
+KOKKOS_FORCEINLINE_FUNCTION int warp_exclusive_sum(const int x, int& total) {
+#if defined(__CUDA_ARCH__)
+  unsigned lane;
+  asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+  int v = x;
+  for (int d = 1; d < 32; d <<= 1) {
+    const int y = __shfl_up_sync(0xffffffffu, v, d);
+    if (int(lane) >= d) v += y;
+  }
+  total = __shfl_sync(0xffffffffu, v, 31);
+  return v - x;
+#else
+  total = x;
+  return 0;
+#endif
+}
+
+/// Orders the shared-memory writes and reads of a warp that warp_together found together
+/// (CUDA: __syncwarp); nothing on the host.
+KOKKOS_FORCEINLINE_FUNCTION void warp_sync() {
+#if defined(__CUDA_ARCH__)
+  __syncwarp();
 #endif
 }
 

@@ -33,6 +33,18 @@ KOKKOS_FORCEINLINE_FUNCTION int countr_zero(unsigned x) {
 #endif
 }
 
+/// The number of set bits of x: the hardware's instruction where Kokkos has it (4.1
+/// onwards), a loop otherwise (Kokkos 3.4: host builds).
+KOKKOS_FORCEINLINE_FUNCTION int popcount(unsigned x) {
+#if KOKKOS_VERSION >= 40100
+  return Kokkos::Experimental::popcount_builtin(x);
+#else
+  int n = 0;
+  for (; x != 0u; x &= x - 1u) ++n;
+  return n;
+#endif
+}
+
 /// |z| of a Kokkos complex, as the paper's literal abs() (a square root per call).
 KOKKOS_FORCEINLINE_FUNCTION double abs(const Kokkos::complex<double>& z) {
   return sqrt(z.real() * z.real() + z.imag() * z.imag());

@@ -174,9 +174,8 @@ struct PairTerms {
   double wabs2;        // |wtilde|^2
   double thr, thr0;    // the arm thresholds on |wdiff|^2 (above)
   double thrc;         // the sexcut threshold on 1/|cden|^2 (above)
-  complex_t Iw;        // sch_weight * I_eps
-  complex_t WIw;       // wtilde Iw      (the empty bands' U = WIw mat)
-  complex_t VIw;       // |wtilde|^2 Iw  (the empty bands' V = VIw mat)
+  complex_t Iw;        // sch_weight * I_eps (the near-pole arm's P = Iw mat)
+  complex_t WIw;       // wtilde Iw      (a band's U = WIw mat)
 };
 
 KOKKOS_FORCEINLINE_FUNCTION double norm2(const double re, const double im) { return re * re + im * im; }
@@ -197,31 +196,26 @@ KOKKOS_FORCEINLINE_FUNCTION PairTerms pair_terms(const complex_t& wtilde, const 
   p.thrc = (sexcut * sexcut * ieps2) / ((p.wabs2 * p.wabs2) * ieps2);
   p.Iw = sch_weight * I_eps;
   p.WIw = wtilde * p.Iw;
-  p.VIw = p.wabs2 * p.Iw;
   return p;
 }
 
 /// What one band adds to a pair's terms, once for all frequencies. With
-/// mat = conj(aqsm) aqsn and P = Iw mat, U = wtilde P and V = |wtilde|^2 P:
-///   sch * mat * weight = delw P = P wtilde / (wx - wtilde) = U conj(wx - wtilde) / |wdiff|^2
-///                      = (wx U - V) / |wdiff|^2                      (wdiff = wx - wtilde).
-/// Occupied bands keep P (their near-pole arm needs it); empty bands need no P:
-/// U = WIw mat and V = VIw mat (two FP64 instructions fewer).
+/// mat = conj(aqsm) aqsn, P = Iw mat and U = wtilde P = WIw mat (wdiff = wx - wtilde,
+/// wsum = wx + wtilde):
+///   sch * mat * weight = delw P = P wtilde / (wx - wtilde) = U conj(wdiff) / |wdiff|^2,
+/// and conj(wdiff) = (wx - Re wtilde) + i Im wtilde, conj(wsum) = (wx + Re wtilde) - i Im
+/// wtilde: a term's conj(wdiff) U and conj(wsum) U are two FMAs each from U and wiU =
+/// Im(wtilde) U, made once per band for every frequency (6 FP64 operations a band where
+/// P, U and V = |wtilde|^2 P took 10; and wx - Re wtilde is exact where wx U - V
+/// cancelled near the pole).
 struct BandTerms {
-  complex_t P, U, V;
+  complex_t U, wiU;
 };
 
-template <bool Occupied>
 KOKKOS_FORCEINLINE_FUNCTION BandTerms band_terms(const PairTerms& p, const complex_t& mat) {
   BandTerms b;
-  if constexpr (Occupied) {
-    b.P = p.Iw * mat;
-    b.U = complex_t(p.wr * b.P.real() - p.wi * b.P.imag(), p.wr * b.P.imag() + p.wi * b.P.real());
-    b.V = p.wabs2 * b.P;
-  } else {
-    b.U = p.WIw * mat;
-    b.V = p.VIw * mat;
-  }
+  b.U = p.WIw * mat;
+  b.wiU = p.wi * b.U;
   return b;
 }
 
@@ -244,7 +238,7 @@ KOKKOS_FORCEINLINE_FUNCTION void empty_term(const PairTerms& p, const BandTerms&
   // Outside the regular arm the factor is 0 (a select: inv_wdiffr may be inf or NaN
   // there, wx U - V is finite).
   const double s = !Checked || wdiffr > p.thr ? inv_wdiffr : 0.0;
-  const double cre = wx * b.U.real() - b.V.real(), cim = wx * b.U.imag() - b.V.imag();
+  const double cre = dr * b.U.real() - b.wiU.imag(), cim = dr * b.U.imag() + b.wiU.real();  // conj(wdiff) U
   sch_acc = complex_t(s * cre + sch_acc.real(), s * cim + sch_acc.imag());
 }
 
@@ -252,11 +246,12 @@ KOKKOS_FORCEINLINE_FUNCTION void empty_term(const PairTerms& p, const BandTerms&
 /// ssx's regular arm in partial fractions: with cden = wx^2 - wtilde^2 =
 /// (wx - wtilde)(wx + wtilde) and Omega2 = wtilde^2 I_eps,
 ///   ssx * mat * weight = wtilde^2 P / cden = (1/2) (U / (wx - wtilde) - U / (wx + wtilde))
-///                      = (1/2) ((wx U - V) / |wdiff|^2 - (wx U + V) / |wsum|^2),
+///                      = (1/2) (conj(wdiff) U / |wdiff|^2 - conj(wsum) U / |wsum|^2),
 /// wsum = wx + wtilde: half the band's sch term minus a term of the same shape. So a
-/// kernel sums sch and Y = sum of (wx U + V) / |wsum|^2 over the terms whose ssx is kept,
-/// plus (wx U - V) / |wdiff|^2 over the regular terms whose ssx is cut (they are in sch
-/// but not in ssx); over bands of one occupation occ, ssx * weight = h (sch - Y) with
+/// kernel sums sch and Y = sum of conj(wsum) U / |wsum|^2 over the terms whose ssx is
+/// kept, plus conj(wdiff) U / |wdiff|^2 over the regular terms whose ssx is cut (they are
+/// in sch but not in ssx): one of the two, or neither, so Y takes one FMA pair, on a
+/// selected factor and term; over bands of one occupation occ, ssx * weight = h (sch - Y) with
 /// h = occ * (ssx weight / sch weight) / 2. One reciprocal, 1/(|wdiff|^2 |wsum|^2) =
 /// 1/|cden|^2, gives both denominators and the sexcut test. The subtraction loses
 /// digits where |wx| >> |wtilde| (ssx << sch there): about log10(|wx| / |wtilde|), far
@@ -273,14 +268,14 @@ KOKKOS_FORCEINLINE_FUNCTION bool occupied_term(const PairTerms& p, const BandTer
   const double inv_wdiffr = R * wsumr, inv_wsumr = R * wdiffr;
   const bool regular = wdiffr > p.thr;
   const bool cut = wx_negative && R > p.thrc;
-  const double ur = wx * b.U.real(), ui = wx * b.U.imag();
-  const double cmr = ur - b.V.real(), cmi = ui - b.V.imag();  // wx U - V
-  const double cpr = ur + b.V.real(), cpi = ui + b.V.imag();  // wx U + V
+  const double cmr = dr * b.U.real() - b.wiU.imag(), cmi = dr * b.U.imag() + b.wiU.real();  // conj(wdiff) U
+  const double cpr = sr * b.U.real() + b.wiU.imag(), cpi = sr * b.U.imag() - b.wiU.real();  // conj(wsum) U
   const double s = regular ? inv_wdiffr : 0.0;
   sch_acc = complex_t(s * cmr + sch_acc.real(), s * cmi + sch_acc.imag());
-  const double kept = regular && !cut ? inv_wsumr : 0.0;
-  const double dropped = cut ? s : 0.0;
-  y_acc = complex_t(kept * cpr + (dropped * cmr + y_acc.real()), kept * cpi + (dropped * cmi + y_acc.imag()));
+  // Y: the kept term (regular, not cut) or the dropped one (cut; s is 0 unless regular)
+  const double y = cut ? s : regular ? inv_wsumr : 0.0;
+  const double yr = cut ? cmr : cpr, yi = cut ? cmi : cpi;
+  y_acc = complex_t(y * yr + y_acc.real(), y * yi + y_acc.imag());
   return !regular && wdiffr < p.thr0;
 }
 
@@ -321,10 +316,10 @@ template <bool Occupied>
 KOKKOS_FORCEINLINE_FUNCTION void fused_term(const PairTerms& p, const complex_t& mat, const double occ,
                                             const double ssx_ratio, const double wx, const double cut16,
                                             complex_t& sch_acc, complex_t& ssx_acc) {
-  const BandTerms b = band_terms<Occupied>(p, mat);
+  const BandTerms b = band_terms(p, mat);
   if constexpr (Occupied) {
     complex_t sch(0.0, 0.0), y(0.0, 0.0);
-    if (occupied_term(p, b, wx, wx < 0.0, sch, y)) y -= near_pole_term(p.wr, p.wi, b.P, wx, 0.5, cut16);
+    if (occupied_term(p, b, wx, wx < 0.0, sch, y)) y -= near_pole_term(p.wr, p.wi, p.Iw * mat, wx, 0.5, cut16);
     sch_acc += sch;
     ssx_acc += occupied_ssx(sch, y, occ, ssx_ratio);
   } else {
@@ -377,7 +372,7 @@ KOKKOS_FORCEINLINE_FUNCTION void add_weighted_term(SigmaAccum<NW>& acc, const in
 template <bool Checked, int NW, class Wx>
 KOKKOS_FORCEINLINE_FUNCTION void empty_band(const PairTerms& p, const complex_t& aqsm, const complex_t& aqsn,
                                             const Wx& wx, SigmaAccum<NW>& g) {
-  const BandTerms b = band_terms<false>(p, matngmatmgp(aqsm, aqsn));
+  const BandTerms b = band_terms(p, matngmatmgp(aqsm, aqsn));
   for (int w = 0; w < NW; ++w) empty_term<Checked>(p, b, wx(w), g.sch[w]);
 }
 
@@ -400,24 +395,26 @@ KOKKOS_FORCEINLINE_FUNCTION bool empty_block_regular(const PairTerms& p, const d
 /// si214's occupied terms, but clustered in wx (near wx = Re wtilde), so a warp met one in
 /// 76% of its (band, G') steps while a lane had at most about 8 in 32 bands (counted on
 /// si214's data, docs/performance.md): deferred, a warp computes the most any one lane
-/// has, not one per band that any lane has. The caller turns a block's sums into ssx with
-/// occupied_ssx.
+/// has, not one per band that any lane has (tuned shares them out over the warp: fewer
+/// still). The caller turns a block's sums into ssx with occupied_ssx.
 template <int NW, class Wx, class WxNegative>
-KOKKOS_FORCEINLINE_FUNCTION void occupied_band(const PairTerms& p, const complex_t& aqsm, const complex_t& aqsn,
-                                               const Wx& wx, const WxNegative& wx_negative, SigmaAccum<NW>& g,
+KOKKOS_FORCEINLINE_FUNCTION void occupied_band(const PairTerms& p, const complex_t& mat, const Wx& wx,
+                                               const WxNegative& wx_negative, SigmaAccum<NW>& g,
                                                unsigned (&near_bits)[NW], const unsigned bit) {
-  const BandTerms b = band_terms<true>(p, matngmatmgp(aqsm, aqsn));
+  const BandTerms b = band_terms(p, mat);
   for (int w = 0; w < NW; ++w)
     // (the band's bit or-ed where the test holds: a select and an or on the GPU, where
     // or-ing the test's 0 or 1 shifted by the band's place took a shift more)
     if (occupied_term(p, b, wx(w), wx_negative(w), g.sch[w], g.ssx[w])) near_bits[w] |= bit;
 }
 
-/// A near-pole arm deferred by occupied_band: what it subtracts from Y, from the band's
-/// values again (P = Iw mat as band_terms makes it, the same bits).
-KOKKOS_FORCEINLINE_FUNCTION complex_t near_pole_of_band(const PairTerms& p, const complex_t& aqsm,
-                                                        const complex_t& aqsn, const double wx, const double cut16) {
-  return near_pole_term(p.wr, p.wi, p.Iw * matngmatmgp(aqsm, aqsn), wx, 0.5, cut16);
+/// A near-pole arm deferred by occupied_band: what it subtracts from Y, from the pair's
+/// wtilde = wr + i wi and Iw and the band's values again (P = Iw mat, as fused_term
+/// makes it: the same bits).
+KOKKOS_FORCEINLINE_FUNCTION complex_t near_pole_of_band(const double wr, const double wi, const complex_t& Iw,
+                                                        const complex_t& aqsm, const complex_t& aqsn, const double wx,
+                                                        const double cut16) {
+  return near_pole_term(wr, wi, Iw * matngmatmgp(aqsm, aqsn), wx, 0.5, cut16);
 }
 
 }  // namespace gpp::physics

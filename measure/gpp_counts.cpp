@@ -88,19 +88,20 @@ TunedCost tuned_cost() {
   // 0.5 vcoul (1M); wi2 (1M); |wtilde|^2 (2M 1A); the thresholds |wtilde|^2/limitone and
   // |wtilde|^2/TOL_Zero (2M, constant reciprocals); |I_eps|^2 (2M 1A); sexcut^2 (1M)
   // * |I_eps|^2 (1M); |wtilde|^4 (1M) * |I_eps|^2 (1M); thrc, their quotient (1 divide);
-  // Iw = weight*I_eps (2M)
-  c.pair_occupied = ops(1 + 1, 1 + 1 + 2 + 2 + 2 + 1 + 1 + 1 + 1 + 2, 1);
+  // Iw = weight*I_eps (2M); WIw = wtilde Iw (4M 2A)
+  c.pair_occupied = ops(1 + 1 + 2, 1 + 1 + 2 + 2 + 2 + 1 + 1 + 1 + 1 + 2 + 4, 1);
   // 0.5 vcoul (1M), wi2 (1M), |wtilde|^2 (2M 1A), the regular threshold (1M), Iw (2M),
-  // WIw = wtilde Iw (4M 2A), VIw = |wtilde|^2 Iw (2M)
-  c.pair_empty = ops(1 + 2, 1 + 1 + 2 + 1 + 2 + 4 + 2);
-  // mat = conj(aqsm)*aqsn (4M 2A); P = Iw*mat (4M 2A); U = wtilde*P (4M 2A); V = |wtilde|^2 P (2M)
-  c.band = ops(2 + 2 + 2, 4 + 4 + 4 + 2);
-  // mat (4M 2A); U = WIw*mat (4M 2A); V = VIw*mat (4M 2A)
-  c.band_empty = ops(2 + 2 + 2, 4 + 4 + 4);
+  // WIw = wtilde Iw (4M 2A)
+  c.pair_empty = ops(1 + 2, 1 + 1 + 2 + 1 + 2 + 4);
+  // both kinds of band (physics::band_terms): mat = conj(aqsm)*aqsn (4M 2A); U = WIw*mat
+  // (4M 2A); wiU = Im(wtilde) U (2M)
+  c.band = ops(2 + 2, 4 + 4 + 2);
+  c.band_empty = c.band;
   // dr, sr (2A); wdiffr, wsumr (2M 2A); wdiffr*wsumr (1M), 1 reciprocal; inv_wdiffr,
-  // inv_wsumr (2M); wx U (2M); wx U -+ V (4A); sch += s*(..) (2M 2A); Y += kept*(..)
-  // (2M 2A) and += dropped*(..) (2M 2A). The arm and sexcut tests compare with thresholds.
-  c.occ_term = ops(2 + 2 + 4 + 2 + 2 + 2, 2 + 1 + 2 + 2 + 2 + 2 + 2, 1);
+  // inv_wsumr (2M); conj(wdiff) U = dr U + i wiU and conj(wsum) U = sr U - i wiU (4M 4A);
+  // sch += s*(..) (2M 2A); Y += y*(..) (2M 2A: the kept or the dropped term, selected). The
+  // arm and sexcut tests compare with thresholds.
+  c.occ_term = ops(2 + 2 + 4 + 2 + 2, 2 + 1 + 2 + 4 + 2 + 2, 1);
   // deferred to the end of a run of bands (physics::occupied_band), so mat (4M 2A) and
   // P = Iw*mat (4M 2A) again; dr (1A); wi2 (1M); wdiffr (1M 1A); a (1M 1A); b (1M);
   // |wdiff|^2/2 (1M); c_r (1A); |c|^2 (2M 1A), 1 reciprocal
@@ -109,7 +110,7 @@ TunedCost tuned_cost() {
   c.occ_near_cut = ops(1, 3);
   // num = (a c_r + b^2, b half) (3M 1A); f*inv_c2 (1M); P*num (4M 2A); Y -= (2M 2A)
   c.occ_near_ssx = ops(1 + 2 + 2, 3 + 1 + 4 + 2);
-  // dr (1A); wdiffr (1M 1A), 1 reciprocal; wx U - V (2M 2A); sch += (2M 2A). The test
+  // dr (1A); wdiffr (1M 1A), 1 reciprocal; conj(wdiff) U (2M 2A); sch += (2M 2A). The test
   // whether a pair's terms are regular over a whole block (physics::empty_block_regular,
   // per G', G, block and frequency: 1/32 of a band's operations) is not counted, as the
   // host policy's block bounds are not.

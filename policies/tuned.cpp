@@ -25,7 +25,13 @@
 //  - the empty kernel leaves the regular arm's test out where a warp's pairs are regular
 //    for every wx of the block (physics::empty_block_regular from the block's range of
 //    wx, a warp vote: backend::warp_all): 168 instructions per band where 207 were (2
-//    frequencies, 4 G'), 12% off the mini-app deck's time on the H100.
+//    frequencies, 4 G'), 12% off the mini-app deck's time on the H100;
+//  - a band's terms from U = WIw mat and Im(wtilde) U (physics::band_terms): 110 FP64
+//    instructions per occupied band where 130 were (2 frequencies, 2 G'), 120 per empty
+//    band where 124 were, and no spills in the empty kernel's checked loop;
+//  - the occupied kernel's near-pole arms shared out over the warp (near_pass below), and
+//    aqsntemp's element two bands ahead prefetched into L1 (ptxas issues the next band's
+//    load late in the band, where its latency was exposed: ncu's long-scoreboard stalls).
 #include "gpp_kernels.hpp"
 #include "gpp_tuned_shape.hpp"
 
@@ -96,16 +102,26 @@ struct Staged {
   static constexpr int int_stride = NW;
 };
 
-// Team scratch bytes for a block of `bands` bands (what tuned_part requests).
-template <int NW, int K, class ExecSpace>
-std::size_t staged_bytes(const int bands) {
+// The occupied kernel's runs: at most 32 bands, their near-pole arms one bit each.
+constexpr int kRun = 32;
+
+// Team scratch bytes for a block of `bands` bands and a team of `team` threads (what
+// tuned_part requests): the staged values; for occupied bands also the near-pole pass's
+// per-thread slots (each G''s wtilde and Iw, the thread's G) and queue (kRun entries).
+template <int NW, int K, bool Occupied, class ExecSpace>
+std::size_t staged_bytes(const int bands, const int team) {
   using Scratch = typename ExecSpace::scratch_memory_space;
   using Doubles = Kokkos::View<double*, Scratch, Kokkos::MemoryUnmanaged>;
   using Offsets = Kokkos::View<std::int64_t*, Scratch, Kokkos::MemoryUnmanaged>;
   using Ints = Kokkos::View<int*, Scratch, Kokkos::MemoryUnmanaged>;
+  using Queue = Kokkos::View<std::uint16_t*, Scratch, Kokkos::MemoryUnmanaged>;
+  const std::size_t near = Occupied ? Doubles::shmem_size(std::size_t(team) * 4 * K) +
+                                          Ints::shmem_size(std::size_t(team)) +
+                                          Queue::shmem_size(std::size_t(team) * kRun)
+                                    : 0;
   return Doubles::shmem_size(std::size_t(bands) * Staged<NW, K>::stride + 2 * NW) +
-         Offsets::shmem_size(std::size_t(bands) + 1) +
-         Ints::shmem_size(std::size_t(bands) * Staged<NW, K>::int_stride);
+         Offsets::shmem_size(std::size_t(bands) + 2) +
+         Ints::shmem_size(std::size_t(bands) * Staged<NW, K>::int_stride) + near;
 }
 
 template <bool Occupied>
@@ -124,6 +140,7 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
   using ScratchDoubles = Kokkos::View<double*, Scratch, Kokkos::MemoryUnmanaged>;
   using ScratchInts = Kokkos::View<int*, Scratch, Kokkos::MemoryUnmanaged>;
   using ScratchOffsets = Kokkos::View<std::int64_t*, Scratch, Kokkos::MemoryUnmanaged>;
+  using ScratchQueue = Kokkos::View<std::uint16_t*, Scratch, Kokkos::MemoryUnmanaged>;
   SigmaAccum<NW> result;
   if (b_end <= b_begin) return result;
   const int groups = (in.ngpown + K - 1) / K;
@@ -149,12 +166,18 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
     // the bands' values, then the range of the block's wx at each frequency (lo, hi)
     const ScratchDoubles staged(member.team_scratch(0), band_block * kStride + 2 * NW);
     double* const wx_range = &staged(band_block * kStride);
-    const ScratchOffsets staged_off(member.team_scratch(0), band_block + 1);
+    const ScratchOffsets staged_off(member.team_scratch(0), band_block + 2);
     const ScratchInts staged_i(member.team_scratch(0), band_block * kIntStride);
+    // the near-pole pass's slots: per thread and G' j, wtilde and Iw at (c + 4 j) * team
+    // + rank (c = 0..3: Re, Im wtilde, Re, Im Iw); the thread's G; its kRun queue entries
+    const int team = member.team_size(), me = member.team_rank();
+    const ScratchDoubles pair_slot(member.team_scratch(0), Occupied ? team * 4 * K : 0);
+    const ScratchInts ig_slot(member.team_scratch(0), Occupied ? team : 0);
+    const ScratchQueue queue(member.team_scratch(0), Occupied ? team * kRun : 0);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(member, ke - kb), [&](const int i) {
       const int n1 = order(kb + i);
       staged_off(i) = n1 * column_bytes;
-      if (i == ke - kb - 1) staged_off(i + 1) = n1 * column_bytes;
+      if (i == ke - kb - 1) staged_off(i + 1) = staged_off(i + 2) = n1 * column_bytes;
       double* s = &staged(i * kStride);
       for (int w = 0; w < NW; ++w) {
         s[w] = in.wx_array_bt(n1, w);
@@ -191,6 +214,15 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
           for (int j = 0; j < K; ++j)
             p[j] = physics::pair_terms(in.wtilde_array(ig, igp[j]), in.I_eps_array(ig, igp[j]), in.sexcut,
                                        in.limittwo, 0.5 * vcoul[j]);
+          if constexpr (Occupied) {  // what the near-pole pass reads of this thread's pairs
+            for (int j = 0; j < K; ++j) {
+              pair_slot((4 * j) * team + me) = p[j].wr;
+              pair_slot((4 * j + 1) * team + me) = p[j].wi;
+              pair_slot((4 * j + 2) * team + me) = p[j].Iw.real();
+              pair_slot((4 * j + 3) * team + me) = p[j].Iw.imag();
+            }
+            ig_slot(me) = ig;
+          }
           // aqsntemp(G, band) comes from L2 (each element is read once per G' group): the
           // next band's element is loaded before this band is computed (past the block's
           // last band the last one again, staged_off's extra entry: no test).
@@ -198,12 +230,50 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
           const auto aqsn_of = [&](const int i) { return *reinterpret_cast<const complex_t*>(an + staged_off(i)); };
           complex_t next = aqsn_of(0);
           const int nb = ke - kb;
-          // Occupied bands: runs of at most 32 bands, then their near-pole arms (the set
-          // bits of near_bits, physics::occupied_band); empty bands: one run, without the
-          // regular arm's test where the block's range of wx shows every term of the
-          // warp's pairs regular (every empty block of si214, si510 and the mini-app
-          // deck), a branch the whole warp takes.
-          const int run = Occupied ? 32 : nb;
+          // Occupied bands: runs of at most kRun bands, then their near-pole arms (the
+          // set bits of near_bits, physics::occupied_band), shared out over the warp;
+          // empty bands: one run, without the regular arm's test where the block's range
+          // of wx shows every term of the warp's pairs regular (every empty block of
+          // si214, si510 and the mini-app deck), a branch the whole warp takes.
+          const int run = Occupied ? kRun : nb;
+          // The near-pole arms of a run, gathered: a warp whose threads are all here
+          // (backend::warp_together) queues its set bits of a G' and frequency in team
+          // scratch (each thread's at its place in the warp's count, warp_exclusive_sum)
+          // and its threads take the queue's entries in turn, so that a warp computes
+          // ceil(flagged / 32) arms where the thread with the most (about 3 times as
+          // many on si214's data) set the pace. Any thread may add any arm to its sum (the
+          // team adds them all), from the arm's thread's slots. Elsewhere (a warp cut
+          // short by the range's end, a host thread) a thread computes its own.
+          const auto near_pass = [&](const int r0, const unsigned (&near_bits)[K][NW]) {
+            const int first = me - me % backend::kWarpLanes;
+            const bool together = backend::warp_together(
+                me, first + backend::kWarpLanes <= team && ig - (me - first) + backend::kWarpLanes <= in.ncouls);
+            const int width = together ? backend::kWarpLanes : 1, base = together ? first : me;
+            for (int j = 0; j < K; ++j)
+              for (int w = 0; w < NW; ++w) {
+                // (the padding's G' has weight 0: its near-pole arms are not computed)
+                const unsigned bits = g * K + j < in.ngpown ? near_bits[j][w] : 0u;
+                const int count = compat::popcount(bits);
+                int total = count;
+                int at = together ? backend::warp_exclusive_sum(count, total) : 0;
+                for (unsigned m = bits; m != 0u; m &= m - 1u)
+                  queue(base * kRun + at++) = std::uint16_t((me - base) * kRun + compat::countr_zero(m));
+                if (together) backend::warp_sync();
+                for (int k = me - base; k < total; k += width) {
+                  const int entry = queue(base * kRun + k);
+                  const int src = base + entry / kRun, i = r0 + entry % kRun;
+                  const double* s = &staged(i * kStride);
+                  const complex_t aqsm(s[NW + 1 + 2 * j], s[NW + 2 + 2 * j]);
+                  const complex_t Iw(pair_slot((4 * j + 2) * team + src), pair_slot((4 * j + 3) * team + src));
+                  const char* const a = reinterpret_cast<const char*>(in.aqsntemp.data() + ig_slot(src));
+                  const complex_t aqsn = *reinterpret_cast<const complex_t*>(a + staged_off(i));
+                  mine.ssx[w] -= physics::near_pole_of_band(pair_slot((4 * j) * team + src),
+                                                            pair_slot((4 * j + 1) * team + src), Iw, aqsm, aqsn,
+                                                            s[w], cut16);
+                }
+                if (together) backend::warp_sync();  // before the queue is written again
+              }
+          };
           const auto bands = [&](auto checked) {
             for (int r0 = 0; r0 < nb; r0 += run) {
               const int r1 = nb < r0 + run ? nb : r0 + run;
@@ -212,33 +282,31 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
                 for (int w = 0; w < NW; ++w) near_bits[j][w] = 0u;
               for (int i = r0; i < r1; ++i) {
                 const complex_t aqsn = next;
-                next = aqsn_of(i + 1);
+                backend::prefetch_l1(an + staged_off(i + 2));
                 const double* s = &staged(i * kStride);
+                // occupied bands: each G''s mat first, so that aqsn's registers are free
+                // for the next band's element early in the band (ptxas otherwise issued
+                // that load late in the band, its latency no longer hidden)
+                [[maybe_unused]] complex_t mat[K];
+                if constexpr (Occupied)
+                  for (int j = 0; j < K; ++j)
+                    mat[j] = physics::matngmatmgp(complex_t(s[NW + 1 + 2 * j], s[NW + 2 + 2 * j]), aqsn);
+                next = aqsn_of(i + 1);
                 const int* neg = &staged_i(i * kIntStride);
                 // (no lambda inside the if constexpr below: nvcc 13 rejects one in the
                 // discarded branch of an extended lambda)
                 const auto wx = [&](const int w) { return s[w]; };
                 const auto wx_negative = [&](const int w) { return neg[w] != 0; };
                 for (int j = 0; j < K; ++j) {
-                  const complex_t aqsm(s[NW + 1 + 2 * j], s[NW + 2 + 2 * j]);
                   if constexpr (Occupied) {
-                    physics::occupied_band(p[j], aqsm, aqsn, wx, wx_negative, mine, near_bits[j], 1u << (i - r0));
+                    physics::occupied_band(p[j], mat[j], wx, wx_negative, mine, near_bits[j], 1u << (i - r0));
                   } else {
+                    const complex_t aqsm(s[NW + 1 + 2 * j], s[NW + 2 + 2 * j]);
                     physics::empty_band<decltype(checked)::value>(p[j], aqsm, aqsn, wx, mine);
                   }
                 }
               }
-              if constexpr (Occupied) {
-                for (int j = 0; j < K; ++j)
-                  for (int w = 0; w < NW; ++w)
-                    // (the padding's G' has weight 0: its near-pole arms are not computed)
-                    for (unsigned m = g * K + j < in.ngpown ? near_bits[j][w] : 0u; m != 0u; m &= m - 1u) {
-                      const int i = r0 + compat::countr_zero(m);
-                      const double* s = &staged(i * kStride);
-                      const complex_t aqsm(s[NW + 1 + 2 * j], s[NW + 2 + 2 * j]);
-                      mine.ssx[w] -= physics::near_pole_of_band(p[j], aqsm, aqsn_of(i), s[w], cut16);
-                    }
-              }
+              if constexpr (Occupied) near_pass(r0, near_bits);
             }
           };
           if constexpr (Occupied) {
@@ -264,7 +332,7 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
   };
 
   auto policy = Policy(space, league, team_size);
-  policy.set_scratch_size(0, Kokkos::PerTeam(staged_bytes<NW, K, ExecSpace>(band_block)));
+  policy.set_scratch_size(0, Kokkos::PerTeam(staged_bytes<NW, K, Occupied, ExecSpace>(band_block, team_size)));
   Kokkos::parallel_reduce(Occupied ? "gpp::tuned(occupied)" : "gpp::tuned(empty)", policy, body,
                           SigmaReducer<NW>(result));
   return result;
@@ -286,8 +354,8 @@ SigmaSums tuned(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t
                 " threads this kernel can launch on " + ExecSpace::name());
   // 128 threads measured 1.5-2% faster than 256 on the H200 (si214, mini-app deck).
   const int team_size = t.team_size > 0 ? t.team_size : (128 < max_team ? 128 : max_team);
-  const std::size_t scratch_empty = staged_bytes<NW, kEmptyGp, ExecSpace>(block);
-  const std::size_t scratch_occupied = staged_bytes<NW, kOccupiedGp, ExecSpace>(block);
+  const std::size_t scratch_empty = staged_bytes<NW, kEmptyGp, false, ExecSpace>(block, team_size);
+  const std::size_t scratch_occupied = staged_bytes<NW, kOccupiedGp, true, ExecSpace>(block, team_size);
   const std::size_t scratch = scratch_empty > scratch_occupied ? scratch_empty : scratch_occupied;
   const std::size_t scratch_max = Policy::scratch_size_max(0);
   if (scratch > scratch_max)

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -288,6 +289,75 @@ TEST(WarpAll, AndOverTheThreadsOfAWarp) {
     with_space(k, [&](auto space) {
       SCOPED_TRACE(to_string(k));
       check_warp_all(space);
+    });
+}
+
+// backend::warp_together and warp_exclusive_sum through a kernel on every space, as the
+// tuned policy's near-pole pass calls them: teams of up to 128 threads, ranks 0 .. active-1
+// of a TeamThreadRange, each with x = a non-uniform count 0..32. A group of kWarpLanes
+// consecutive ranks (32 in CUDA device code, else 1; the kernel reports it) is together
+// where all of its ranks run the call; then each thread's exclusive sum and the group's
+// total are the sums of x over the lower ranks and over the group, otherwise 0 and x.
+template <class ExecSpace>
+void check_warp_gather(const ExecSpace& space) {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  const int most = Policy(space, 1, 1).team_size_max(KOKKOS_LAMBDA(const typename Policy::member_type&){},
+                                                    Kokkos::ParallelForTag());
+  const int kTeam = most < 128 ? most : 128;
+  const int actives[] = {kTeam, kTeam * 100 / 128, kTeam / 2 + 1};
+  const int nc = int(sizeof actives / sizeof actives[0]);
+  const auto x_of = [](const int c, const int r) { return (r * 7 + c * 3 + r / 5) % 33; };
+  Kokkos::View<int**[4], typename ExecSpace::memory_space> got("got", nc, kTeam);  // lanes, together, at, total
+  Kokkos::deep_copy(got, -1);
+  Kokkos::View<int*, Kokkos::HostSpace> active("active", nc);
+  for (int c = 0; c < nc; ++c) active(c) = actives[c];
+  const auto ad = Kokkos::create_mirror_view_and_copy(typename ExecSpace::memory_space(), active);
+  Kokkos::parallel_for(
+      "test::warp_gather", Policy(space, nc, kTeam), KOKKOS_LAMBDA(const typename Policy::member_type& m) {
+        const int c = m.league_rank(), team = m.team_size(), me = m.team_rank();
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(m, ad(c)), [&](const int r) {
+          constexpr int L = backend::kWarpLanes;
+          const int first = me - me % L;
+          const bool together = backend::warp_together(me, first + L <= team && r - (me - first) + L <= ad(c));
+          const int x = (r * 7 + c * 3 + r / 5) % 33;
+          int total = x;
+          const int at = together ? backend::warp_exclusive_sum(x, total) : 0;
+          got(c, r, 0) = L;
+          got(c, r, 1) = together ? 1 : 0;
+          got(c, r, 2) = at;
+          got(c, r, 3) = total;
+        });
+      });
+  space.fence();
+  const auto gh = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), got);
+  const bool cuda_device = kind_of<ExecSpace>() == SpaceKind::Device && std::string(backend::Device::kName) == "CUDA";
+  const int L = cuda_device ? 32 : 1;
+  for (int c = 0; c < nc; ++c)
+    for (int r = 0; r < kTeam; ++r) {
+      SCOPED_TRACE("case " + std::to_string(c) + ", rank " + std::to_string(r));
+      if (r >= actives[c]) {
+        EXPECT_EQ(gh(c, r, 0), -1);
+        continue;
+      }
+      EXPECT_EQ(gh(c, r, 0), L);
+      const int first = r - r % L;
+      const bool together = first + L <= kTeam && first + L <= actives[c];
+      int below = 0, all = 0;
+      for (int q = first; q < first + L; ++q) {
+        if (q < r) below += x_of(c, q);
+        all += x_of(c, q);
+      }
+      EXPECT_EQ(gh(c, r, 1), together ? 1 : 0);
+      EXPECT_EQ(gh(c, r, 2), together ? below : 0);
+      EXPECT_EQ(gh(c, r, 3), together ? all : x_of(c, r));
+    }
+}
+
+TEST(WarpGather, ExclusiveSumOverAWarpThatIsTogether) {
+  for (const SpaceKind k : build_spaces())
+    with_space(k, [&](auto space) {
+      SCOPED_TRACE(to_string(k));
+      check_warp_gather(space);
     });
 }
 

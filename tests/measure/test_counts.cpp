@@ -51,16 +51,16 @@ constexpr double kV6Reg = 30 + 19 + 8 + 18 + 6, kV6Near = 30 + 26 + 8 + 18 + 6, 
 // block) they compute once per pass; what is per term or per frequency does not change.
 // tuned, per term (the regular arm computed for every term, added under masks; the arm
 // and sexcut tests are comparisons with per-pair thresholds). Occupied: dr, sr (2)
-// + wdiffr, wsumr (4) + their product (1) + inv_wdiffr, inv_wsumr (2) + wx U (2)
-// + wx U -+ V (4) + sch += (4) + Y += kept (4) + Y += dropped (4) = 27, 1 reciprocal.
+// + wdiffr, wsumr (4) + their product (1) + inv_wdiffr, inv_wsumr (2) + conj(wdiff) U,
+// conj(wsum) U (8) + sch += (4) + Y += the kept or dropped term (4) = 25, 1 reciprocal.
 // Near-pole (deferred to the end of a run of bands: mat (6) + P (6) again): 12 + dr (1)
 // + wi2 (1) + wdiffr (2) + a (2) + b (1) + half (1) + c_r (1) + |c|^2 (3) = 24, 1 reciprocal; wx < 0: + 4; not cut: num (4) + f*inv_c2 (1) + P*num (6)
-// + Y -= (4) = 15. Empty: dr (1) + wdiffr (2) + wx U - V (4) + sch += (4) = 11,
-// 1 reciprocal. Per (band, G', G): occupied mat (6) + P (6) + U (6) + V (2) = 20; empty
-// mat (6) + U (6) + V (6) = 18. Per (G, G', band block): occupied 16 (0.5 vcoul 1, wi2 1,
-// |wtilde|^2 3, thresholds 2, |I_eps|^2 3, sexcut^2 |I_eps|^2 2, |wtilde|^4 |I_eps|^2 2,
-// Iw 2) and 1 divide, empty 16 (0.5 vcoul 1, wi2 1, |wtilde|^2 3, threshold 1, Iw 2,
-// wtilde Iw 6, |wtilde|^2 Iw 2). Per (G', occupied block, frequency): h (sch - Y) 4.
+// + Y -= (4) = 15. Empty: dr (1) + wdiffr (2) + conj(wdiff) U (4) + sch += (4) = 11,
+// 1 reciprocal. Per (band, G', G), both kinds: mat (6) + U = WIw mat (6) + Im(wtilde) U
+// (2) = 14. Per (G, G', band block): occupied 22 (0.5 vcoul 1, wi2 1, |wtilde|^2 3,
+// thresholds 2, |I_eps|^2 3, sexcut^2 |I_eps|^2 2, |wtilde|^4 |I_eps|^2 2, Iw 2, wtilde Iw
+// 6) and 1 divide, empty 14 (0.5 vcoul 1, wi2 1, |wtilde|^2 3, threshold 1, Iw 2, wtilde Iw
+// 6). Per (G', occupied block, frequency): h (sch - Y) 4.
 // Occupied blocks per occupation, never across two; the occupied bands' G' in groups of 2,
 // the empty bands' in groups of 4 (ngpown padded up, the padding's terms computed but for
 // its near-pole arms).
@@ -150,7 +150,7 @@ double hand_flops(const std::string& policy, const Fixture& f, int band_block) {
     if (policy == "v6-blocked" || policy == "v8-bounded") total += t.arm == 0 ? kV6Reg : t.arm == 1 ? kV6Near : kV6Zero;
     if (policy == "tuned") {
       if (t.occupied) {
-        total += 27;
+        total += 25;
         if (t.arm == 1) total += 24 + (t.wx_negative ? 4 : 0) + (t.cut ? 0 : 15);
       } else {
         total += 11;
@@ -177,11 +177,11 @@ double hand_flops(const std::string& policy, const Fixture& f, int band_block) {
     const double empty_blocks = (empty + band_block - 1) / band_block;
     const double gp_empty = (f.data.ngpown + 3) / 4 * 4;  // G' groups of 4, padded
     const double gp_occ = (f.data.ngpown + 1) / 2 * 2;    // G' groups of 2, padded
-    total += (16 * f.shape.ncouls * gp_occ * occ_blocks + 16 * f.shape.ncouls * gp_empty * empty_blocks +
-              20 * f.shape.ncouls * gp_occ * occ + 18 * f.shape.ncouls * gp_empty * empty) * passes +
+    total += (22 * f.shape.ncouls * gp_occ * occ_blocks + 14 * f.shape.ncouls * gp_empty * empty_blocks +
+              14 * f.shape.ncouls * gp_occ * occ + 14 * f.shape.ncouls * gp_empty * empty) * passes +
              4 * gp_occ * occ_blocks * f.data.nw +
              // the padding's terms (its near-pole arms are not computed)
-             27 * (gp_occ - f.data.ngpown) * f.shape.ncouls * occ * f.data.nw +
+             25 * (gp_occ - f.data.ngpown) * f.shape.ncouls * occ * f.data.nw +
              11 * (gp_empty - f.data.ngpown) * f.shape.ncouls * empty * f.data.nw;
   }
   if (policy == "host") {
@@ -251,11 +251,11 @@ TEST(Counts, PerArmCostsMatchHandCounts) {
   EXPECT_EQ(fu.block_empty.flops(), 4);
   EXPECT_EQ((fu.empty_common + fu.empty_regular).flops(), 11);
   const counts::TunedCost tu = counts::tuned_cost();
-  EXPECT_EQ(tu.pair_occupied.flops(), 16);
-  EXPECT_EQ(tu.pair_empty.flops(), 16);
-  EXPECT_EQ(tu.band.flops(), 20);
-  EXPECT_EQ(tu.band_empty.flops(), 18);
-  EXPECT_EQ(tu.occ_term.flops(), 27);
+  EXPECT_EQ(tu.pair_occupied.flops(), 22);
+  EXPECT_EQ(tu.pair_empty.flops(), 14);
+  EXPECT_EQ(tu.band.flops(), 14);
+  EXPECT_EQ(tu.band_empty.flops(), 14);
+  EXPECT_EQ(tu.occ_term.flops(), 25);
   EXPECT_EQ((tu.occ_near + tu.occ_near_cut + tu.occ_near_ssx).flops(), 43);
   EXPECT_EQ(tu.empty_term.flops(), 11);
   EXPECT_EQ(tu.block_occupied.flops(), 4);

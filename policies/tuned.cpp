@@ -94,8 +94,9 @@ BandBlocks<MemorySpace> band_blocks(const GppData<MemorySpace>& d, const int ban
 // Per staged band: wx(NW), occ, aqsm of the K G' (re, im); whether each wx < 0 (the
 // sexcut test's condition) as ints; and where the band's column of aqsntemp starts, in
 // bytes from column 0 (a thread adds it to its G's address: one instruction where the
-// index arithmetic of aqsntemp(ig, n) took ten), with one entry more than the block's
-// bands (the last band again), so that the next band's load needs no test.
+// index arithmetic of aqsntemp(ig, n) took ten), with two entries more than the block's
+// bands (the last band again), so that the next band's load and the prefetch of the one
+// after it need no test.
 template <int NW, int K>
 struct Staged {
   static constexpr int stride = NW + 1 + 2 * K;
@@ -225,7 +226,8 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
           }
           // aqsntemp(G, band) comes from L2 (each element is read once per G' group): the
           // next band's element is loaded before this band is computed (past the block's
-          // last band the last one again, staged_off's extra entry: no test).
+          // last band the last one again, staged_off's extra entries: no test), and the
+          // one two bands ahead is prefetched into L1.
           const char* const an = reinterpret_cast<const char*>(in.aqsntemp.data() + ig);
           const auto aqsn_of = [&](const int i) { return *reinterpret_cast<const complex_t*>(an + staged_off(i)); };
           complex_t next = aqsn_of(0);
@@ -284,9 +286,9 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
                 const complex_t aqsn = next;
                 backend::prefetch_l1(an + staged_off(i + 2));
                 const double* s = &staged(i * kStride);
-                // occupied bands: each G''s mat first, so that aqsn's registers are free
-                // for the next band's element early in the band (ptxas otherwise issued
-                // that load late in the band, its latency no longer hidden)
+                // occupied bands: each G''s mat first, which frees aqsn's registers early;
+                // ptxas still issues the next band's load late in the band (at 128
+                // registers), hence the prefetch above (no register waits on it)
                 [[maybe_unused]] complex_t mat[K];
                 if constexpr (Occupied)
                   for (int j = 0; j < K; ++j)

@@ -239,12 +239,19 @@ TEST(FusedReciprocal, WithinOneUlpOfDivision) {
 // wavefront; 1 thread on the host) that run the call. Cases: all true; one false thread
 // (rank 37); the last thread of each group false; a range of 100 of the 128 ranks (the
 // last group partly idle) all true, and with rank 98 false.
+// The warp tests' team: 128 threads, fewer where the space allows fewer.
 template <class ExecSpace>
-void check_warp_all(const ExecSpace& space) {
+int warp_test_team(const ExecSpace& space) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   const int most = Policy(space, 1, 1).team_size_max(KOKKOS_LAMBDA(const typename Policy::member_type&){},
                                                     Kokkos::ParallelForTag());
-  const int kTeam = most < 128 ? most : 128;
+  return most < 128 ? most : 128;
+}
+
+template <class ExecSpace>
+void check_warp_all(const ExecSpace& space) {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  const int kTeam = warp_test_team(space);
   const int width = backend::properties(space).simd_width;
   ASSERT_GE(width, 1);
   struct Case {
@@ -301,9 +308,7 @@ TEST(WarpAll, AndOverTheThreadsOfAWarp) {
 template <class ExecSpace>
 void check_warp_gather(const ExecSpace& space) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
-  const int most = Policy(space, 1, 1).team_size_max(KOKKOS_LAMBDA(const typename Policy::member_type&){},
-                                                    Kokkos::ParallelForTag());
-  const int kTeam = most < 128 ? most : 128;
+  const int kTeam = warp_test_team(space);
   const int actives[] = {kTeam, kTeam * 100 / 128, kTeam / 2 + 1};
   const int nc = int(sizeof actives / sizeof actives[0]);
   const auto x_of = [](const int c, const int r) { return (r * 7 + c * 3 + r / 5) % 33; };

@@ -214,7 +214,6 @@ KOKKOS_FORCEINLINE_FUNCTION bool warp_all(const bool p) {
 #endif
 }
 
-
 /// A hint that the bytes at p will be read soon: CUDA prefetches their line into L1 (no
 /// register waits on it); nothing elsewhere.
 KOKKOS_FORCEINLINE_FUNCTION void prefetch_l1(const void* p) {

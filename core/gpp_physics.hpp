@@ -171,7 +171,6 @@ KOKKOS_FORCEINLINE_FUNCTION void sigma_term(const complex_t& wtilde, const compl
 struct PairTerms {
   double wr, wi;       // wtilde
   double wi2;          // Im(wtilde)^2
-  double wabs2;        // |wtilde|^2
   double thr, thr0;    // the arm thresholds on |wdiff|^2 (above)
   double thrc;         // the sexcut threshold on 1/|cden|^2 (above)
   complex_t Iw;        // sch_weight * I_eps (the near-pole arm's P = Iw mat)
@@ -186,14 +185,14 @@ KOKKOS_FORCEINLINE_FUNCTION PairTerms pair_terms(const complex_t& wtilde, const 
   p.wr = wtilde.real();
   p.wi = wtilde.imag();
   p.wi2 = p.wi * p.wi;
-  p.wabs2 = norm2(wtilde);
-  const double thr_one = p.wabs2 * (1.0 / limitone);
+  const double wabs2 = norm2(wtilde);  // |wtilde|^2
+  const double thr_one = wabs2 * (1.0 / limitone);
   p.thr = thr_one > limittwo ? thr_one : limittwo;
-  p.thr0 = p.wabs2 * (1.0 / TOL_Zero);
+  p.thr0 = wabs2 * (1.0 / TOL_Zero);
   const double ieps2 = norm2(I_eps);
   // |Omega2|^2 = |wtilde|^4 |I_eps|^2; where it is 0 the division gives inf (never cut)
   // or, with sexcut = 0, NaN (never cut): as the literal 0 > 0.
-  p.thrc = (sexcut * sexcut * ieps2) / ((p.wabs2 * p.wabs2) * ieps2);
+  p.thrc = (sexcut * sexcut * ieps2) / ((wabs2 * wabs2) * ieps2);
   p.Iw = sch_weight * I_eps;
   p.WIw = wtilde * p.Iw;
   return p;

@@ -172,7 +172,10 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
     // the near-pole pass's slots: per thread and G' j, wtilde and Iw at (c + 4 j) * team
     // + rank (c = 0..3: Re, Im wtilde, Re, Im Iw); the thread's G; its kRun queue entries
     const int team = member.team_size(), me = member.team_rank();
-    const ScratchDoubles pair_slot(member.team_scratch(0), Occupied ? team * 4 * K : 0);
+    const ScratchDoubles pair_slots(member.team_scratch(0), Occupied ? team * 4 * K : 0);
+    const auto pair_slot = [&](const int c, const int j, const int rank) -> double& {
+      return pair_slots((c + 4 * j) * team + rank);
+    };
     const ScratchInts ig_slot(member.team_scratch(0), Occupied ? team : 0);
     const ScratchQueue queue(member.team_scratch(0), Occupied ? team * kRun : 0);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(member, ke - kb), [&](const int i) {
@@ -217,10 +220,10 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
                                        in.limittwo, 0.5 * vcoul[j]);
           if constexpr (Occupied) {  // what the near-pole pass reads of this thread's pairs
             for (int j = 0; j < K; ++j) {
-              pair_slot((4 * j) * team + me) = p[j].wr;
-              pair_slot((4 * j + 1) * team + me) = p[j].wi;
-              pair_slot((4 * j + 2) * team + me) = p[j].Iw.real();
-              pair_slot((4 * j + 3) * team + me) = p[j].Iw.imag();
+              pair_slot(0, j, me) = p[j].wr;
+              pair_slot(1, j, me) = p[j].wi;
+              pair_slot(2, j, me) = p[j].Iw.real();
+              pair_slot(3, j, me) = p[j].Iw.imag();
             }
             ig_slot(me) = ig;
           }
@@ -266,12 +269,11 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
                   const int src = base + entry / kRun, i = r0 + entry % kRun;
                   const double* s = &staged(i * kStride);
                   const complex_t aqsm(s[NW + 1 + 2 * j], s[NW + 2 + 2 * j]);
-                  const complex_t Iw(pair_slot((4 * j + 2) * team + src), pair_slot((4 * j + 3) * team + src));
+                  const complex_t Iw(pair_slot(2, j, src), pair_slot(3, j, src));
                   const char* const a = reinterpret_cast<const char*>(in.aqsntemp.data() + ig_slot(src));
                   const complex_t aqsn = *reinterpret_cast<const complex_t*>(a + staged_off(i));
-                  mine.ssx[w] -= physics::near_pole_of_band(pair_slot((4 * j) * team + src),
-                                                            pair_slot((4 * j + 1) * team + src), Iw, aqsm, aqsn,
-                                                            s[w], cut16);
+                  mine.ssx[w] -= physics::near_pole_of_band(pair_slot(0, j, src), pair_slot(1, j, src), Iw, aqsm,
+                                                            aqsn, s[w], cut16);
                 }
                 if (together) backend::warp_sync();  // before the queue is written again
               }

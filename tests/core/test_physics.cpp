@@ -233,12 +233,6 @@ TEST(FusedReciprocal, WithinOneUlpOfDivision) {
     });
 }
 
-// backend::warp_all through a kernel on every space: teams of 128 threads (fewer where
-// the space allows fewer), each thread votes on its own predicate; the expected answer is
-// the AND over the thread's group of simd_width consecutive team ranks (a warp, a
-// wavefront; 1 thread on the host) that run the call. Cases: all true; one false thread
-// (rank 37); the last thread of each group false; a range of 100 of the 128 ranks (the
-// last group partly idle) all true, and with rank 98 false.
 // The warp tests' team: 128 threads, fewer where the space allows fewer.
 template <class ExecSpace>
 int warp_test_team(const ExecSpace& space) {
@@ -248,6 +242,12 @@ int warp_test_team(const ExecSpace& space) {
   return most < 128 ? most : 128;
 }
 
+// backend::warp_all through a kernel on every space: teams of 128 threads (fewer where
+// the space allows fewer), each thread votes on its own predicate; the expected answer is
+// the AND over the thread's group of simd_width consecutive team ranks (a warp, a
+// wavefront; 1 thread on the host) that run the call. Cases: all true; one false thread
+// (rank 37); the last thread of each group false; a range of 100 of the 128 ranks (the
+// last group partly idle) all true, and with rank 98 false.
 template <class ExecSpace>
 void check_warp_all(const ExecSpace& space) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
@@ -305,13 +305,14 @@ TEST(WarpAll, AndOverTheThreadsOfAWarp) {
 // consecutive ranks (32 in CUDA device code, else 1; the kernel reports it) is together
 // where all of its ranks run the call; then each thread's exclusive sum and the group's
 // total are the sums of x over the lower ranks and over the group, otherwise 0 and x.
+KOKKOS_INLINE_FUNCTION int warp_gather_x(const int c, const int r) { return (r * 7 + c * 3 + r / 5) % 33; }
+
 template <class ExecSpace>
 void check_warp_gather(const ExecSpace& space) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   const int kTeam = warp_test_team(space);
   const int actives[] = {kTeam, kTeam * 100 / 128, kTeam / 2 + 1};
   const int nc = int(sizeof actives / sizeof actives[0]);
-  const auto x_of = [](const int c, const int r) { return (r * 7 + c * 3 + r / 5) % 33; };
   Kokkos::View<int**[4], typename ExecSpace::memory_space> got("got", nc, kTeam);  // lanes, together, at, total
   Kokkos::deep_copy(got, -1);
   Kokkos::View<int*, Kokkos::HostSpace> active("active", nc);
@@ -324,7 +325,7 @@ void check_warp_gather(const ExecSpace& space) {
           constexpr int L = backend::kWarpLanes;
           const int first = me - me % L;
           const bool together = backend::warp_together(me, first + L <= team && r - (me - first) + L <= ad(c));
-          const int x = (r * 7 + c * 3 + r / 5) % 33;
+          const int x = warp_gather_x(c, r);
           int total = x;
           const int at = together ? backend::warp_exclusive_sum(x, total) : 0;
           got(c, r, 0) = L;
@@ -349,12 +350,12 @@ void check_warp_gather(const ExecSpace& space) {
       const bool together = first + L <= kTeam && first + L <= actives[c];
       int below = 0, all = 0;
       for (int q = first; q < first + L; ++q) {
-        if (q < r) below += x_of(c, q);
-        all += x_of(c, q);
+        if (q < r) below += warp_gather_x(c, q);
+        all += warp_gather_x(c, q);
       }
       EXPECT_EQ(gh(c, r, 1), together ? 1 : 0);
       EXPECT_EQ(gh(c, r, 2), together ? below : 0);
-      EXPECT_EQ(gh(c, r, 3), together ? all : x_of(c, r));
+      EXPECT_EQ(gh(c, r, 3), together ? all : warp_gather_x(c, r));
     }
 }
 

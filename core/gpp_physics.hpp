@@ -171,7 +171,8 @@ KOKKOS_FORCEINLINE_FUNCTION void sigma_term(const complex_t& wtilde, const compl
 struct PairTerms {
   double wr, wi;       // wtilde
   double wi2;          // Im(wtilde)^2
-  double thr, thr0;    // the arm thresholds on |wdiff|^2 (above)
+  double thr;          // the regular arm's threshold on |wdiff|^2 (above; thr0 is made
+                       // where a term is not regular: near_pole_term)
   double thrc;         // the sexcut threshold on 1/|cden|^2 (above)
   complex_t Iw;        // sch_weight * I_eps (the near-pole arm's P = Iw mat)
   complex_t WIw;       // wtilde Iw      (a band's U = WIw mat)
@@ -188,7 +189,6 @@ KOKKOS_FORCEINLINE_FUNCTION PairTerms pair_terms(const complex_t& wtilde, const 
   const double wabs2 = norm2(wtilde);  // |wtilde|^2
   const double thr_one = wabs2 * (1.0 / limitone);
   p.thr = thr_one > limittwo ? thr_one : limittwo;
-  p.thr0 = wabs2 * (1.0 / TOL_Zero);
   const double ieps2 = norm2(I_eps);
   // |Omega2|^2 = |wtilde|^4 |I_eps|^2; where it is 0 the division gives inf (never cut)
   // or, with sexcut = 0, NaN (never cut): as the literal 0 > 0.
@@ -249,38 +249,49 @@ KOKKOS_FORCEINLINE_FUNCTION void empty_term(const PairTerms& p, const BandTerms&
 /// wsum = wx + wtilde: half the band's sch term minus a term of the same shape. So a
 /// kernel sums sch and Y = sum of conj(wsum) U / |wsum|^2 over the terms whose ssx is
 /// kept, plus conj(wdiff) U / |wdiff|^2 over the regular terms whose ssx is cut (they are
-/// in sch but not in ssx): one of the two, or neither, so Y takes one FMA pair, on a
-/// selected factor and term; over bands of one occupation occ, ssx * weight = h (sch - Y) with
-/// h = occ * (ssx weight / sch weight) / 2. One reciprocal, 1/(|wdiff|^2 |wsum|^2) =
-/// 1/|cden|^2, gives both denominators and the sexcut test. The subtraction loses
-/// digits where |wx| >> |wtilde| (ssx << sch there): about log10(|wx| / |wtilde|), far
-/// inside the verification tolerance. Adds to sch_acc and y_acc; returns whether the
-/// near-pole arm is due (near_pole_term computes it: the caller subtracts it from Y,
-/// with f = 1/2, the near-pole ssx over h). wx_negative: wx < 0 (the sexcut test's
-/// condition, staged per band).
+/// in sch but not in ssx): one of the two, or neither, so Y takes one FMA pair; over bands
+/// of one occupation occ, ssx * weight = h (sch - Y) with h = occ * (ssx weight / sch
+/// weight) / 2. One reciprocal, R = 1/(|wdiff|^2 |wsum|^2) = 1/|cden|^2, gives both
+/// denominators and the sexcut test; the regular arm's mask is applied once, to R (Rm: 0
+/// off the arm, where R may be inf or NaN), and both factors come from Rm. The subtraction
+/// loses digits where |wx| >> |wtilde| (ssx << sch there): about log10(|wx| / |wtilde|),
+/// far inside the verification tolerance. Adds to sch_acc and y_acc; returns whether the
+/// term is off the regular arm (near_pole_term computes what it adds to ssx there: the
+/// near-pole arm, or 0 on the zero arm; the caller subtracts it from Y, with f = 1/2, the
+/// near-pole ssx over h). wx_negative: wx < 0 (the sexcut test's condition, staged per
+/// band).
+/// Cut = false: the caller knows wx >= 0 (tuned's occupied blocks whose every wx is: the
+/// sexcut test cannot apply), and the test and Y's choice of term are left out.
+template <bool Cut = true>
 KOKKOS_FORCEINLINE_FUNCTION bool occupied_term(const PairTerms& p, const BandTerms& b, const double wx,
                                                const bool wx_negative, complex_t& sch_acc, complex_t& y_acc) {
   const double dr = wx - p.wr, sr = wx + p.wr;  // wdiff = dr - i wi, wsum = sr + i wi
   const double wdiffr = dr * dr + p.wi2;        // |wdiff|^2
   const double wsumr = sr * sr + p.wi2;         // |wsum|^2
   const double R = reciprocal(wdiffr * wsumr);  // 1/|cden|^2
-  const double inv_wdiffr = R * wsumr, inv_wsumr = R * wdiffr;
   const bool regular = wdiffr > p.thr;
-  const bool cut = wx_negative && R > p.thrc;
+  const double Rm = regular ? R : 0.0;
+  const double s = Rm * wsumr, t = Rm * wdiffr;  // 1/|wdiff|^2 and 1/|wsum|^2 on the regular arm, else 0
   const double cmr = dr * b.U.real() - b.wiU.imag(), cmi = dr * b.U.imag() + b.wiU.real();  // conj(wdiff) U
   const double cpr = sr * b.U.real() + b.wiU.imag(), cpi = sr * b.U.imag() - b.wiU.real();  // conj(wsum) U
-  const double s = regular ? inv_wdiffr : 0.0;
   sch_acc = complex_t(s * cmr + sch_acc.real(), s * cmi + sch_acc.imag());
-  // Y: the kept term (regular, not cut) or the dropped one (cut; s is 0 unless regular)
-  const double y = cut ? s : regular ? inv_wsumr : 0.0;
-  const double yr = cut ? cmr : cpr, yi = cut ? cmi : cpi;
-  y_acc = complex_t(y * yr + y_acc.real(), y * yi + y_acc.imag());
-  return !regular && wdiffr < p.thr0;
+  if constexpr (Cut) {
+    // Y: the kept term (regular, not cut) or the dropped one (cut; s is 0 unless regular)
+    const bool cut = wx_negative && R > p.thrc;
+    const double y = cut ? s : t;
+    const double yr = cut ? cmr : cpr, yi = cut ? cmi : cpi;
+    y_acc = complex_t(y * yr + y_acc.real(), y * yi + y_acc.imag());
+  } else {
+    (void)wx_negative;
+    y_acc = complex_t(t * cpr + y_acc.real(), t * cpi + y_acc.imag());
+  }
+  return !regular;
 }
 
-/// The near-pole arm of an occupied band's term (where occupied_term returned true):
-/// what it adds to ssx (sch = 0 there), from wtilde = wr + i wi and the band's P. With
-/// cden = 4 wtilde^2 (delw + 1/2) and Omega2 = wtilde^2 I_eps,
+/// The near-pole arm of an occupied band's term (where occupied_term returned true, the
+/// term off the regular arm): what it adds to ssx (sch = 0 there), from wtilde = wr + i wi
+/// and the band's P; 0 on the zero arm (|wdiff|^2 >= thr0 = |wtilde|^2 / TOL_Zero, i.e.
+/// |delw|^2 <= TOL_Zero). With cden = 4 wtilde^2 (delw + 1/2) and Omega2 = wtilde^2 I_eps,
 /// ssx = -I_eps delw / (4 (delw + 1/2)), and with delw = (a + i b) / |wdiff|^2:
 /// delw / (delw + 1/2) = (a + i b) / c, c = (a + |wdiff|^2 / 2) + i b. So
 /// occ * ssx * mat * weights = -f P (a + i b) conj(c) / |c|^2 with
@@ -291,6 +302,7 @@ KOKKOS_FORCEINLINE_FUNCTION complex_t near_pole_term(const double wr, const doub
   const double dr = wx - wr;
   const double wi2 = wi * wi;
   const double wdiffr = dr * dr + wi2;
+  if (!(wdiffr < norm2(wr, wi) * (1.0 / TOL_Zero))) return complex_t(0.0, 0.0);  // the zero arm
   const double a = wr * dr - wi2, b = wi * wx;  // wtilde conj(wdiff)
   const double half = 0.5 * wdiffr;
   const double c_r = a + half;
@@ -388,15 +400,16 @@ KOKKOS_FORCEINLINE_FUNCTION bool empty_block_regular(const PairTerms& p, const d
 }
 
 /// Occupied bands: sch into g.sch and Y (occupied_term) into g.ssx, the regular arms under
-/// masks; where frequency w's near-pole arm is due, the band's bit (`bit`, one bit set) of
+/// masks; where frequency w's term is not regular, the band's bit (`bit`, one bit set) of
 /// near_bits[w] is set instead, and the caller subtracts near_pole_of_band for each set
-/// bit once a run of up to 32 bands is done. A near-pole term is due for about 4% of
+/// bit once a run of up to 32 bands is done (0 where the term is on the zero arm). Cut:
+/// as occupied_term's (false only where every wx of the band is >= 0). A near-pole term is due for about 4% of
 /// si214's occupied terms, but clustered in wx (near wx = Re wtilde), so a warp met one in
 /// 76% of its (band, G') steps while a lane had at most about 8 in 32 bands (counted on
 /// si214's data, docs/performance.md): deferred, a warp computes the most any one lane
 /// has, not one per band that any lane has (tuned shares them out over the warp: fewer
 /// still). The caller turns a block's sums into ssx with occupied_ssx.
-template <int NW, class Wx, class WxNegative>
+template <bool Cut, int NW, class Wx, class WxNegative>
 KOKKOS_FORCEINLINE_FUNCTION void occupied_band(const PairTerms& p, const complex_t& mat, const Wx& wx,
                                                const WxNegative& wx_negative, SigmaAccum<NW>& g,
                                                unsigned (&near_bits)[NW], const unsigned bit) {
@@ -404,7 +417,7 @@ KOKKOS_FORCEINLINE_FUNCTION void occupied_band(const PairTerms& p, const complex
   for (int w = 0; w < NW; ++w)
     // (the band's bit or-ed where the test holds: a select and an or on the GPU, where
     // or-ing the test's 0 or 1 shifted by the band's place took a shift more)
-    if (occupied_term(p, b, wx(w), wx_negative(w), g.sch[w], g.ssx[w])) near_bits[w] |= bit;
+    if (occupied_term<Cut>(p, b, wx(w), wx_negative(w), g.sch[w], g.ssx[w])) near_bits[w] |= bit;
 }
 
 /// A near-pole arm deferred by occupied_band: what it subtracts from Y, from the pair's

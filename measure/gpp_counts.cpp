@@ -85,11 +85,11 @@ FusedCost fused_cost() {
 
 TunedCost tuned_cost() {
   TunedCost c;
-  // 0.5 vcoul (1M); wi2 (1M); |wtilde|^2 (2M 1A); the thresholds |wtilde|^2/limitone and
-  // |wtilde|^2/TOL_Zero (2M, constant reciprocals); |I_eps|^2 (2M 1A); sexcut^2 (1M)
+  // 0.5 vcoul (1M); wi2 (1M); |wtilde|^2 (2M 1A); the regular arm's threshold
+  // |wtilde|^2/limitone (1M, a constant reciprocal); |I_eps|^2 (2M 1A); sexcut^2 (1M)
   // * |I_eps|^2 (1M); |wtilde|^4 (1M) * |I_eps|^2 (1M); thrc, their quotient (1 divide);
   // Iw = weight*I_eps (2M); WIw = wtilde Iw (4M 2A)
-  c.pair_occupied = ops(1 + 1 + 2, 1 + 1 + 2 + 2 + 2 + 1 + 1 + 1 + 1 + 2 + 4, 1);
+  c.pair_occupied = ops(1 + 1 + 2, 1 + 1 + 2 + 1 + 2 + 1 + 1 + 1 + 1 + 2 + 4, 1);
   // 0.5 vcoul (1M), wi2 (1M), |wtilde|^2 (2M 1A), the regular threshold (1M), Iw (2M),
   // WIw = wtilde Iw (4M 2A)
   c.pair_empty = ops(1 + 2, 1 + 1 + 2 + 1 + 2 + 4);
@@ -102,10 +102,14 @@ TunedCost tuned_cost() {
   // sch += s*(..) (2M 2A); Y += y*(..) (2M 2A: the kept or the dropped term, selected). The
   // arm and sexcut tests compare with thresholds.
   c.occ_term = ops(2 + 2 + 4 + 2 + 2, 2 + 1 + 2 + 4 + 2 + 2, 1);
-  // deferred to the end of a run of bands (physics::occupied_band), so mat (4M 2A) and
-  // P = Iw*mat (4M 2A) again; dr (1A); wi2 (1M); wdiffr (1M 1A); a (1M 1A); b (1M);
-  // |wdiff|^2/2 (1M); c_r (1A); |c|^2 (2M 1A), 1 reciprocal
-  c.occ_near = ops(2 + 2 + 1 + 1 + 1 + 1 + 1, 4 + 4 + 1 + 1 + 1 + 1 + 1 + 2, 1);
+  // every term off the regular arm (near-pole or zero arm) is deferred to the end of a
+  // run of bands (physics::occupied_band), so mat (4M 2A) and P = Iw*mat (4M 2A) again;
+  // dr (1A); wi2 (1M); wdiffr (1M 1A); the zero arm's threshold |wtilde|^2/TOL_Zero (2M
+  // 1A, a constant reciprocal)
+  c.occ_flagged = ops(2 + 2 + 1 + 1 + 1, 4 + 4 + 1 + 1 + 2);
+  // near-pole arm: a (1M 1A); b (1M); |wdiff|^2/2 (1M); c_r (1A); |c|^2 (2M 1A), 1
+  // reciprocal
+  c.occ_near = ops(1 + 1 + 1, 1 + 1 + 1 + 2, 1);
   // |a + ib|^2 (2M 1A) * inv_c2 (1M) against 16 sexcut^2
   c.occ_near_cut = ops(1, 3);
   // num = (a c_r + b^2, b half) (3M 1A); f*inv_c2 (1M); P*num (4M 2A); Y -= (2M 2A)
@@ -262,6 +266,7 @@ Work count_policy(const std::string& policy, const Shape& s, const ArmCounts& ar
     add(c.block_occupied, gp_occ * occupied_blocks * s.nw);
     const double pad_occ = gp_occ / s.ngpown, pad_empty = gp_empty / s.ngpown;
     add(c.occ_term, double(arms.count(1)) * pad_occ);
+    add(c.occ_flagged, double(arms.count(1, -1, physics::kNearPole) + arms.count(1, -1, physics::kZero)));
     add(c.occ_near, double(arms.count(1, -1, physics::kNearPole)));
     add(c.occ_near_cut, double(arms.count(1, 1, physics::kNearPole)));
     add(c.occ_near_ssx, double(arms.count(1, -1, physics::kNearPole, 0)));

@@ -74,7 +74,8 @@ struct TunedCost {
   Ops band;            // mat, P, U, V: per (occupied band, G', G, pass)
   Ops band_empty;      // mat, U, V: per (empty band, G', G, pass)
   Ops occ_term;        // occupied_term: every occupied term
-  Ops occ_near;        // near_pole_term up to the test
+  Ops occ_flagged;     // the pass, for a term off the regular arm, up to the zero arm's test
+  Ops occ_near;        // near_pole_term from that test to its sexcut test
   Ops occ_near_cut;    // its sexcut test (wx < 0)
   Ops occ_near_ssx;    // taken from Y (not cut)
   Ops empty_term;      // empty_term: every empty term

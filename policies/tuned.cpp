@@ -31,7 +31,13 @@
 //    band where 124 were, and no spills in the empty kernel's checked loop;
 //  - the occupied kernel's near-pole arms shared out over the warp (near_pass below), and
 //    aqsntemp's element two bands ahead prefetched into L1 (ptxas issues the next band's
-//    load late in the band, where its latency was exposed: ncu's long-scoreboard stalls).
+//    load late in the band, where its latency was exposed: ncu's long-scoreboard stalls);
+//  - the occupied bands ordered so that those with a wx < 0 (the sexcut test's condition)
+//    share as few blocks as they can (band_blocks), and the other blocks leave the test
+//    and Y's choice of term out (physics::occupied_term<false>); the regular arm's mask
+//    applied once, to 1/|cden|^2; a term off the regular arm flagged for the near-pole
+//    pass, which tells the near-pole arm from the zero arm: 146 instructions per band
+//    where 209 were (98 FP64 where 110), and 5 blocks per SM: si214 0.0550 -> 0.0486 s.
 #include "gpp_kernels.hpp"
 #include "gpp_tuned_shape.hpp"
 
@@ -53,20 +59,32 @@ template <class MemorySpace>
 struct BandBlocks {
   BandOrder<MemorySpace> order;  // occupied bands (occ != 0) by occupation, then the empty ones
   BandOrder<MemorySpace> start;  // block b holds order(start(b) .. start(b+1)-1)
+  BandOrder<MemorySpace> cut;    // 1 where block b holds a wx < 0 (the sexcut test may apply)
   int occupied_blocks = 0, blocks = 0;
 };
 
-// Occupied bands first, grouped by occupation (largest first, each group in increasing
-// band order), then the empty ones in increasing order; blocks of at most band_block
-// bands, none across two occupations: the occupied kernel applies the block's
-// occupation once, to its sums (physics::occupied_term).
+// Occupied bands first, grouped by occupation (largest first), in each group those whose
+// every wx is >= 0 first (then the others; each in increasing band order), then the empty
+// ones in increasing order; blocks of at most band_block bands, none across two
+// occupations: the occupied kernel applies the block's occupation once, to its sums
+// (physics::occupied_term). An occupied block without a wx < 0 leaves the sexcut test out
+// (physics::occupied_term<false>); the order packs the bands that need it (those below
+// the state, states with E_n > E) into as few blocks as it can (3 of si214's 15 occupied
+// blocks, where the bands in their own order, a permutation of the energies, put one in
+// every block).
 template <class MemorySpace>
 BandBlocks<MemorySpace> band_blocks(const GppData<MemorySpace>& d, const int band_block) {
   const auto occ = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d.occ_array);
+  const auto wx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d.wx_array_bt);
+  std::vector<int> negative(d.nbands, 0);
+  for (int n = 0; n < d.nbands; ++n)
+    for (int w = 0; w < d.nw; ++w) negative[n] |= wx(n, w) < 0.0;
   std::vector<int> order;
   for (int n = 0; n < d.nbands; ++n)
     if (occ(n) != 0.0) order.push_back(n);
-  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return occ(x) > occ(y); });
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
+    return occ(x) > occ(y) || (occ(x) == occ(y) && negative[x] < negative[y]);
+  });
   const int n_occupied = int(order.size());
   for (int n = 0; n < d.nbands; ++n)
     if (occ(n) == 0.0) order.push_back(n);
@@ -80,6 +98,9 @@ BandBlocks<MemorySpace> band_blocks(const GppData<MemorySpace>& d, const int ban
     if (k < n_occupied) occupied_blocks = int(start.size());
   }
   start.push_back(d.nbands);
+  std::vector<int> cut(start.size() - 1, 0);
+  for (std::size_t b = 0; b + 1 < start.size(); ++b)
+    for (int k = start[b]; k < start[b + 1]; ++k) cut[b] |= negative[order[k]];
   BandBlocks<MemorySpace> r;
   r.occupied_blocks = occupied_blocks;
   r.blocks = int(start.size()) - 1;
@@ -88,6 +109,8 @@ BandBlocks<MemorySpace> band_blocks(const GppData<MemorySpace>& d, const int ban
                                    start.size());
   Kokkos::deep_copy(r.order, Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(order.data(), order.size()));
   Kokkos::deep_copy(r.start, Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(start.data(), start.size()));
+  r.cut = BandOrder<MemorySpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::tuned::block_cut"), cut.size());
+  Kokkos::deep_copy(r.cut, Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(cut.data(), cut.size()));
   return r;
 }
 
@@ -148,6 +171,7 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
   const int league = groups * (b_end - b_begin);
   const auto order = blocks.order;
   const auto start = blocks.start;
+  const auto block_cut = blocks.cut;
   // aqsntemp(ig, n) at (ig + n * column) elements from aqsntemp(0, 0) (LayoutLeft)
   const std::int64_t column_bytes = std::int64_t(in.aqsntemp.stride(1)) * std::int64_t(sizeof(complex_t));
 
@@ -156,6 +180,7 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
     const int g = member.league_rank() % groups;  // neighbouring teams share a band block
     const int block = b_begin + member.league_rank() / groups;
     const int kb = start(block), ke = start(block + 1);
+    const bool block_has_cut = block_cut(block) != 0;  // (read here: not first in an if constexpr)
     // The group's G' (past ngpown: the last G' again, with weight 0).
     int igp[K];
     double vcoul[K];
@@ -278,7 +303,7 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
                 if (together) backend::warp_sync();  // before the queue is written again
               }
           };
-          const auto bands = [&](auto checked) {
+          const auto bands = [&](auto tested) {  // occupied: the sexcut test; empty: the arm's
             for (int r0 = 0; r0 < nb; r0 += run) {
               const int r1 = nb < r0 + run ? nb : r0 + run;
               unsigned near_bits[K][NW];
@@ -303,18 +328,22 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
                 const auto wx_negative = [&](const int w) { return neg[w] != 0; };
                 for (int j = 0; j < K; ++j) {
                   if constexpr (Occupied) {
-                    physics::occupied_band(p[j], mat[j], wx, wx_negative, mine, near_bits[j], 1u << (i - r0));
+                    physics::occupied_band<decltype(tested)::value>(p[j], mat[j], wx, wx_negative, mine,
+                                                                     near_bits[j], 1u << (i - r0));
                   } else {
                     const complex_t aqsm(s[NW + 1 + 2 * j], s[NW + 2 + 2 * j]);
-                    physics::empty_band<decltype(checked)::value>(p[j], aqsm, aqsn, wx, mine);
+                    physics::empty_band<decltype(tested)::value>(p[j], aqsm, aqsn, wx, mine);
                   }
                 }
               }
               if constexpr (Occupied) near_pass(r0, near_bits);
             }
           };
-          if constexpr (Occupied) {
-            bands(std::true_type{});
+          if constexpr (Occupied) {  // the sexcut test where the block has a wx < 0 (the whole team's branch)
+            if (block_has_cut)
+              bands(std::true_type{});
+            else
+              bands(std::false_type{});
           } else {
             bool regular = true;
             for (int j = 0; j < K; ++j)

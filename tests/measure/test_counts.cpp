@@ -53,12 +53,13 @@ constexpr double kV6Reg = 30 + 19 + 8 + 18 + 6, kV6Near = 30 + 26 + 8 + 18 + 6, 
 // and sexcut tests are comparisons with per-pair thresholds). Occupied: dr, sr (2)
 // + wdiffr, wsumr (4) + their product (1) + inv_wdiffr, inv_wsumr (2) + conj(wdiff) U,
 // conj(wsum) U (8) + sch += (4) + Y += the kept or dropped term (4) = 25, 1 reciprocal.
-// Near-pole (deferred to the end of a run of bands: mat (6) + P (6) again): 12 + dr (1)
-// + wi2 (1) + wdiffr (2) + a (2) + b (1) + half (1) + c_r (1) + |c|^2 (3) = 24, 1 reciprocal; wx < 0: + 4; not cut: num (4) + f*inv_c2 (1) + P*num (6)
-// + Y -= (4) = 15. Empty: dr (1) + wdiffr (2) + conj(wdiff) U (4) + sch += (4) = 11,
+// Off the regular arm (deferred to the end of a run of bands: mat (6) + P (6) again): 12
+// + dr (1) + wi2 (1) + wdiffr (2) + the zero arm's threshold |wtilde|^2/TOL_Zero (3) = 19;
+// the zero arm stops there; near-pole: + a (2) + b (1) + half (1) + c_r (1) + |c|^2 (3) =
+// 27, 1 reciprocal; wx < 0: + 4; not cut: num (4) + f*inv_c2 (1) + P*num (6) + Y -= (4) = 15. Empty: dr (1) + wdiffr (2) + conj(wdiff) U (4) + sch += (4) = 11,
 // 1 reciprocal. Per (band, G', G), both kinds: mat (6) + U = WIw mat (6) + Im(wtilde) U
-// (2) = 14. Per (G, G', band block): occupied 22 (0.5 vcoul 1, wi2 1, |wtilde|^2 3,
-// thresholds 2, |I_eps|^2 3, sexcut^2 |I_eps|^2 2, |wtilde|^4 |I_eps|^2 2, Iw 2, wtilde Iw
+// (2) = 14. Per (G, G', band block): occupied 21 (0.5 vcoul 1, wi2 1, |wtilde|^2 3,
+// threshold 1, |I_eps|^2 3, sexcut^2 |I_eps|^2 2, |wtilde|^4 |I_eps|^2 2, Iw 2, wtilde Iw
 // 6) and 1 divide, empty 14 (0.5 vcoul 1, wi2 1, |wtilde|^2 3, threshold 1, Iw 2, wtilde Iw
 // 6). Per (G', occupied block, frequency): h (sch - Y) 4.
 // Occupied blocks per occupation, never across two; the occupied bands' G' in groups of 2,
@@ -151,7 +152,8 @@ double hand_flops(const std::string& policy, const Fixture& f, int band_block) {
     if (policy == "tuned") {
       if (t.occupied) {
         total += 25;
-        if (t.arm == 1) total += 24 + (t.wx_negative ? 4 : 0) + (t.cut ? 0 : 15);
+        if (t.arm == 1) total += 27 + (t.wx_negative ? 4 : 0) + (t.cut ? 0 : 15);
+        if (t.arm == 2) total += 19;
       } else {
         total += 11;
       }
@@ -177,7 +179,7 @@ double hand_flops(const std::string& policy, const Fixture& f, int band_block) {
     const double empty_blocks = (empty + band_block - 1) / band_block;
     const double gp_empty = (f.data.ngpown + 3) / 4 * 4;  // G' groups of 4, padded
     const double gp_occ = (f.data.ngpown + 1) / 2 * 2;    // G' groups of 2, padded
-    total += (22 * f.shape.ncouls * gp_occ * occ_blocks + 14 * f.shape.ncouls * gp_empty * empty_blocks +
+    total += (21 * f.shape.ncouls * gp_occ * occ_blocks + 14 * f.shape.ncouls * gp_empty * empty_blocks +
               14 * f.shape.ncouls * gp_occ * occ + 14 * f.shape.ncouls * gp_empty * empty) * passes +
              4 * gp_occ * occ_blocks * f.data.nw +
              // the padding's terms (its near-pole arms are not computed)
@@ -251,12 +253,13 @@ TEST(Counts, PerArmCostsMatchHandCounts) {
   EXPECT_EQ(fu.block_empty.flops(), 4);
   EXPECT_EQ((fu.empty_common + fu.empty_regular).flops(), 11);
   const counts::TunedCost tu = counts::tuned_cost();
-  EXPECT_EQ(tu.pair_occupied.flops(), 22);
+  EXPECT_EQ(tu.pair_occupied.flops(), 21);
   EXPECT_EQ(tu.pair_empty.flops(), 14);
   EXPECT_EQ(tu.band.flops(), 14);
   EXPECT_EQ(tu.band_empty.flops(), 14);
   EXPECT_EQ(tu.occ_term.flops(), 25);
-  EXPECT_EQ((tu.occ_near + tu.occ_near_cut + tu.occ_near_ssx).flops(), 43);
+  EXPECT_EQ(tu.occ_flagged.flops(), 19);
+  EXPECT_EQ((tu.occ_flagged + tu.occ_near + tu.occ_near_cut + tu.occ_near_ssx).flops(), 46);
   EXPECT_EQ(tu.empty_term.flops(), 11);
   EXPECT_EQ(tu.block_occupied.flops(), 4);
   EXPECT_EQ(tu.occ_term.reciprocals + tu.occ_near.reciprocals + tu.empty_term.reciprocals, 3);

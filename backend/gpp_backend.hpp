@@ -201,6 +201,19 @@ KOKKOS_FORCEINLINE_FUNCTION double reciprocal(const double x) {
 #endif
 }
 
+/// a*b + c as one fused multiply-add on a GPU (fma: where c is itself a product, the
+/// compiler may otherwise fuse c's product and leave a*b a multiplication of its own,
+/// which it did in tuned's empty kernel: a DMUL a term more); elsewhere as written, which
+/// the host compiler contracts where the target has FMA (a call to fma() would be a
+/// library call on a target without it).
+KOKKOS_FORCEINLINE_FUNCTION double mul_add(const double a, const double b, const double c) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return fma(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
+
 /// Whether p holds for every thread of the calling thread's warp (wavefront) that runs
 /// this call: a branch taken on it is never divergent. The thread's own p on a host
 /// space (a thread is its own warp there). Test: WarpAll.* on every space.

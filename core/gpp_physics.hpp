@@ -237,7 +237,8 @@ KOKKOS_FORCEINLINE_FUNCTION void empty_term(const PairTerms& p, const BandTerms&
   // Outside the regular arm the factor is 0 (a select: inv_wdiffr may be inf or NaN
   // there, wx U - V is finite).
   const double s = !Checked || wdiffr > p.thr ? inv_wdiffr : 0.0;
-  const double cre = dr * b.U.real() - b.wiU.imag(), cim = dr * b.U.imag() + b.wiU.real();  // conj(wdiff) U
+  // conj(wdiff) U, each part one FMA on dr (backend::mul_add: not on Im(wtilde) U's product)
+  const double cre = backend::mul_add(dr, b.U.real(), -b.wiU.imag()), cim = backend::mul_add(dr, b.U.imag(), b.wiU.real());
   sch_acc = complex_t(s * cre + sch_acc.real(), s * cim + sch_acc.imag());
 }
 
@@ -272,8 +273,9 @@ KOKKOS_FORCEINLINE_FUNCTION bool occupied_term(const PairTerms& p, const BandTer
   const bool regular = wdiffr > p.thr;
   const double Rm = regular ? R : 0.0;
   const double s = Rm * wsumr, t = Rm * wdiffr;  // 1/|wdiff|^2 and 1/|wsum|^2 on the regular arm, else 0
-  const double cmr = dr * b.U.real() - b.wiU.imag(), cmi = dr * b.U.imag() + b.wiU.real();  // conj(wdiff) U
-  const double cpr = sr * b.U.real() + b.wiU.imag(), cpi = sr * b.U.imag() - b.wiU.real();  // conj(wsum) U
+  // conj(wdiff) U and conj(wsum) U, each part one FMA on dr or sr (backend::mul_add)
+  const double cmr = backend::mul_add(dr, b.U.real(), -b.wiU.imag()), cmi = backend::mul_add(dr, b.U.imag(), b.wiU.real());
+  const double cpr = backend::mul_add(sr, b.U.real(), b.wiU.imag()), cpi = backend::mul_add(sr, b.U.imag(), -b.wiU.real());
   sch_acc = complex_t(s * cmr + sch_acc.real(), s * cmi + sch_acc.imag());
   if constexpr (Cut) {
     // Y: the kept term (regular, not cut) or the dropped one (cut; s is 0 unless regular)
@@ -385,6 +387,20 @@ KOKKOS_FORCEINLINE_FUNCTION void empty_band(const PairTerms& p, const complex_t&
                                             const Wx& wx, SigmaAccum<NW>& g) {
   const BandTerms b = band_terms(p, matngmatmgp(aqsm, aqsn));
   for (int w = 0; w < NW; ++w) empty_term<Checked>(p, b, wx(w), g.sch[w]);
+}
+
+/// Empty bands without the pair's factor: a kernel that keeps one sum per pair (G, G') and
+/// frequency over a run of bands adds conj(wdiff) mat / |wdiff|^2 (regular terms) to
+/// acc[w] and multiplies the sums by the pair's WIw once (sch * mat * weight = WIw mat
+/// conj(wdiff) / |wdiff|^2): per band mat and Im(wtilde) mat, 6 FP64 operations where U
+/// and Im(wtilde) U took 10.
+template <bool Checked, int NW, class Wx>
+KOKKOS_FORCEINLINE_FUNCTION void empty_band_unweighted(const PairTerms& p, const complex_t& aqsm,
+                                                       const complex_t& aqsn, const Wx& wx, complex_t (&acc)[NW]) {
+  BandTerms b;
+  b.U = matngmatmgp(aqsm, aqsn);
+  b.wiU = p.wi * b.U;
+  for (int w = 0; w < NW; ++w) empty_term<Checked>(p, b, wx(w), acc[w]);
 }
 
 /// Whether every empty term of a pair over a block of bands is regular, from the range

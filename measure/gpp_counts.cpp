@@ -93,10 +93,13 @@ TunedCost tuned_cost() {
   // 0.5 vcoul (1M), wi2 (1M), |wtilde|^2 (2M 1A), the regular threshold (1M), Iw (2M),
   // WIw = wtilde Iw (4M 2A)
   c.pair_empty = ops(1 + 2, 1 + 1 + 2 + 1 + 2 + 4);
-  // both kinds of band (physics::band_terms): mat = conj(aqsm)*aqsn (4M 2A); U = WIw*mat
+  // occupied bands (physics::band_terms): mat = conj(aqsm)*aqsn (4M 2A); U = WIw*mat
   // (4M 2A); wiU = Im(wtilde) U (2M)
   c.band = ops(2 + 2, 4 + 4 + 2);
-  c.band_empty = c.band;
+  // empty bands (physics::empty_band_unweighted): mat (4M 2A), Im(wtilde) mat (2M)
+  c.band_empty = ops(2, 4 + 2);
+  // the empty kernel's sums of a (G, G', block, frequency) times WIw, added (4M 4A)
+  c.empty_fold = ops(2 + 2, 4);
   // dr, sr (2A); wdiffr, wsumr (2M 2A); wdiffr*wsumr (1M), 1 reciprocal; inv_wdiffr,
   // inv_wsumr (2M); conj(wdiff) U = dr U + i wiU and conj(wsum) U = sr U - i wiU (4M 4A);
   // sch += s*(..) (2M 2A); Y += y*(..) (2M 2A: the kept or the dropped term, selected). The
@@ -263,6 +266,7 @@ Work count_policy(const std::string& policy, const Shape& s, const ArmCounts& ar
     add(c.pair_empty, s.ncouls * gp_empty * std::ceil(empty / band_block) * npasses);
     add(c.band, s.ncouls * gp_occ * occupied * npasses);
     add(c.band_empty, s.ncouls * gp_empty * empty * npasses);
+    add(c.empty_fold, s.ncouls * gp_empty * std::ceil(empty / band_block) * s.nw);
     add(c.block_occupied, gp_occ * occupied_blocks * s.nw);
     const double pad_occ = gp_occ / s.ngpown, pad_empty = gp_empty / s.ngpown;
     add(c.occ_term, double(arms.count(1)) * pad_occ);

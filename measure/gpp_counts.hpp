@@ -71,8 +71,9 @@ FusedCost fused_cost();
 struct TunedCost {
   Ops pair_occupied;   // pair_terms: once per (G, G', occupied band block, pass of frequencies)
   Ops pair_empty;      // the part of pair_terms the empty bands' kernel uses (as often)
-  Ops band;            // mat, P, U, V: per (occupied band, G', G, pass)
-  Ops band_empty;      // mat, U, V: per (empty band, G', G, pass)
+  Ops band;            // mat, U, Im(wtilde) U: per (occupied band, G', G, pass)
+  Ops band_empty;      // mat, Im(wtilde) mat: per (empty band, G', G, pass)
+  Ops empty_fold;      // an empty block's sums times WIw: per (G, G', empty band block, frequency)
   Ops occ_term;        // occupied_term: every occupied term
   Ops occ_flagged;     // the pass, for a term off the regular arm, up to the zero arm's test
   Ops occ_near;        // near_pole_term from that test to its sexcut test

@@ -8,16 +8,20 @@
 // Beyond v8's structure (each measured on the H100, docs/performance.md):
 //  - occupied and empty bands in two launches over a band order (occupied bands first):
 //    the empty bands' kernel has no ssx, so it needs fewer registers and is compiled for
-//    more warps per SM (at most 80 registers: 24 warps instead of 16); neither kernel
-//    branches on occ;
+//    more warps per SM (gpp_tuned_shape.hpp: with 2 frequencies at most 80 registers, 24
+//    warps, against 96 and 20 for the occupied kernel); neither kernel branches on occ;
 //  - the occupied kernel sums sch and Y (physics::occupied_term: ssx's regular arm in
 //    partial fractions, half of sch minus a term of sch's shape), and a team turns them
 //    into ssx = occ (sch - Y) once; a block of bands therefore never holds two
 //    occupations (band_blocks);
-//  - each thread of the empty kernel computes kEmptyGp G' for its G (a G' group per team):
-//    the G' weights are folded into each band's terms (0.5 vcoul into I_eps, ssx's vcoul
-//    as the ratio 2), so the G' of a thread share one set of accumulators; aqsntemp(G,
-//    band) is loaded once for all of them, and their terms are independent chains;
+//  - each thread computes kOccupiedGp or kEmptyGp G' for its G (a G' group per team):
+//    aqsntemp(G, band) is loaded once for all of them, and their terms are independent
+//    chains. In the occupied kernel the G' weights are folded into each band's terms (0.5
+//    vcoul into I_eps, ssx's vcoul as the ratio 2), so the G' of a thread share one set of
+//    accumulators; the empty kernel keeps a sum per G' and frequency without the pair's
+//    factor WIw (physics::empty_band_unweighted) and multiplies it by WIw once per block:
+//    per band and G' mat and Im(wtilde) mat, 6 FP64 operations where U and Im(wtilde) U
+//    took 10 (the mini-app deck 0.0906 -> 0.0846 s, 3 G' per thread where 4 were);
 //  - a band block's per-band values (where the band's column of aqsntemp starts, wx and
 //    its sign, occ, aqsm of the group's G') are staged in team scratch memory: the band
 //    loop reads them from shared memory, and a thread's aqsntemp element is its G's
@@ -37,7 +41,10 @@
 //    and Y's choice of term out (physics::occupied_term<false>); the regular arm's mask
 //    applied once, to 1/|cden|^2; a term off the regular arm flagged for the near-pole
 //    pass, which tells the near-pole arm from the zero arm: 146 instructions per band
-//    where 209 were (98 FP64 where 110), and 5 blocks per SM: si214 0.0550 -> 0.0486 s.
+//    where 209 were (98 FP64 where 110), and 5 blocks per SM: si214 0.0550 -> 0.0486 s;
+//  - conj(wdiff) U and conj(wsum) U as FMAs on dr and sr (backend::mul_add): nvcc had fused
+//    the per-band product Im(wtilde) U instead and left a multiplication a term (the
+//    mini-app deck's empty band loop 160 -> 152 FP64 instructions: 0.0935 -> 0.0906 s).
 #include "gpp_kernels.hpp"
 #include "gpp_tuned_shape.hpp"
 
@@ -148,9 +155,8 @@ std::size_t staged_bytes(const int bands, const int team) {
          Ints::shmem_size(std::size_t(bands) * Staged<NW, K>::int_stride) + near;
 }
 
-template <bool Occupied>
-using TunedPolicyBounds =
-    Kokkos::LaunchBounds<128, Occupied ? kOccupiedBlocks : kEmptyBlocks>;
+template <bool Occupied, int NW>
+using TunedPolicyBounds = Kokkos::LaunchBounds<128, Occupied ? occupied_blocks(NW) : empty_blocks(NW)>;
 
 // The sums over the bands of blocks b_begin .. b_end-1, all of one kind (Occupied), weighted.
 template <int NW, bool Occupied, class ExecSpace>
@@ -158,7 +164,7 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
                           const BandBlocks<typename ExecSpace::memory_space>& blocks, const int b_begin,
                           const int b_end, const int band_block, const int team_size) {
   constexpr int K = Occupied ? kOccupiedGp : kEmptyGp;
-  using Policy = Kokkos::TeamPolicy<ExecSpace, TunedPolicyBounds<Occupied>>;
+  using Policy = Kokkos::TeamPolicy<ExecSpace, TunedPolicyBounds<Occupied, NW>>;
   using Member = typename Policy::member_type;
   using Scratch = typename ExecSpace::scratch_memory_space;
   using ScratchDoubles = Kokkos::View<double*, Scratch, Kokkos::MemoryUnmanaged>;
@@ -303,6 +309,12 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
                 if (together) backend::warp_sync();  // before the queue is written again
               }
           };
+          // empty bands: each G''s sums without its factor WIw (physics::empty_band_unweighted),
+          // multiplied by it once the block is done
+          [[maybe_unused]] complex_t part[K][NW];
+          if constexpr (!Occupied)
+            for (int j = 0; j < K; ++j)
+              for (int w = 0; w < NW; ++w) part[j][w] = complex_t(0.0, 0.0);
           const auto bands = [&](auto tested) {  // occupied: the sexcut test; empty: the arm's
             for (int r0 = 0; r0 < nb; r0 += run) {
               const int r1 = nb < r0 + run ? nb : r0 + run;
@@ -332,7 +344,7 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
                                                                      near_bits[j], 1u << (i - r0));
                   } else {
                     const complex_t aqsm(s[NW + 1 + 2 * j], s[NW + 2 + 2 * j]);
-                    physics::empty_band<decltype(tested)::value>(p[j], aqsm, aqsn, wx, mine);
+                    physics::empty_band_unweighted<decltype(tested)::value>(p[j], aqsm, aqsn, wx, part[j]);
                   }
                 }
               }
@@ -353,6 +365,8 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
               bands(std::false_type{});
             else
               bands(std::true_type{});
+            for (int j = 0; j < K; ++j)
+              for (int w = 0; w < NW; ++w) mine.sch[w] += p[j].WIw * part[j][w];
           }
         },
         PlusReducer<SigmaAccum<NW>, Scratch>(team_total));
@@ -374,7 +388,7 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
 template <int NW, class ExecSpace>
 SigmaSums tuned(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t, const RunMode mode) {
   // Both kernels launch 128-thread teams at most (their launch bounds).
-  using Policy = Kokkos::TeamPolicy<ExecSpace, TunedPolicyBounds<false>>;
+  using Policy = Kokkos::TeamPolicy<ExecSpace, TunedPolicyBounds<false, NW>>;
   const kernels::Inputs<typename ExecSpace::memory_space> in(d);
   const int band_block = or_default(t.band_block, kDefaultBandBlock);
   // A block never holds more bands than the deck: the kernels use the smaller (so that

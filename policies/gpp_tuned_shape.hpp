@@ -27,8 +27,12 @@ inline constexpr int kOccupiedGp = 2, kEmptyGp = 3;
 constexpr int occupied_blocks(const int nw) { return nw <= 2 ? 5 : 4; }
 constexpr int empty_blocks(const int nw) { return nw <= 2 ? 6 : nw == 3 ? 5 : 4; }
 
-// 32 bands per block: the best point of the sweeps on si214 and the mini-app deck
-// (H100, 2026-11-23: 0.0770 / 0.1159 s against 0.0778 / 0.1182 s with 64).
-inline constexpr int kDefaultBandBlock = 32;
+// 96 bands per block: the best of 32, 48, 64, 96, 128 and 192 on si214, si510 and the
+// mini-app deck (H100, 2026-11-26, seventh session, d781f4c: 0.0466 / 0.500 / 0.0810 s
+// against 0.0474 / 0.524 / 0.0845 s with 32, the default before; 64: 0.0467 / 0.507 /
+// 0.0842 s; 128: 0.0470 / 0.503 / 0.0854 s). On 2026-11-23, before the kernels held
+// fewer registers and the band order packed the sexcut test's bands, 32 was the best (0.0770
+// / 0.1159 s on si214 and the mini-app deck against 0.0778 / 0.1182 s with 64).
+inline constexpr int kDefaultBandBlock = 96;
 
 }  // namespace gpp::tuned_shape

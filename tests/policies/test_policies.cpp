@@ -311,7 +311,7 @@ TEST(Tunables, TunedBandBlockBeyondTeamScratchRefused) {
   for (const SpaceKind k : build_spaces()) {
     if (!e.runs_on(k)) continue;
     Tunables big;
-    big.band_block = 4000;  // 4000 x (2 wx, occ, 4 aqsm: 88 B + 4 B): 368 kB, above any GPU's shared memory
+    big.band_block = 4000;  // 4000 x (2 wx, occ, the aqsm of 3 G': 72 B, + 16 B): 352 kB, above any GPU's shared memory
     try {
       with_space(k, [&](auto space) { e.resolve(space, data.on(space), big); });
       ADD_FAILURE() << "band block of 4000 accepted on " << name_of(k);
@@ -322,7 +322,7 @@ TEST(Tunables, TunedBandBlockBeyondTeamScratchRefused) {
     Tunables got;
     EXPECT_NO_THROW(with_space(k, [&](auto space) { got = e.resolve(space, data.on(space), Tunables{}); }))
         << name_of(k);
-    EXPECT_EQ(got.band_block, 32);
+    EXPECT_EQ(got.band_block, 96);
   }
 }
 

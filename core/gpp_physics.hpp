@@ -290,21 +290,25 @@ KOKKOS_FORCEINLINE_FUNCTION bool occupied_term(const PairTerms& p, const BandTer
   return !regular;
 }
 
-/// The near-pole arm of an occupied band's term (where occupied_term returned true, the
-/// term off the regular arm): what it adds to ssx (sch = 0 there), from wtilde = wr + i wi
-/// and the band's P; 0 on the zero arm (|wdiff|^2 >= thr0 = |wtilde|^2 / TOL_Zero, i.e.
-/// |delw|^2 <= TOL_Zero). With cden = 4 wtilde^2 (delw + 1/2) and Omega2 = wtilde^2 I_eps,
+/// The near-pole arm of an occupied band's term off the regular arm (near_pole_term, where
+/// occupied_term returned true): what it adds to ssx (sch = 0 there), from wtilde = wr +
+/// i wi and the band's P; 0 on the zero arm (|wdiff|^2 >= thr0 = |wtilde|^2 / TOL_Zero,
+/// i.e. |delw|^2 <= TOL_Zero). near_pole_arm: the same without the zero arm's test, for a
+/// caller whose flag has tested it (host.cpp's scalar pass: a test written another way
+/// here could disagree within a rounding and drop the term from both arms). With cden = 4 wtilde^2 (delw + 1/2) and Omega2 = wtilde^2 I_eps,
 /// ssx = -I_eps delw / (4 (delw + 1/2)), and with delw = (a + i b) / |wdiff|^2:
 /// delw / (delw + 1/2) = (a + i b) / c, c = (a + |wdiff|^2 / 2) + i b. So
 /// occ * ssx * mat * weights = -f P (a + i b) conj(c) / |c|^2 with
 /// f = occ * (ssx weight / sch weight) / 4, and |ssx| / |I_eps| = |a + i b| / (4 |c|):
 /// the sexcut test is |a + i b|^2 / |c|^2 > 16 sexcut^2 (cut16 = 16 sexcut^2).
-KOKKOS_FORCEINLINE_FUNCTION complex_t near_pole_term(const double wr, const double wi, const complex_t& P,
-                                                     const double wx, const double f, const double cut16) {
+template <bool TestZeroArm>
+KOKKOS_FORCEINLINE_FUNCTION complex_t near_pole_arm_or_zero(const double wr, const double wi, const complex_t& P,
+                                                            const double wx, const double f, const double cut16) {
   const double dr = wx - wr;
   const double wi2 = wi * wi;
   const double wdiffr = dr * dr + wi2;
-  if (!(wdiffr < norm2(wr, wi) * (1.0 / TOL_Zero))) return complex_t(0.0, 0.0);  // the zero arm
+  if constexpr (TestZeroArm)
+    if (!(wdiffr < norm2(wr, wi) * (1.0 / TOL_Zero))) return complex_t(0.0, 0.0);  // the zero arm
   const double a = wr * dr - wi2, b = wi * wx;  // wtilde conj(wdiff)
   const double half = 0.5 * wdiffr;
   const double c_r = a + half;
@@ -313,6 +317,14 @@ KOKKOS_FORCEINLINE_FUNCTION complex_t near_pole_term(const double wr, const doub
   // (a + i b) conj(c) = (a c_r + b^2) + i b (c_r - a) = (a c_r + b^2) + i b |wdiff|^2 / 2
   const complex_t num(a * c_r + b * b, b * half);
   return -(f * inv_c2) * (P * num);
+}
+KOKKOS_FORCEINLINE_FUNCTION complex_t near_pole_term(const double wr, const double wi, const complex_t& P,
+                                                     const double wx, const double f, const double cut16) {
+  return near_pole_arm_or_zero<true>(wr, wi, P, wx, f, cut16);
+}
+KOKKOS_FORCEINLINE_FUNCTION complex_t near_pole_arm(const double wr, const double wi, const complex_t& P,
+                                                    const double wx, const double f, const double cut16) {
+  return near_pole_arm_or_zero<false>(wr, wi, P, wx, f, cut16);
 }
 
 /// Occupied bands of one occupation occ: the weighted ssx from the sums of occupied_term,

@@ -685,7 +685,7 @@ inline void near_pole_pass(const Rows& r, const int len, const Band& b, const do
   int flagged[kMaxIgBlock];
   const double* __restrict flag = r[kFlag];
   const int n = flagged_list(flag, len, flagged);
-  // occ ssx mat = near_pole_term(.., P = I_eps mat, f = occ / 4) (physics::near_pole_term,
+  // occ ssx mat = near_pole_arm(.., P = I_eps mat, f = occ / 4) (physics::near_pole_arm,
   // as `tuned` computes it: one reciprocal), here with P = I_eps aqsn (the loops' sums
   // without conj(aqsm)); the arm as occupied_band chose it, not tested again (a test
   // written another way could disagree within a rounding and drop the term from both arms)
@@ -696,7 +696,7 @@ inline void near_pole_pass(const Rows& r, const int len, const Band& b, const do
     const complex_t P = complex_t(r[kIr][k], r[kIi][k]) * complex_t(b.an[2 * k], b.an[2 * k + 1]);
     for (int w = 0; w < W; ++w) {
       if (!((bits >> w) & 1)) continue;
-      const complex_t ssx_mat = physics::near_pole_term(r[kWr][k], r[kWi][k], P, x[w], f, b.cut16);
+      const complex_t ssx_mat = physics::near_pole_arm(r[kWr][k], r[kWi][k], P, x[w], f, b.cut16);
       s.xr[w] += ssx_mat.real();
       s.xi[w] += ssx_mat.imag();
     }

@@ -22,8 +22,8 @@
 //   push_marker(name), pop_marker()    profiler ranges (NVTX, roctx), kMarkers says
 //                                      whether they reach a profiler
 // and, for device code, `reciprocal(x)` below picks each backend's fast 1/x, `mul_add`
-// makes a*b + c one fma in GPU code, and the warp functions (warp_all, warp_together, warp_exclusive_sum, warp_sync, prefetch_l1) say
-// what a warp does together on each.
+// makes a*b + c one fma in GPU code, and the warp functions (warp_all, warp_together,
+// warp_exclusive_sum, warp_sync, prefetch_l1) say what a warp does together on each.
 #include "gpp_spaces.hpp"
 
 #include <string>

@@ -238,7 +238,8 @@ KOKKOS_FORCEINLINE_FUNCTION void empty_term(const PairTerms& p, const BandTerms&
   // there, wx U - V is finite).
   const double s = !Checked || wdiffr > p.thr ? inv_wdiffr : 0.0;
   // conj(wdiff) U, each part one FMA on dr (backend::mul_add: not on Im(wtilde) U's product)
-  const double cre = backend::mul_add(dr, b.U.real(), -b.wiU.imag()), cim = backend::mul_add(dr, b.U.imag(), b.wiU.real());
+  const double cre = backend::mul_add(dr, b.U.real(), -b.wiU.imag());
+  const double cim = backend::mul_add(dr, b.U.imag(), b.wiU.real());
   sch_acc = complex_t(s * cre + sch_acc.real(), s * cim + sch_acc.imag());
 }
 
@@ -274,8 +275,10 @@ KOKKOS_FORCEINLINE_FUNCTION bool occupied_term(const PairTerms& p, const BandTer
   const double Rm = regular ? R : 0.0;
   const double s = Rm * wsumr, t = Rm * wdiffr;  // 1/|wdiff|^2 and 1/|wsum|^2 on the regular arm, else 0
   // conj(wdiff) U and conj(wsum) U, each part one FMA on dr or sr (backend::mul_add)
-  const double cmr = backend::mul_add(dr, b.U.real(), -b.wiU.imag()), cmi = backend::mul_add(dr, b.U.imag(), b.wiU.real());
-  const double cpr = backend::mul_add(sr, b.U.real(), b.wiU.imag()), cpi = backend::mul_add(sr, b.U.imag(), -b.wiU.real());
+  const double cmr = backend::mul_add(dr, b.U.real(), -b.wiU.imag());
+  const double cmi = backend::mul_add(dr, b.U.imag(), b.wiU.real());
+  const double cpr = backend::mul_add(sr, b.U.real(), b.wiU.imag());
+  const double cpi = backend::mul_add(sr, b.U.imag(), -b.wiU.real());
   sch_acc = complex_t(s * cmr + sch_acc.real(), s * cmi + sch_acc.imag());
   if constexpr (Cut) {
     // Y: the kept term (regular, not cut) or the dropped one (cut; s is 0 unless regular)
@@ -291,16 +294,16 @@ KOKKOS_FORCEINLINE_FUNCTION bool occupied_term(const PairTerms& p, const BandTer
 }
 
 /// The near-pole arm of an occupied band's term off the regular arm (near_pole_term, where
-/// occupied_term returned true): what it adds to ssx (sch = 0 there), from wtilde = wr +
-/// i wi and the band's P; 0 on the zero arm (|wdiff|^2 >= thr0 = |wtilde|^2 / TOL_Zero,
-/// i.e. |delw|^2 <= TOL_Zero). near_pole_arm: the same without the zero arm's test, for a
+/// occupied_term returned true): what it adds to ssx (sch = 0 there), from wtilde = wr + i
+/// wi and the band's P; 0 on the zero arm (|wdiff|^2 >= thr0 = |wtilde|^2 / TOL_Zero, i.e.
+/// |delw|^2 <= TOL_Zero). near_pole_arm: the same without the zero arm's test, for a
 /// caller whose flag has tested it (host.cpp's scalar pass: a test written another way
-/// here could disagree within a rounding and drop the term from both arms). With cden = 4 wtilde^2 (delw + 1/2) and Omega2 = wtilde^2 I_eps,
-/// ssx = -I_eps delw / (4 (delw + 1/2)), and with delw = (a + i b) / |wdiff|^2:
-/// delw / (delw + 1/2) = (a + i b) / c, c = (a + |wdiff|^2 / 2) + i b. So
-/// occ * ssx * mat * weights = -f P (a + i b) conj(c) / |c|^2 with
-/// f = occ * (ssx weight / sch weight) / 4, and |ssx| / |I_eps| = |a + i b| / (4 |c|):
-/// the sexcut test is |a + i b|^2 / |c|^2 > 16 sexcut^2 (cut16 = 16 sexcut^2).
+/// here could disagree within a rounding and drop the term from both arms). With cden = 4
+/// wtilde^2 (delw + 1/2) and Omega2 = wtilde^2 I_eps, ssx = -I_eps delw / (4 (delw +
+/// 1/2)), and with delw = (a + i b) / |wdiff|^2: delw / (delw + 1/2) = (a + i b) / c, c =
+/// (a + |wdiff|^2 / 2) + i b. So occ * ssx * mat * weights = -f P (a + i b) conj(c) /
+/// |c|^2 with f = occ * (ssx weight / sch weight) / 4, and |ssx| / |I_eps| = |a + i b| /
+/// (4 |c|): the sexcut test is |a + i b|^2 / |c|^2 > 16 sexcut^2 (cut16 = 16 sexcut^2).
 template <bool TestZeroArm>
 KOKKOS_FORCEINLINE_FUNCTION complex_t near_pole_arm_or_zero(const double wr, const double wi, const complex_t& P,
                                                             const double wx, const double f, const double cut16) {
@@ -389,19 +392,11 @@ KOKKOS_FORCEINLINE_FUNCTION void add_weighted_term(SigmaAccum<NW>& acc, const in
 }
 
 /// The fused band loop bodies (beyond the paper; the `tuned` policy): one band of a (G,
-/// G') pair for every frequency, in the fused form, into g. wx(w) is the band's
-/// frequency w, wx_negative(w) whether it is < 0. The two kinds of band are two
-/// functions, so that a kernel over empty bands holds none of ssx's registers.
+/// G') pair for every frequency, in the fused form. wx(w) is the band's frequency w,
+/// wx_negative(w) whether it is < 0. The two kinds of band are two functions, so that a
+/// kernel over empty bands holds none of ssx's registers.
 ///
-/// Empty bands: sch into g.sch.
-template <bool Checked, int NW, class Wx>
-KOKKOS_FORCEINLINE_FUNCTION void empty_band(const PairTerms& p, const complex_t& aqsm, const complex_t& aqsn,
-                                            const Wx& wx, SigmaAccum<NW>& g) {
-  const BandTerms b = band_terms(p, matngmatmgp(aqsm, aqsn));
-  for (int w = 0; w < NW; ++w) empty_term<Checked>(p, b, wx(w), g.sch[w]);
-}
-
-/// Empty bands without the pair's factor: a kernel that keeps one sum per pair (G, G') and
+/// Empty bands, without the pair's factor: a kernel that keeps one sum per pair (G, G') and
 /// frequency over a run of bands adds conj(wdiff) mat / |wdiff|^2 (regular terms) to
 /// acc[w] and multiplies the sums by the pair's WIw once (sch * mat * weight = WIw mat
 /// conj(wdiff) / |wdiff|^2): per band mat and Im(wtilde) mat, 6 FP64 operations where U
@@ -416,8 +411,8 @@ KOKKOS_FORCEINLINE_FUNCTION void empty_band_unweighted(const PairTerms& p, const
 }
 
 /// Whether every empty term of a pair over a block of bands is regular, from the range
-/// [lo, hi] of the block's wx at one frequency (empty_band<false> may then leave the arm's
-/// test out): the least |wdiff|^2 = (wx - Re wtilde)^2 + Im(wtilde)^2 over the range,
+/// [lo, hi] of the block's wx at one frequency (empty_band_unweighted<false> may then leave
+/// the arm's test out): the least |wdiff|^2 = (wx - Re wtilde)^2 + Im(wtilde)^2 over the range,
 /// less a relative margin of 1e-13 for the roundings of the terms' own |wdiff|^2 (a few
 /// ulps), above the pair's threshold. False where a value is NaN.
 KOKKOS_FORCEINLINE_FUNCTION bool empty_block_regular(const PairTerms& p, const double lo, const double hi) {
@@ -430,13 +425,13 @@ KOKKOS_FORCEINLINE_FUNCTION bool empty_block_regular(const PairTerms& p, const d
 /// Occupied bands: sch into g.sch and Y (occupied_term) into g.ssx, the regular arms under
 /// masks; where frequency w's term is not regular, the band's bit (`bit`, one bit set) of
 /// near_bits[w] is set instead, and the caller subtracts near_pole_of_band for each set
-/// bit once a run of up to 32 bands is done (0 where the term is on the zero arm). Cut:
-/// as occupied_term's (false only where every wx of the band is >= 0). A near-pole term is due for about 4% of
-/// si214's occupied terms, but clustered in wx (near wx = Re wtilde), so a warp met one in
-/// 76% of its (band, G') steps while a lane had at most about 8 in 32 bands (counted on
-/// si214's data, docs/performance.md): deferred, a warp computes the most any one lane
-/// has, not one per band that any lane has (tuned shares them out over the warp: fewer
-/// still). The caller turns a block's sums into ssx with occupied_ssx.
+/// bit once a run of up to 32 bands is done (0 where the term is on the zero arm). Cut: as
+/// occupied_term's (false only where every wx of the band is >= 0). A near-pole term is
+/// due for about 4% of si214's occupied terms, but clustered in wx (near wx = Re wtilde),
+/// so a warp met one in 76% of its (band, G') steps while a lane had at most about 8 in 32
+/// bands (counted on si214's data, docs/performance.md): deferred, a warp computes the
+/// most any one lane has, not one per band that any lane has (tuned shares them out over
+/// the warp: fewer still). The caller turns a block's sums into ssx with occupied_ssx.
 template <bool Cut, int NW, class Wx, class WxNegative>
 KOKKOS_FORCEINLINE_FUNCTION void occupied_band(const PairTerms& p, const complex_t& mat, const Wx& wx,
                                                const WxNegative& wx_negative, SigmaAccum<NW>& g,

@@ -1,7 +1,7 @@
 // GPU policy beyond the paper (the default on a device). Teams over (G' group, band
 // block), threads over G, every frequency of a pass in one kernel (at most GPP_MAX_NW:
 // PolicyEntry::run makes the passes), the fused physics
-// (core/gpp_physics.hpp: empty_band, occupied_band): the (G, G') invariants computed once per thread,
+// (core/gpp_physics.hpp: empty_band_unweighted, occupied_band): the (G, G') invariants computed once per thread,
 // what depends on (band, G, G') once per band, one real reciprocal per term, the regular
 // arm under masks and the near-pole arm where it is due.
 //
@@ -76,9 +76,9 @@ struct BandBlocks {
 // occupations: the occupied kernel applies the block's occupation once, to its sums
 // (physics::occupied_term). An occupied block without a wx < 0 leaves the sexcut test out
 // (physics::occupied_term<false>); the order packs the bands that need it (those below
-// the state, states with E_n > E) into as few blocks as it can (3 of si214's 15 occupied
-// blocks, where the bands in their own order, a permutation of the energies, put one in
-// every block).
+// the state, states with E_n > E) into as few blocks as it can (2 of si214's 6 occupied
+// blocks at 96 bands per block, 3 of 15 at 32, where the bands in their own order, a
+// permutation of the energies, put one in every block).
 template <class MemorySpace>
 BandBlocks<MemorySpace> band_blocks(const GppData<MemorySpace>& d, const int band_block) {
   const auto occ = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d.occ_array);

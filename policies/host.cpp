@@ -68,8 +68,8 @@ enum Field : int {
   kOm2,    // |Omega2|^2, Omega2 = wtilde^2 I_eps
   kCut2,   // sexcut^2 |I_eps|^2
   kThr,    // max(limittwo, |wtilde|^2 / limitone): a band takes the regular arm where |wdiff|^2 > it
-  kFlag,   // nonzero: bit w set where frequency w of the occupied band in hand takes the near-pole arm at this G
-           // (occupied_band), or is not regular (occupied_band_avx512: its near pass tests it)
+  kFlag,   // occupied_band: nonzero, bit w set where frequency w of the band in hand takes the near-pole arm
+           // at this G; occupied_band_avx512: as ints, the G where a frequency is not regular, in order
   kFields
 };
 
@@ -268,7 +268,7 @@ enum class HostLoop : int { Simd, Avx512 };
 
 // One band's scalars for the G loop.
 struct Band {
-  const double* an;  // aqsntemp(ig0, n1): re, im interleaved
+  const double *ar, *ai;  // Re and Im aqsntemp(ig0.., n1): the band block's split rows (host_policy's an_rows)
   double amr, ami;   // aqsm = aqsmtemp_local(igp, n1): the loops' sums are taken times conj(aqsm) after them
   double occ;
   double cut16;      // 16 sexcut^2 (physics::near_pole_term)
@@ -288,12 +288,14 @@ struct GroupSums {
 // band_groups). GPP_HOST_BAND_ROWS takes the rows' pointers, GPP_HOST_BAND_UV makes U
 // and V at G = k.
 #define GPP_HOST_BAND_ROWS                     \
+  const double* __restrict a_re = b.ar;        \
+  const double* __restrict a_im = b.ai;        \
   const double* __restrict wir = r[kWIr];      \
   const double* __restrict wii = r[kWIi];      \
   const double* __restrict air = r[kAIr];      \
   const double* __restrict aii = r[kAIi];
 #define GPP_HOST_BAND_UV                                                      \
-  const double ar = an[2 * k], ai = an[2 * k + 1];                            \
+  const double ar = a_re[k], ai = a_im[k];                                    \
   const double Ur = wir[k] * ar - wii[k] * ai, Ui = wir[k] * ai + wii[k] * ar; \
   const double Vr = air[k] * ar - aii[k] * ai, Vi = air[k] * ai + aii[k] * ar;
 
@@ -339,7 +341,6 @@ inline void empty_band(const Rows& r, const int len, const Band& b, const double
   const double* __restrict wr = r[kWr];
   const double* __restrict wi2 = r[kWi2];
   const double* __restrict thr = r[kThr];
-  const double* __restrict an = b.an;
   GPP_HOST_BAND_ROWS
   const double x0 = x[0], x1 = W > 1 ? x[1] : 0.0, x2 = W > 2 ? x[2] : 0.0, x3 = W > 3 ? x[3] : 0.0;
   double u0r = 0, u0i = 0, u1r = 0, u1i = 0, u2r = 0, u2i = 0, u3r = 0, u3i = 0;
@@ -424,7 +425,6 @@ inline void occupied_band(const Rows& r, const int len, const Band& b, const dou
   const double* __restrict cut2 = r[kCut2];
   const double* __restrict thr = r[kThr];
   double* __restrict flag = r.f[kFlag];
-  const double* __restrict an = b.an;
   GPP_HOST_BAND_ROWS
   const double x0 = x[0], x1 = W > 1 ? x[1] : 0.0, x2 = W > 2 ? x[2] : 0.0, x3 = W > 3 ? x[3] : 0.0;
   double s0r = 0, s0i = 0, s1r = 0, s1i = 0, s2r = 0, s2i = 0, s3r = 0, s3i = 0;
@@ -500,34 +500,24 @@ inline void lane_sums(const __m512d* v, double* out) {
 // taken once per loop (BandRows): read through Rows, each store of a loop would reload
 // them.
 struct BandRows {
-  const double *wr, *wi2, *thr, *wir, *wii, *air, *aii, *an;
+  const double *wr, *wi2, *thr, *wir, *wii, *air, *aii, *ar, *ai;
   BandRows(const Rows& r, const Band& b)
-      : wr(r[kWr]), wi2(r[kWi2]), thr(r[kThr]), wir(r[kWIr]), wii(r[kWIi]), air(r[kAIr]), aii(r[kAIi]), an(b.an) {}
+      : wr(r[kWr]), wi2(r[kWi2]), thr(r[kThr]), wir(r[kWIr]), wii(r[kWIi]), air(r[kAIr]), aii(r[kAIi]), ar(b.ar),
+        ai(b.ai) {}
 };
 struct BandLanes {
   __m512d wr, wi2, thr, Ur, Ui, Vr, Vi;
 };
-// G = k .. k+7; where Tail, only the lanes of `valid` (the loads masked: aqsntemp has no
-// padding).
+// G = k .. k+7; where Tail, only the lanes of `valid` (the loads masked: the rows' lanes
+// past the block hold no values of it, and 0 times a stale inf would make a NaN).
 template <bool Tail>
 inline BandLanes band_lanes(const BandRows& rows, const int k, const __mmask8 valid) {
   const auto load = [&](const double* row) {
     return Tail ? _mm512_maskz_loadu_pd(valid, row + k) : _mm512_loadu_pd(row + k);
   };
-  // aqsn(G) for 8 G: 16 doubles (re, im) in two vectors, split into re and im
-  __m512d a0, a1;
-  if (Tail) {
-    const unsigned n = __builtin_popcount(static_cast<unsigned>(valid));  // 1 .. 7 valid G
-    const __mmask8 lo = n >= 4 ? 0xFF : static_cast<__mmask8>((1u << (2 * n)) - 1);
-    const __mmask8 hi = n > 4 ? static_cast<__mmask8>((1u << (2 * (n - 4))) - 1) : 0;
-    a0 = _mm512_maskz_loadu_pd(lo, rows.an + 2 * k);
-    a1 = _mm512_maskz_loadu_pd(hi, rows.an + 2 * k + 8);
-  } else {
-    a0 = _mm512_loadu_pd(rows.an + 2 * k);
-    a1 = _mm512_loadu_pd(rows.an + 2 * k + 8);
-  }
-  const __m512i even = _mm512_setr_epi64(0, 2, 4, 6, 8, 10, 12, 14), odd = _mm512_setr_epi64(1, 3, 5, 7, 9, 11, 13, 15);
-  const __m512d ar = _mm512_permutex2var_pd(a0, even, a1), ai = _mm512_permutex2var_pd(a0, odd, a1);
+  // aqsn(G) for 8 G from the band block's split rows: a load each for Re and Im, where the
+  // interleaved (re, im) pairs took two loads and two permutes (port 5) per 8 G
+  const __m512d ar = load(rows.ar), ai = load(rows.ai);
   BandLanes l;
   l.wr = load(rows.wr), l.wi2 = load(rows.wi2), l.thr = load(rows.thr);
   const __m512d wir = load(rows.wir), wii = load(rows.wii), air = load(rows.air), aii = load(rows.aii);
@@ -550,10 +540,14 @@ GPP_HOST_ALWAYS_INLINE inline void each_vector(const int len, const Body& body) 
   if (k < len) body(k, static_cast<__mmask8>((1u << (len - k)) - 1), std::true_type{});
 }
 
-// occupied_band written with AVX-512 intrinsics: the same terms and arms; its flags name
-// the terms that are not regular (near_pole_pass_avx512 tests them for the near-pole arm,
-// where the `omp simd` loop flags the near-pole terms: a mask operation and a masked add a
-// frequency, where the test took a compare besides and a multiply per 8 G). The `omp simd`
+// occupied_band written with AVX-512 intrinsics: the same terms and arms. Where the `omp
+// simd` loop flags the near-pole terms in a row that a second pass turns into a list of
+// G, this loop writes the list itself: the G where a frequency's term is not regular,
+// their indices compressed under the mask (vpcompressd in a register, stored as 8 ints,
+// as flagged_list does), into the kFlag row as ints; it returns their count.
+// near_pole_pass_avx512 tests those terms again (the same operations: the same arms) and
+// takes the near-pole arm where due. The pass over the flag row took a sixteenth of
+// si214's time on a Zen 5 core (docs/performance.md, 2026-11-27). The `omp simd`
 // loop above is what g++ makes of it, and g++ 12 and 14 make it poorly: where a band's
 // arms are simpler (below), they turn a blend of a reciprocal with 0 into both sums and a
 // blend of the two (a copy, an FMA and a blend per sum, where one zero-masked multiply
@@ -566,24 +560,26 @@ GPP_HOST_ALWAYS_INLINE inline void each_vector(const int len, const Body& body) 
 //   p_1), p_w = |wdiff_w|^2 |wsum_w|^2 (occupied_mode checks that the four factors stay in
 //   range, as empty_mode does for empty bands): one 512-bit division per 16 cycles on the
 //   Intel machine, which otherwise bounds the loop.
-// The G block in vectors of 8, the last one under a mask (masked loads: aqsntemp has no
-// padding); sums per lane, added across lanes at the end (another order than the simd
-// loop's).
+// The G block in vectors of 8, the last one under a mask (masked loads, band_lanes); sums
+// per lane, added across lanes at the end (another order than the simd loop's).
 template <int W, bool Cut, Rcp Mode>
-inline void occupied_band_avx512(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
+inline int occupied_band_avx512(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
   constexpr bool shared = Mode == Rcp::SharedDivide && W > 1;
-  __m512d xv[W], bit[W], sr[W], si[W], yr[W], yi[W];
+  __m512d xv[W], sr[W], si[W], yr[W], yi[W];
   __mmask8 negative[W];  // all lanes where x[w] < 0 (the sexcut test applies)
   each_w<W>([&](auto w) {
     xv[w] = _mm512_set1_pd(x[w]);
-    bit[w] = _mm512_set1_pd(double(1 << w));
     negative[w] = x[w] < 0.0 ? 0xFF : 0x00;
     sr[w] = si[w] = yr[w] = yi[w] = _mm512_setzero_pd();
   });
   const BandRows rows(r, b);
   const double *const row_om2 = r[kOm2], *const row_cut2 = r[kCut2];
-  double* const row_flag = r.f[kFlag];
-  const auto body = [=, &sr, &si, &yr, &yi](const int k, const __mmask8 valid, auto tail) GPP_HOST_ALWAYS_INLINE {
+  // the list of G with a term that is not regular (kFlag's row as ints: 2 stride ints, and
+  // the 8 stored at n <= k end within the row), and the indices of the vector in hand
+  int* const list = reinterpret_cast<int*>(r.f[kFlag]);
+  int n = 0;
+  __m256i g = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const auto body = [=, &sr, &si, &yr, &yi, &n, &g](const int k, const __mmask8 valid, auto tail) GPP_HOST_ALWAYS_INLINE {
     const auto load = [&](const double* row) {
       return tail ? _mm512_maskz_loadu_pd(valid, row + k) : _mm512_loadu_pd(row + k);
     };
@@ -608,7 +604,7 @@ inline void occupied_band_avx512(const Rows& r, const int len, const Band& b, co
       });
       if constexpr (W % 2 == 1) R[W - 1] = _mm512_div_pd(one, p[W - 1]);
     }
-    __m512d near = _mm512_setzero_pd();
+    __mmask8 irregular = 0;
     each_w<W>([&](auto w) {
       const __mmask8 regular = _mm512_mask_cmp_pd_mask(valid, wd[w], thr, _CMP_GT_OQ);
       const __m512d inv_regular = _mm512_maskz_mul_pd(regular, R[w], ws[w]);
@@ -630,10 +626,11 @@ inline void occupied_band_avx512(const Rows& r, const int len, const Band& b, co
       }
       // not regular: near_pole_pass_avx512 tests for the near-pole arm (|wdiff|^2 <
       // |wtilde|^2 / TOL_Zero; else the zero arm)
-      near = _mm512_mask_add_pd(near, valid & ~regular, near, bit[w]);
+      irregular |= valid & ~regular;
     });
-    if (tail) _mm512_mask_storeu_pd(row_flag + k, valid, near);
-    else _mm512_storeu_pd(row_flag + k, near);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(list + n), _mm256_maskz_compress_epi32(irregular, g));
+    n += __builtin_popcount(static_cast<unsigned>(irregular));
+    g = _mm256_add_epi32(g, _mm256_set1_epi32(8));
   };
   each_vector(len, body);
   const double h = 0.5 * b.occ;
@@ -645,6 +642,7 @@ inline void occupied_band_avx512(const Rows& r, const int len, const Band& b, co
     const double s_r = t[4 * w], s_i = t[4 * w + 1], y_r = t[4 * w + 2], y_i = t[4 * w + 3];
     s.sr[w] += s_r, s.si[w] += s_i, s.xr[w] += h * (s_r - y_r), s.xi[w] += h * (s_i - y_i);
   });
+  return n;
 }
 #endif
 
@@ -693,7 +691,7 @@ inline void near_pole_pass(const Rows& r, const int len, const Band& b, const do
   for (int i = 0; i < n; ++i) {
     const int k = flagged[i];
     const int bits = static_cast<int>(flag[k]);  // a sum of distinct powers of two: exact
-    const complex_t P = complex_t(r[kIr][k], r[kIi][k]) * complex_t(b.an[2 * k], b.an[2 * k + 1]);
+    const complex_t P = complex_t(r[kIr][k], r[kIi][k]) * complex_t(b.ar[k], b.ai[k]);
     for (int w = 0; w < W; ++w) {
       if (!((bits >> w) & 1)) continue;
       const complex_t ssx_mat = physics::near_pole_arm(r[kWr][k], r[kWi][k], P, x[w], f, b.cut16);
@@ -772,23 +770,22 @@ inline void empty_band_avx512(const Rows& r, const int len, const Band& b, const
 #endif
 
 #if GPP_HOST_AVX512
-// near_pole_pass written with AVX-512 intrinsics: the list of flagged G (flagged_list),
-// then the terms 8 flagged G at a time (P = I_eps aqsn, the loops' sums being without
-// conj(aqsm)), each lane under the mask of the frequencies its flag names (those whose
-// term occupied_band_avx512 found not regular) where |wdiff|^2 < |wtilde|^2 / TOL_Zero
-// (the near-pole arm; else the zero arm), with wtilde, I_eps, aqsn and the flag gathered by
-// index. The near-pole test's |wtilde|^2 / TOL_Zero is counted with every occupied term
+// near_pole_pass written with AVX-512 intrinsics, over occupied_band_avx512's list of the n
+// G where a term is not regular: 8 of those G at a time (P = I_eps aqsn, the loops' sums
+// being without conj(aqsm)), each lane under the mask of the frequencies whose term is not
+// regular (|wdiff|^2 > the G's threshold false: the loop's test, made with the same
+// operations on the same values, so that a term is in exactly one of the two) where
+// |wdiff|^2 < |wtilde|^2 / TOL_Zero (the near-pole arm; else the zero arm), with wtilde,
+// I_eps, aqsn and the threshold gathered by index. The near-pole test's |wtilde|^2 / TOL_Zero is counted with every occupied term
 // (counts::fused_cost's occ_common), as the `omp simd` loop makes it; here it is made only
 // for the terms that are not regular. The scalar pass spent most of its time in one term's
 // dependent chain to its division and in a branch per frequency on the flag's bit (perf
 // annotate, local Zen 5, 2026-11-26): here 8 terms share each instruction. The arithmetic is
 // physics::near_pole_term's, term by term (the products contracted into FMAs elsewhere).
 template <int W>
-inline void near_pole_pass_avx512(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
-  int flagged[kMaxIgBlock];
-  const double* __restrict flag = r[kFlag];
-  const int n = flagged_list(flag, len, flagged);
+inline void near_pole_pass_avx512(const Rows& r, const int n, const Band& b, const double* x, GroupSums& s) {
   if (n == 0) return;
+  const int* const flagged = reinterpret_cast<const int*>(r[kFlag]);
   const __m512d zero = _mm512_setzero_pd(), half = _mm512_set1_pd(0.5), one = _mm512_set1_pd(1.0);
   const __m512d nf = _mm512_set1_pd(-0.25 * b.occ), cut16 = _mm512_set1_pd(b.cut16);
   const __m512d inv_tol = _mm512_set1_pd(kInvTolZero);
@@ -799,19 +796,20 @@ inline void near_pole_pass_avx512(const Rows& r, const int len, const Band& b, c
     const __m256i idx = _mm256_maskz_loadu_epi32(valid, flagged + i0);
     const auto gather = [&](const double* row) { return _mm512_mask_i32gather_pd(zero, valid, idx, row, 8); };
     const __m512d wr = gather(r[kWr]), wi = gather(r[kWi]), ir = gather(r[kIr]), ii = gather(r[kIi]);
-    const __m512d wi2 = gather(r[kWi2]), pole = _mm512_mul_pd(gather(r[kWabs2]), inv_tol);
-    const __m256i idx2 = _mm256_add_epi32(idx, idx);  // aqsn's (re, im) pairs
-    const __m512d ar = _mm512_mask_i32gather_pd(zero, valid, idx2, b.an, 8);
-    const __m512d ai = _mm512_mask_i32gather_pd(zero, valid, idx2, b.an + 1, 8);
+    const __m512d ar = gather(b.ar), ai = gather(b.ai), thr = gather(r[kThr]);
+    // Im(wtilde)^2 as fill_pairs makes it (one correctly rounded product: the row's value,
+    // so |wdiff|^2 below is the loop's); |wtilde|^2 may differ from its row by a rounding,
+    // which moves the boundary of the near-pole and zero arms by as much (the two are told
+    // apart only here). Two gathers fewer, a gather costing several multiplies.
+    const __m512d wi2 = _mm512_mul_pd(wi, wi), pole = _mm512_mul_pd(_mm512_fmadd_pd(wr, wr, wi2), inv_tol);
     const __m512d Pr = _mm512_fmsub_pd(ir, ar, _mm512_mul_pd(ii, ai));
     const __m512d Pi = _mm512_fmadd_pd(ir, ai, _mm512_mul_pd(ii, ar));
-    const __m256i bits = _mm512_maskz_cvttpd_epi32(valid, gather(flag));  // a sum of distinct powers of two: exact
     each_w<W>([&](auto w) {
-      __mmask8 due = _mm256_mask_test_epi32_mask(valid, bits, _mm256_set1_epi32(1 << w));
-      if (due == 0) return;
       const __m512d xw = _mm512_set1_pd(x[w]);
       const __m512d dr = _mm512_sub_pd(xw, wr);
       const __m512d wdiffr = _mm512_fmadd_pd(dr, dr, wi2);
+      // not regular: the complement of the loop's test (NaN included)
+      __mmask8 due = _mm512_mask_cmp_pd_mask(valid, wdiffr, thr, _CMP_NGT_UQ);
       due = _mm512_mask_cmp_pd_mask(due, wdiffr, pole, _CMP_LT_OQ);  // near-pole (else the zero arm)
       if (due == 0) return;
       const __m512d a = _mm512_fmsub_pd(wr, dr, wi2), bb = _mm512_mul_pd(wi, xw);  // wtilde conj(wdiff)
@@ -905,20 +903,18 @@ inline void band_groups(const Rows& r, const Bounds& bd, const int len, const Ba
       bool cut = false;  // a frequency of the group below 0: the sexcut test can cut
       for (int w = 0; w < W; ++w) cut = cut || wx[W0 + w] < 0.0;
       const bool share = occupied_mode<W>(bd, b, wx + W0) == Rcp::SharedDivide;
-      if (cut && share) occupied_band_avx512<W, true, Rcp::SharedDivide>(r, len, b, wx + W0, s);
-      else if (cut) occupied_band_avx512<W, true, Rcp::Divide>(r, len, b, wx + W0, s);
-      else if (share) occupied_band_avx512<W, false, Rcp::SharedDivide>(r, len, b, wx + W0, s);
-      else occupied_band_avx512<W, false, Rcp::Divide>(r, len, b, wx + W0, s);
+      int n;  // the G with a term that is not regular
+      if (cut && share) n = occupied_band_avx512<W, true, Rcp::SharedDivide>(r, len, b, wx + W0, s);
+      else if (cut) n = occupied_band_avx512<W, true, Rcp::Divide>(r, len, b, wx + W0, s);
+      else if (share) n = occupied_band_avx512<W, false, Rcp::SharedDivide>(r, len, b, wx + W0, s);
+      else n = occupied_band_avx512<W, false, Rcp::Divide>(r, len, b, wx + W0, s);
+      near_pole_pass_avx512<W>(r, n, b, wx + W0, s);
     } else {
       occupied_band<W>(r, len, b, wx + W0, s);
+      near_pole_pass<W>(r, len, b, wx + W0, s);
     }
 #else
     occupied_band<W>(r, len, b, wx + W0, s);
-#endif
-#if GPP_HOST_AVX512
-    if (b.occupied_loop == HostLoop::Avx512) near_pole_pass_avx512<W>(r, len, b, wx + W0, s);
-    else near_pole_pass<W>(r, len, b, wx + W0, s);
-#else
     near_pole_pass<W>(r, len, b, wx + W0, s);
 #endif
     for (int w = 0; w < W; ++w) g.ssx[W0 + w] += am_conj * complex_t(s.xr[w], s.xi[w]);
@@ -974,8 +970,24 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunab
   // from one band block to the next in gp_sums, in the same order as one pass would add
   // them.
   const Kokkos::View<SigmaAccum<NW>*, typename ExecSpace::memory_space> gp_sums("gpp::host::gp_sums", d.ngpown);
+  // The band block's aqsntemp as split rows, Re and Im of band nb0 + j in rows 2j and 2j+1
+  // (64-byte rows), written once per band block by all threads and read by all: the loops
+  // load 8 G of each with one instruction, where aqsntemp's (re, im) pairs took two loads
+  // and two permutes. As large as the band block's aqsntemp (at most aqsntemp's size).
+  const int an_stride = (in.ncouls + 7) / 8 * 8;
+  const int an_bands = band_block < d.nbands ? band_block : d.nbands;
+  const Kokkos::View<double**, Kokkos::LayoutRight, typename ExecSpace::memory_space> an_rows(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::host::aqsn_rows"), 2 * an_bands, an_stride);
   for (int nb0 = 0; nb0 < d.nbands; nb0 += band_block) {
     const int nb1 = band_block < d.nbands - nb0 ? nb0 + band_block : d.nbands;
+    Kokkos::parallel_for(
+        "gpp::host::aqsn_rows", Kokkos::RangePolicy<ExecSpace>(space, 0, nb1 - nb0), [=](const int j) {
+          const double* __restrict a = reinterpret_cast<const double*>(&in.aqsntemp(0, nb0 + j));
+          double* __restrict re = &an_rows(2 * j, 0);
+          double* __restrict im = &an_rows(2 * j + 1, 0);
+#pragma omp simd
+          for (int ig = 0; ig < in.ncouls; ++ig) re[ig] = a[2 * ig], im[ig] = a[2 * ig + 1];
+        });
     // A host lambda: the policy runs on host spaces only, and its G loops are host code.
     Kokkos::parallel_for(
         "gpp::host", Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, d.ngpown),
@@ -989,8 +1001,16 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunab
                 const complex_t aqsm = Order::aqsm(in, igp, n1);
                 double wx[NW];
                 for (int w = 0; w < NW; ++w) wx[w] = Order::wx(in, w, n1);
-                const Band b{reinterpret_cast<const double*>(&in.aqsntemp(ig0, n1)), aqsm.real(), aqsm.imag(),
-                             in.occ_array(n1), cut16, empty, occupied, occupied_loop, empty_loop};
+                const Band b{&an_rows(2 * (n1 - nb0), ig0),
+                             &an_rows(2 * (n1 - nb0) + 1, ig0),
+                             aqsm.real(),
+                             aqsm.imag(),
+                             in.occ_array(n1),
+                             cut16,
+                             empty,
+                             occupied,
+                             occupied_loop,
+                             empty_loop};
                 band_groups<NW>(rows, bounds, len, b, wx, g);
               }
             }

@@ -515,6 +515,14 @@ inline BandLanes band_lanes(const BandRows& rows, const int k, const __mmask8 va
   const auto load = [&](const double* row) {
     return Tail ? _mm512_maskz_loadu_pd(valid, row + k) : _mm512_loadu_pd(row + k);
   };
+  // The rows kPrefetchAhead G ahead into L1 (host_shape::kPrefetchAhead: the hardware's
+  // prefetchers stop at each 4 KiB page, and a band's row of a G block spans two or three).
+  // Near a row's end this reaches into the next row or past the buffer: a prefetch never
+  // faults.
+  if constexpr (!Tail && host_shape::kPrefetchAhead > 0) {
+    for (const double* row : {rows.ar, rows.ai, rows.wr, rows.wi2, rows.wir, rows.wii, rows.air, rows.aii})
+      _mm_prefetch(reinterpret_cast<const char*>(row + k + host_shape::kPrefetchAhead), _MM_HINT_T0);
+  }
   // aqsn(G) for 8 G from the band block's split rows: a load each for Re and Im, where the
   // interleaved (re, im) pairs took two loads and two permutes (port 5) per 8 G
   const __m512d ar = load(rows.ar), ai = load(rows.ai);

@@ -1,8 +1,8 @@
-# 2026-11-26T17:18Z, gpp b9023ead19d0 on h100 (tools/regenerate-docs.sh; run from the checkout)
+# 2026-11-27T00:23Z, gpp 7f741c3fcdfd on h100 (tools/regenerate-docs.sh; run from the checkout)
 export OMP_NUM_THREADS=16 OMP_PROC_BIND=spread OMP_PLACES=threads
-gpp sweep inputs/si214.toml --policy tuned --band-block 16,32,64,128 --team-size 64,128,256 --repeat 3 --csv docs/sweeps/sweep-si214-tuned-h100.csv --tuning-out docs/sweeps/tuning-h100.json
+gpp sweep inputs/si214.toml --policy tuned --band-block 16,32,64,96,128 --team-size 64,128,256 --repeat 3 --csv docs/sweeps/sweep-si214-tuned-h100.csv --tuning-out docs/sweeps/tuning-h100.json
 gpp sweep inputs/si214.toml --policy v8-bounded --band-block 32,64,128 --team-size 128,256,512 --repeat 3 --csv docs/sweeps/sweep-si214-v8-h100.csv
-gpp sweep inputs/miniapp-benchmark.toml --policy tuned --band-block 16,32,64,128 --team-size 64,128,256 --repeat 3 --csv docs/sweeps/sweep-miniapp-tuned-h100.csv --tuning-out docs/sweeps/tuning-h100.json
+gpp sweep inputs/miniapp-benchmark.toml --policy tuned --band-block 16,32,64,96,128 --team-size 64,128,256 --repeat 3 --csv docs/sweeps/sweep-miniapp-tuned-h100.csv --tuning-out docs/sweeps/tuning-h100.json
 gpp sweep inputs/miniapp-benchmark.toml --policy host --space host --band-block 16,32,64 --ig-block 128,256,512,1024 --repeat 1 --warmup 0 --csv docs/sweeps/sweep-miniapp-host-h100.csv --tuning-out docs/sweeps/tuning-h100.json
 python3 tools/gpp_plot.py sweep-heatmap --csv docs/sweeps/sweep-si214-tuned-h100.csv --policy tuned --out docs/sweeps/heatmap-si214-tuned-h100
 python3 tools/gpp_plot.py sweep-heatmap --csv docs/sweeps/sweep-si214-v8-h100.csv --policy v8-bounded --out docs/sweeps/heatmap-si214-v8-h100

@@ -554,7 +554,7 @@ GPP_HOST_ALWAYS_INLINE inline void each_vector(const int len, const Body& body) 
 // their indices compressed under the mask (vpcompressd in a register, stored as 8 ints,
 // as flagged_list does), into the kFlag row as ints; it returns their count.
 // near_pole_pass_avx512 tests those terms again (the same operations: the same arms) and
-// takes the near-pole arm where due. The pass over the flag row took a sixteenth of
+// takes the near-pole arm where due. The pass over the flag row took 7 to 12% of
 // si214's time on a Zen 5 core (docs/performance.md, 2026-11-27). The `omp simd`
 // loop above is what g++ makes of it, and g++ 12 and 14 make it poorly: where a band's
 // arms are simpler (below), they turn a blend of a reciprocal with 0 into both sums and a

@@ -13,13 +13,6 @@ inline constexpr int kDefaultBandBlock = 64;
 // machine's 16 cores (2026-11-26, fifth session) the whole mini-app deck took 3.58 / 3.51
 // s against 4.47 / 4.03 s at 256, si214 2.05 / 2.06 s against 2.13 / 2.27 s.
 inline constexpr int kMaxIgBlock = 1024;
-
-// How far ahead (in G) the AVX-512 loops prefetch each row they read (aqsntemp's Re and
-// Im, the pair rows) into L1: 256 G, 2 KiB of a row, 32 vectors. 0: no prefetch.
-#ifndef GPP_HOST_PREFETCH_AHEAD
-#define GPP_HOST_PREFETCH_AHEAD 256
-#endif
-inline constexpr int kPrefetchAhead = GPP_HOST_PREFETCH_AHEAD;
 inline constexpr int kDefaultIgBlock = kMaxIgBlock;
 
 }  // namespace gpp::host_shape

@@ -505,6 +505,13 @@ struct BandRows {
       : wr(r[kWr]), wi2(r[kWi2]), thr(r[kThr]), wir(r[kWIr]), wii(r[kWIi]), air(r[kAIr]), aii(r[kAIi]), ar(b.ar),
         ai(b.ai) {}
 };
+// How far ahead (in G) the AVX-512 loops prefetch each row they read (aqsntemp's Re and
+// Im, the pair rows) into L1: 256 G, 2 KiB of a row, 32 vectors (docs/performance.md,
+// 2026-11-27). 0: no prefetch.
+#ifndef GPP_HOST_PREFETCH_AHEAD
+#define GPP_HOST_PREFETCH_AHEAD 256
+#endif
+constexpr int kPrefetchAhead = GPP_HOST_PREFETCH_AHEAD;
 struct BandLanes {
   __m512d wr, wi2, thr, Ur, Ui, Vr, Vi;
 };
@@ -515,13 +522,13 @@ inline BandLanes band_lanes(const BandRows& rows, const int k, const __mmask8 va
   const auto load = [&](const double* row) {
     return Tail ? _mm512_maskz_loadu_pd(valid, row + k) : _mm512_loadu_pd(row + k);
   };
-  // The rows kPrefetchAhead G ahead into L1 (host_shape::kPrefetchAhead: the hardware's
-  // prefetchers stop at each 4 KiB page, and a band's row of a G block spans two or three).
+  // The rows kPrefetchAhead G ahead into L1 (the hardware's prefetchers stop at each 4 KiB
+  // page, and a band's row of a G block spans two or three).
   // Near a row's end this reaches into the next row or past the buffer: a prefetch never
   // faults.
-  if constexpr (!Tail && host_shape::kPrefetchAhead > 0) {
+  if constexpr (!Tail && kPrefetchAhead > 0) {
     for (const double* row : {rows.ar, rows.ai, rows.wr, rows.wi2, rows.wir, rows.wii, rows.air, rows.aii})
-      _mm_prefetch(reinterpret_cast<const char*>(row + k + host_shape::kPrefetchAhead), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(row + k + kPrefetchAhead), _MM_HINT_T0);
   }
   // aqsn(G) for 8 G from the band block's split rows: a load each for Re and Im, where the
   // interleaved (re, im) pairs took two loads and two permutes (port 5) per 8 G
@@ -552,7 +559,8 @@ GPP_HOST_ALWAYS_INLINE inline void each_vector(const int len, const Body& body) 
 // simd` loop flags the near-pole terms in a row that a second pass turns into a list of
 // G, this loop writes the list itself: the G where a frequency's term is not regular,
 // their indices compressed under the mask (vpcompressd in a register, stored as 8 ints,
-// as flagged_list does), into the kFlag row as ints; it returns their count.
+// of which the next pass reads the first popcount(mask)), into the kFlag row as ints; it
+// returns their count.
 // near_pole_pass_avx512 tests those terms again (the same operations: the same arms) and
 // takes the near-pole arm where due. The pass over the flag row took 7 to 12% of
 // si214's time on a Zen 5 core (docs/performance.md, 2026-11-27). The `omp simd`
@@ -658,22 +666,8 @@ inline int occupied_band_avx512(const Rows& r, const int len, const Band& b, con
 // list (branch-free): a scan that skipped to them kept every row's pointer live and
 // advancing, several cycles per G for the ~2% flagged.
 inline int flagged_list(const double* __restrict flag, const int len, int* flagged) {
-  int n = 0, k0 = 0;
-#if GPP_HOST_AVX512
-  // 8 G at a time: the nonzero flags as a mask, their indices compressed into a register
-  // (vpcompressd) and stored as 8 ints, of which the first popcount(mask) count (the rest
-  // are overwritten next; n <= k0 keeps the store inside the list). A compress straight to
-  // memory is microcoded on AMD cores. The scalar loop below costs ~4 instructions a G
-  // with a loop-carried index; this ~6 per 8 G.
-  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  for (; k0 + 8 <= len; k0 += 8) {
-    const __mmask8 nz = _mm512_cmp_pd_mask(_mm512_loadu_pd(flag + k0), _mm512_setzero_pd(), _CMP_NEQ_UQ);
-    const __m256i idx = _mm256_maskz_compress_epi32(nz, _mm256_add_epi32(_mm256_set1_epi32(k0), lane));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(flagged + n), idx);
-    n += __builtin_popcount(static_cast<unsigned>(nz));
-  }
-#endif
-  for (int k = k0; k < len; ++k) {  // branch-free: the index advances where the flag is set
+  int n = 0;
+  for (int k = 0; k < len; ++k) {  // branch-free: the index advances where the flag is set
     flagged[n] = k;
     n += flag[k] != 0.0;
   }
@@ -784,9 +778,9 @@ inline void empty_band_avx512(const Rows& r, const int len, const Band& b, const
 // regular (|wdiff|^2 > the G's threshold false: the loop's test, made with the same
 // operations on the same values, so that a term is in exactly one of the two) where
 // |wdiff|^2 < |wtilde|^2 / TOL_Zero (the near-pole arm; else the zero arm), with wtilde,
-// I_eps, aqsn and the threshold gathered by index. The near-pole test's |wtilde|^2 / TOL_Zero is counted with every occupied term
-// (counts::fused_cost's occ_common), as the `omp simd` loop makes it; here it is made only
-// for the terms that are not regular. The scalar pass spent most of its time in one term's
+// I_eps, aqsn and the threshold gathered by index. The near-pole test's |wtilde|^2 /
+// TOL_Zero is counted with every occupied term (counts::fused_cost's occ_common), as the
+// `omp simd` loop makes it; here it is made only for the terms that are not regular. The scalar pass spent most of its time in one term's
 // dependent chain to its division and in a branch per frequency on the flag's bit (perf
 // annotate, local Zen 5, 2026-11-26): here 8 terms share each instruction. The arithmetic is
 // physics::near_pole_term's, term by term (the products contracted into FMAs elsewhere).

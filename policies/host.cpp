@@ -704,97 +704,62 @@ inline void near_pole_pass(const Rows& r, const int len, const Band& b, const do
 }
 
 #if GPP_HOST_AVX512
-// The reciprocals of N values (N <= 4) from one division, inv[i] = 1/d[i] zeroed outside
-// m[i]: 1/(d0 d1 ..) times the other factors (Montgomery's trick: 3 (N - 1) multiplies
-// and one vdivpd, where N divisions take 3 uops each and one divider every 16 cycles on
-// the Intel machine). The caller keeps every factor in [kShareMin, kShareMax].
-template <int N>
-GPP_HOST_ALWAYS_INLINE inline void shared_reciprocals(const __m512d* d, const __mmask8* m, __m512d* inv) {
-  const __m512d one = _mm512_set1_pd(1.0);
-  if constexpr (N == 1) {
-    inv[0] = _mm512_maskz_div_pd(m[0], one, d[0]);
-  } else if constexpr (N == 2) {
-    const __m512d q = _mm512_div_pd(one, _mm512_mul_pd(d[0], d[1]));
-    inv[0] = _mm512_maskz_mul_pd(m[0], q, d[1]);
-    inv[1] = _mm512_maskz_mul_pd(m[1], q, d[0]);
-  } else if constexpr (N == 3) {
-    const __m512d d01 = _mm512_mul_pd(d[0], d[1]);
-    const __m512d q = _mm512_div_pd(one, _mm512_mul_pd(d01, d[2]));
-    const __m512d q2 = _mm512_mul_pd(q, d[2]);
-    inv[0] = _mm512_maskz_mul_pd(m[0], q2, d[1]);
-    inv[1] = _mm512_maskz_mul_pd(m[1], q2, d[0]);
-    inv[2] = _mm512_maskz_mul_pd(m[2], q, d01);
-  } else {
-    static_assert(N == 4, "at most 4 factors share a division (kShareMin, kShareMax)");
-    const __m512d d01 = _mm512_mul_pd(d[0], d[1]), d23 = _mm512_mul_pd(d[2], d[3]);
-    const __m512d q = _mm512_div_pd(one, _mm512_mul_pd(d01, d23));
-    const __m512d q01 = _mm512_mul_pd(q, d23), q23 = _mm512_mul_pd(q, d01);
-    inv[0] = _mm512_maskz_mul_pd(m[0], q01, d[1]);
-    inv[1] = _mm512_maskz_mul_pd(m[1], q01, d[0]);
-    inv[2] = _mm512_maskz_mul_pd(m[2], q23, d[3]);
-    inv[3] = _mm512_maskz_mul_pd(m[3], q23, d[2]);
-  }
-}
-
 // empty_band written with AVX-512 intrinsics (the default where built; GPP_HOST_EMPTY =
 // simd takes the loop above): the same terms and sums, the arm a zero-masked multiply of
-// the reciprocal, each sum one FMA; the arm's test where Checked (else only the last
-// vector's lanes are masked). The G block in vectors of 8, the last one under a mask;
-// per-lane sums added across lanes at the end. Where Mode is SharedDivide, one division
-// serves 4 reciprocals: the group's frequencies at V vectors of 8 G at once (V = 4 / W:
-// 4 vectors for one frequency, 2 for two; the vectors left over, and 3 frequencies, one
-// vector at a time). With one division per vector, two frequencies were bound by the
-// divider (a vdivpd every 16 cycles on the Intel machine, against 13 cycles of the two
-// ports' work per vector): si214's quarter deck 4 to 7% faster on its 16 cores
-// (docs/performance.md, 2026-11-27, ninth session). One frequency (8.5 cycles of the
-// ports' work) gained -6 to +3% there, not the 1.9x the divider alone predicts: that loop
-// reads 8 rows per 17 operations and is bound by something else, not measured.
+// the reciprocal, each sum one FMA; shared reciprocals as empty_band's (Mode), the arm's
+// test where Checked (else only the last vector's lanes are masked). The G block
+// in vectors of 8, the last one under a mask; per-lane sums added across lanes at the end.
 template <int W, Rcp Mode, bool Checked>
 inline void empty_band_avx512(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
-  constexpr bool shared = Mode == Rcp::SharedDivide;
-  constexpr int V = shared && W <= 2 ? 4 / W : 1;  // vectors of 8 G a step (whole ones)
+  constexpr bool shared = Mode == Rcp::SharedDivide && W > 1;
+  const __m512d one = _mm512_set1_pd(1.0);
   __m512d xv[W], ur[W], ui[W], vr[W], vi[W];
   each_w<W>([&](auto w) {
     xv[w] = _mm512_set1_pd(x[w]);
     ur[w] = ui[w] = vr[w] = vi[w] = _mm512_setzero_pd();
   });
   const BandRows rows(r, b);
-  // N vectors of 8 G from k (N = V or 1; where tail, one under `valid`)
-  const auto step = [=, &ur, &ui, &vr, &vi](const int k, const __mmask8 valid, auto tail, auto n) GPP_HOST_ALWAYS_INLINE {
-    constexpr int N = decltype(n)::value;
-    BandLanes l[N];
-    __m512d wd[N * W], inv[N * W];
-    __mmask8 regular[N * W];
-    for (int v = 0; v < N; ++v) {
-      l[v] = band_lanes<decltype(tail)::value>(rows, k + 8 * v, valid);
-      each_w<W>([&](auto w) {
-        const __m512d dr = _mm512_sub_pd(xv[w], l[v].wr);
-        wd[v * W + w] = _mm512_fmadd_pd(dr, dr, l[v].wi2);
-        regular[v * W + w] = Checked ? _mm512_mask_cmp_pd_mask(valid, wd[v * W + w], l[v].thr, _CMP_GT_OQ) : valid;
-      });
-    }
-    // the reciprocals of the regular terms (0 elsewhere)
-    if constexpr (shared) {
-      shared_reciprocals<N * W>(wd, regular, inv);
+  const auto body = [=, &ur, &ui, &vr, &vi](const int k, const __mmask8 valid, auto tail) GPP_HOST_ALWAYS_INLINE {
+    const BandLanes l = band_lanes<decltype(tail)::value>(rows, k, valid);
+    const __m512d &wr = l.wr, &wi2 = l.wi2, &thr = l.thr, &Ur = l.Ur, &Ui = l.Ui, &Vr = l.Vr, &Vi = l.Vi;
+    __m512d wd[W], inv[W];
+    __mmask8 regular[W];
+    each_w<W>([&](auto w) {
+      const __m512d dr = _mm512_sub_pd(xv[w], wr);
+      wd[w] = _mm512_fmadd_pd(dr, dr, wi2);
+      regular[w] = Checked ? _mm512_mask_cmp_pd_mask(valid, wd[w], thr, _CMP_GT_OQ) : valid;
+    });
+    // the reciprocals of the regular terms (0 elsewhere): empty_band's, masked
+    if constexpr (!shared) {
+      each_w<W>([&](auto w) { inv[w] = _mm512_maskz_div_pd(regular[w], one, wd[w]); });
+    } else if constexpr (W == 2) {
+      const __m512d q = _mm512_div_pd(one, _mm512_mul_pd(wd[0], wd[1]));
+      inv[0] = _mm512_maskz_mul_pd(regular[0], q, wd[1]);
+      inv[1] = _mm512_maskz_mul_pd(regular[1], q, wd[0]);
+    } else if constexpr (W == 3) {
+      const __m512d wd01 = _mm512_mul_pd(wd[0], wd[1]);
+      const __m512d q = _mm512_div_pd(one, _mm512_mul_pd(wd01, wd[2]));
+      const __m512d q2 = _mm512_mul_pd(q, wd[2]);
+      inv[0] = _mm512_maskz_mul_pd(regular[0], q2, wd[1]);
+      inv[1] = _mm512_maskz_mul_pd(regular[1], q2, wd[0]);
+      inv[2] = _mm512_maskz_mul_pd(regular[2], q, wd01);
     } else {
-      for (int i = 0; i < N * W; ++i) inv[i] = _mm512_maskz_div_pd(regular[i], _mm512_set1_pd(1.0), wd[i]);
+      const __m512d wd01 = _mm512_mul_pd(wd[0], wd[1]), wd23 = _mm512_mul_pd(wd[2], wd[3]);
+      const __m512d q = _mm512_div_pd(one, _mm512_mul_pd(wd01, wd23));
+      const __m512d q01 = _mm512_mul_pd(q, wd23), q23 = _mm512_mul_pd(q, wd01);
+      inv[0] = _mm512_maskz_mul_pd(regular[0], q01, wd[1]);
+      inv[1] = _mm512_maskz_mul_pd(regular[1], q01, wd[0]);
+      inv[2] = _mm512_maskz_mul_pd(regular[2], q23, wd[3]);
+      inv[3] = _mm512_maskz_mul_pd(regular[3], q23, wd[2]);
     }
-    for (int v = 0; v < N; ++v) {
-      each_w<W>([&](auto w) {
-        const __m512d q = inv[v * W + w];
-        ur[w] = _mm512_fmadd_pd(q, l[v].Ur, ur[w]);
-        ui[w] = _mm512_fmadd_pd(q, l[v].Ui, ui[w]);
-        vr[w] = _mm512_fmadd_pd(q, l[v].Vr, vr[w]);
-        vi[w] = _mm512_fmadd_pd(q, l[v].Vi, vi[w]);
-      });
-    }
+    each_w<W>([&](auto w) {
+      ur[w] = _mm512_fmadd_pd(inv[w], Ur, ur[w]);
+      ui[w] = _mm512_fmadd_pd(inv[w], Ui, ui[w]);
+      vr[w] = _mm512_fmadd_pd(inv[w], Vr, vr[w]);
+      vi[w] = _mm512_fmadd_pd(inv[w], Vi, vi[w]);
+    });
   };
-  int k = 0;
-  if constexpr (V > 1)
-    for (; k + 8 * V <= len; k += 8 * V) step(k, 0xFF, std::false_type{}, std::integral_constant<int, V>{});
-  each_vector(len - k, [&](const int j, const __mmask8 valid, auto tail) GPP_HOST_ALWAYS_INLINE {
-    step(k + j, valid, tail, std::integral_constant<int, 1>{});
-  });
+  each_vector(len, body);
   __m512d v[4 * W];
   double t[4 * W];
   each_w<W>([&](auto w) { v[4 * w] = ur[w], v[4 * w + 1] = ui[w], v[4 * w + 2] = vr[w], v[4 * w + 3] = vi[w]; });
@@ -882,7 +847,7 @@ inline void near_pole_pass_avx512(const Rows& r, const int n, const Band& b, con
 // division for each frequency.
 template <int W>
 inline Rcp empty_mode(const Bounds& bd, const Band& b, const double* x) {
-  if (b.empty == Rcp::Divide) return Rcp::Divide;
+  if (W == 1 || b.empty == Rcp::Divide) return Rcp::Divide;
   bool ok = true;  // every factor of the shared product in [kShareMin, kShareMax]
   for (int w = 0; w < W; ++w) ok = ok && bd.wdiff2_within(x[w], kShareMin, kShareMax);
   return ok ? Rcp::SharedDivide : Rcp::Divide;

@@ -382,6 +382,35 @@ TEST(HostPolicy, HugePlasmonPoleFrequenciesAreRight) {
   }
 }
 
+// Negative plasmon-pole frequencies in occupied bands: Re wtilde = -x at some G of every
+// G' makes |wsum|^2 = Im(wtilde)^2 = 1e-8 there, against |wdiff|^2 ~ 4 x^2, and the kept
+// term (x U + V) / |wsum|^2 the largest of the sums. |wsum|^2 must be formed as (x + Re
+// wtilde)^2 + Im(wtilde)^2: formed from |wdiff|^2 + 4 x Re wtilde (one operation fewer,
+// exact in sign where Re wtilde >= 0) it cancels here, and the host policy's sums were
+// 3.2e-9 off (docs/performance.md, 2026-11-27, ninth session).
+TEST(HostPolicy, NegativePlasmonPoleFrequenciesAreRight) {
+  DeckParams p = small_deck(24, 6, 600, 6);
+  p.nstart = 1;
+  p.nend = 4;
+  int band = -1;  // an occupied band whose frequencies are all > 0
+  const auto pr = perturbed_problem(p, [&](InputDeck& in) {
+    const SpaceData d(derive(in));
+    for (int n1 = 0; n1 < p.nbands && band < 0; ++n1) {
+      bool positive = d.host.occ_array(n1) != 0.0;
+      for (int w = 0; w < d.host.nw; ++w) positive = positive && d.host.wx_array_t(w, n1) > 0.1;
+      if (positive) band = n1;
+    }
+    ASSERT_GE(band, 0) << "no occupied band with every frequency > 0.1";
+    const double x = d.host.wx_array_t(0, band);
+    for (int igp = 0; igp < p.ngpown; ++igp)
+      for (int ig = igp % 13; ig < p.ncouls; ig += 13) in.wtilde_array(ig, igp) = complex_t(-x, 1e-4);
+  });
+  for (const SpaceKind k : build_spaces()) {
+    if (!find_policy("host").runs_on(k)) continue;
+    EXPECT_TRUE(results_close(run_on(k, find_policy("host"), *pr, Tunables{}), pr->reference, kTol)) << name_of(k);
+  }
+}
+
 // An environment variable set for a scope (unset after).
 class ScopedEnv {
  public:

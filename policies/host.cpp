@@ -780,10 +780,11 @@ inline void empty_band_avx512(const Rows& r, const int len, const Band& b, const
 // |wdiff|^2 < |wtilde|^2 / TOL_Zero (the near-pole arm; else the zero arm), with wtilde,
 // I_eps, aqsn and the threshold gathered by index. The near-pole test's |wtilde|^2 /
 // TOL_Zero is counted with every occupied term (counts::fused_cost's occ_common), as the
-// `omp simd` loop makes it; here it is made only for the terms that are not regular. The scalar pass spent most of its time in one term's
-// dependent chain to its division and in a branch per frequency on the flag's bit (perf
-// annotate, local Zen 5, 2026-11-26): here 8 terms share each instruction. The arithmetic is
-// physics::near_pole_term's, term by term (the products contracted into FMAs elsewhere).
+// `omp simd` loop makes it; here it is made only for the terms that are not regular. The
+// scalar pass spent most of its time in one term's dependent chain to its division and in
+// a branch per frequency on the flag's bit (perf annotate, local Zen 5, 2026-11-26): here
+// 8 terms share each instruction. The arithmetic is physics::near_pole_term's, term by
+// term (the products contracted into FMAs elsewhere).
 template <int W>
 inline void near_pole_pass_avx512(const Rows& r, const int n, const Band& b, const double* x, GroupSums& s) {
   if (n == 0) return;

@@ -392,9 +392,9 @@ TEST(HostPolicy, NegativePlasmonPoleFrequenciesAreRight) {
   DeckParams p = small_deck(24, 6, 600, 6);
   p.nstart = 1;
   p.nend = 4;
-  int band = -1;  // an occupied band whose frequencies are all > 0
   const auto pr = perturbed_problem(p, [&](InputDeck& in) {
     const SpaceData d(derive(in));
+    int band = -1;  // an occupied band whose frequencies are all > 0.1
     for (int n1 = 0; n1 < p.nbands && band < 0; ++n1) {
       bool positive = d.host.occ_array(n1) != 0.0;
       for (int w = 0; w < d.host.nw; ++w) positive = positive && d.host.wx_array_t(w, n1) > 0.1;

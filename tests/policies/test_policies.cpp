@@ -362,6 +362,15 @@ std::unique_ptr<Problem> perturbed_problem(const DeckParams& p, const Perturb& p
   return pr;
 }
 
+// The host policy at its defaults on each space of the build where it runs, against the
+// problem's reference.
+void expect_host_matches_reference(const Problem& pr) {
+  for (const SpaceKind k : build_spaces()) {
+    if (!find_policy("host").runs_on(k)) continue;
+    EXPECT_TRUE(results_close(run_on(k, find_policy("host"), pr, Tunables{}), pr.reference, kTol)) << name_of(k);
+  }
+}
+
 // The host policy's empty bands share one division among up to four frequencies, where
 // the product of their |wdiff|^2 stays finite. Plasmon-pole frequencies of ~1e45 (some G
 // of every G') make |wdiff|^2 ~1e90: the product of four overflows (1/inf = 0 would drop
@@ -376,10 +385,7 @@ TEST(HostPolicy, HugePlasmonPoleFrequenciesAreRight) {
     for (int igp = 0; igp < p.ngpown; ++igp)
       for (int ig = igp % 7; ig < p.ncouls; ig += 7) in.wtilde_array(ig, igp) *= 1e45;
   });
-  for (const SpaceKind k : build_spaces()) {
-    if (!find_policy("host").runs_on(k)) continue;
-    EXPECT_TRUE(results_close(run_on(k, find_policy("host"), *pr, Tunables{}), pr->reference, kTol)) << name_of(k);
-  }
+  expect_host_matches_reference(*pr);
 }
 
 // Negative plasmon-pole frequencies in occupied bands: Re wtilde = -x at some G of every
@@ -405,10 +411,7 @@ TEST(HostPolicy, NegativePlasmonPoleFrequenciesAreRight) {
     for (int igp = 0; igp < p.ngpown; ++igp)
       for (int ig = igp % 13; ig < p.ncouls; ig += 13) in.wtilde_array(ig, igp) = complex_t(-x, 1e-4);
   });
-  for (const SpaceKind k : build_spaces()) {
-    if (!find_policy("host").runs_on(k)) continue;
-    EXPECT_TRUE(results_close(run_on(k, find_policy("host"), *pr, Tunables{}), pr->reference, kTol)) << name_of(k);
-  }
+  expect_host_matches_reference(*pr);
 }
 
 // An environment variable set for a scope (unset after).

@@ -1,14 +1,14 @@
 // `gpp bench DECK --policies LIST [--space device|host] [--repeat N] [--csv FILE]
-//  [--json FILE]`: for each policy a warm-up and N fenced, timed repeats (transfers
-// excluded), every run verified; a table, CSV rows and a JSON record.
+//  [--resume FILE] [--json FILE]`: for each policy a warm-up and N fenced, timed repeats
+// (transfers excluded), every run verified; a table, CSV rows and a JSON record. A
+// campaign (gpp_campaign.hpp): each policy's row is on disk as soon as it is measured.
+#include "gpp_campaign.hpp"
 #include "gpp_command.hpp"
 #include "gpp_io_cli.hpp"
 
 #include <iomanip>
 #include <iostream>
 #include <sstream>
-
-#include <unistd.h>
 
 namespace gpp::app {
 
@@ -21,49 +21,75 @@ inline constexpr double kNominalFlopsPerUpdate = 108.4;
 int cmd_bench(const std::vector<std::string>& args) {
   CLI::App app{"Benchmark policies on a deck: warm-up, timed repeats, every run verified", "gpp bench"};
   RunOptions o;
+  std::string resume;
   add_run_options(app, o, "bench");
+  app.add_option("--resume", resume,
+                 "Continue this CSV: policies already in it (same tunables, device, build and deck) are skipped and "
+                 "new rows are appended to it (or to --csv); a file that does not exist yet is started");
   if (int rc = parse(app, "bench", input_file_as_option(args)); rc >= 0) return rc;
-
+  if (!resume.empty() && o.csv_path.empty()) o.csv_path = resume;
+  o.more_inputs = {{"--resume", resume, "--csv", true}};
+  check_shared_outputs(o.more_inputs, {{"--csv", o.csv_path}});
+  PointRows rows(resume, o.csv_path);
   Prepared p = prepare(app, o);
   Session& s = p.session;
   std::vector<std::string> command_line{"gpp", "bench"};
   command_line.insert(command_line.end(), args.begin(), args.end());
-  prepare_reference(s, parse_verify_mode(o.verify), o.rtol);
   RunRecord rec = make_record("bench", command_line, s);
+  rows.start(rec);
+  Campaign c("bench", args, p.runs.size());
+  c.rows_to(rows.file());
+  start_verification(s, o);
+  const RunRecord head = make_record("bench", command_line, s);
+  rec.target = head.target;
+  rec.reference = head.reference;
+  rec.reference_s = head.reference_s;
 
-  // The text is printed after the output files are written (a failed write is the one
-  // line); on a terminal, stderr shows which policy runs.
-  std::ostringstream out;
-  const bool progress = ::isatty(STDERR_FILENO);
-  out << describe_deck(s);
-  out << "verifying every run against the " << s.target.against << " (tolerance " << s.target.tolerance
-            << ", took " << s.reference_s << " s)\n"
-            << "nominal FLOP rate: " << kNominalFlopsPerUpdate << " FLOPs per update (the paper's count, see docs)\n\n";
   const double updates = rec.deck.updates;
-  out << std::left << std::setw(15) << "policy" << std::setw(8) << "space" << std::right << std::setw(12)
-            << "median [s]" << std::setw(12) << "min [s]" << std::setw(12) << "max [s]" << std::setw(12)
-            << "updates/s" << std::setw(10) << "TFLOP/s" << std::setw(11) << "rel err" << "  verified\n";
+  std::cout << "nominal FLOP rate: " << kNominalFlopsPerUpdate << " FLOPs per update (the paper's count, see docs)"
+            << rows.resumed_text() << "\n\n"
+            << std::left << std::setw(15) << "policy" << std::setw(8) << "space" << std::right << std::setw(12)
+            << "median [s]" << std::setw(12) << "min [s]" << std::setw(12) << "max [s]" << std::setw(12) << "updates/s"
+            << std::setw(10) << "TFLOP/s" << std::setw(11) << "rel err" << "  verified\n"
+            << std::flush;
   for (const auto& planned : p.runs) {
-    if (progress) std::cerr << "\rgpp bench: " << planned.entry->name << "    " << std::flush;
-    rec.runs.push_back(run_policy(s, *planned.entry, planned.space, planned.tunables, o.repeat, o.warmup));
+    PolicyRun probe;
+    probe.policy = planned.entry->name;
+    probe.space = space_info(planned.space);
+    probe.tunables = resolve(s, *planned.entry, planned.space, planned.tunables);
+    if (rows.done(row_of(rec, probe))) {
+      c.skip();
+      continue;
+    }
+    if (!c.next(planned.entry->name)) break;
+    if (!c.run([&] { rec.runs.push_back(run_policy(s, *planned.entry, planned.space, planned.tunables, o.repeat, o.warmup)); }))
+      break;
     rec.runs.back().tunables_source = planned.tunables_source;
     const PolicyRun& r = rec.runs.back();
-    out << std::left << std::setw(15) << r.policy << std::setw(8) << to_string(r.space.kind) << std::right
-              << std::setprecision(5) << std::setw(12) << r.median() << std::setw(12) << r.min() << std::setw(12)
-              << r.max() << std::setprecision(4) << std::setw(12) << updates / r.median() << std::setprecision(3)
-              << std::setw(10) << updates * kNominalFlopsPerUpdate / r.median() / 1e12 << std::setprecision(2)
-              << std::setw(11) << r.rel_error << "  " << (!s.target.performed() ? "n/a" : r.verified ? "yes" : "NO")
-              << "\n";
+    std::ostringstream line;
+    line << std::left << std::setw(15) << r.policy << std::setw(8) << to_string(r.space.kind) << std::right
+         << std::setprecision(5) << std::setw(12) << r.median() << std::setw(12) << r.min() << std::setw(12) << r.max()
+         << std::setprecision(4) << std::setw(12) << updates / r.median() << std::setprecision(3) << std::setw(10)
+         << updates * kNominalFlopsPerUpdate / r.median() / 1e12 << std::setprecision(2) << std::setw(11)
+         << r.rel_error << "  " << (!s.target.performed() ? "n/a" : r.verified ? "yes" : "NO");
+    const std::string row = csv_row(rec, r);
+    c.done(row, line.str());
+    rows.add(row_of(rec, r), row);
   }
-  if (progress) std::cerr << "\r\033[K" << std::flush;
+  if (c.stopped()) return c.stop_summary(o.json_path.empty() ? "" : "--json " + o.json_path);
   update_after_runs(rec, s);
+  std::ostringstream out;
   out << "\n";
+  if (c.skipped() > 0) out << c.skipped() << " policies skipped (already in " << o.csv_path << ")\n";
   for (const auto& r : rec.runs)
     out << "tunables (" << r.policy << "): " << describe_tunables(r.tunables) << " (from: " << r.tunables_source
         << ")\n";
   out << describe_provenance(rec);
   for (const auto& r : rec.runs) out << result_line(rec, r) << "\n";
-  write_outputs(o, rec);
+  // The rows are in the CSV already; the JSON record (and an HDF5 results file) whole, now.
+  RunOptions summaries = o;
+  summaries.csv_path.clear();
+  write_outputs(summaries, rec);
   std::cout << out.str() << std::flush;
   return rec.passed() ? 0 : 2;
 }

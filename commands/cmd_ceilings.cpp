@@ -1,12 +1,14 @@
 // `gpp ceilings [--space device|host] [--json FILE] [--quick]`: the machine's FP64 FMA
 // peak and the bandwidth of each memory level, measured with Kokkos on the chosen space
 // (docs/roofline.md); the JSON every roofline chart reads (docs/formats.md).
+#include "gpp_campaign.hpp"
 #include "gpp_cli.hpp"
 #include "gpp_record.hpp"
 #include "gpp_outputs.hpp"
 #include "gpp_roofline.hpp"
 #include "gpp_runtime.hpp"
 
+#include <cmath>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -30,8 +32,18 @@ int cmd_ceilings(const std::vector<std::string>& args) {
   const BuildInfo b = build_info();
   c.version = b.version;
   c.git = b.git;
+  // Its points: the FMA peak, then each working set of the sweep (and of the rotated
+  // sweep on a GPU), each printed as it is measured.
+  const bool host = kind == SpaceKind::Host;
+  const double min_bytes = host ? 8192.0 : 32768.0;  // inside one core's L1 / inside the L1s
+  const double max_bytes = quick ? 4.0 * 1048576 : host ? 1073741824.0 : 2147483648.0;
+  const std::size_t sizes = std::size_t(std::floor(std::log2(max_bytes * 1.0001 / min_bytes))) + 1;
+  Campaign run("ceilings", args, 1 + sizes * (host ? 1 : 2));
+  std::cout << "measuring the ceilings of the " << to_string(kind) << " space: the FP64 FMA peak, then a bandwidth "
+            << "sweep of " << sizes << " working sets" << (host ? "" : " (twice: plain and rotated)") << "\n"
+            << std::flush;
+  bool stopped = false;
   with_space(kind, [&](auto space) {
-    const bool host = kind == SpaceKind::Host;
     const backend::Properties caches = backend::properties(space);
     c.device = caches.name;
     c.backend = space.name();
@@ -41,20 +53,42 @@ int cmd_ceilings(const std::vector<std::string>& args) {
     c.concurrency = space.concurrency();
     // Run time: the FMA launches last >= 0.05 s (host 0.1 s) each; the sweep reads
     // >= 2 GB (host 0.25 GB) per launch and 4 launches per working set.
+    if (!run.next("FP64 FMA peak")) return;
     c.fp64 = ceilings::fma_peak(space, quick ? 2 : 5, quick ? 0.002 : host ? 0.1 : 0.05);
-    const double max_bytes = quick ? 4.0 * 1048576 : host ? 1073741824.0 : 2147483648.0;
+    std::ostringstream fma;
+    fma << std::setprecision(4) << "FP64 FMA peak: " << c.fp64.value << " GFLOP/s";
+    run.done("", fma.str());
     const double per_trial = quick ? 8.0 * 1048576 : host ? 0.25e9 : 2e9;
+    auto point = [&](const char* which) {
+      return [&run, which](const ceilings::SweepPoint& p) {
+        std::ostringstream line;
+        line << std::setprecision(4) << which << (long long)p.working_set_bytes << " bytes: " << p.gbs << " GB/s";
+        run.done("", line.str());
+        // Stops between working sets (the sweep ends by the exception).
+        if (!run.next(which)) session::throw_if_stop_requested();
+      };
+    };
     std::string method;
-    // From 8 KiB on the host (inside one core's L1), 32 KiB on a GPU (inside the L1s).
-    c.sweep = ceilings::bandwidth_sweep(space, host ? 8192.0 : 32768.0, max_bytes, per_trial, quick ? 2 : 3, method);
+    stopped = !run.run([&] {
+      if (!run.next("bandwidth sweep")) session::throw_if_stop_requested();
+      c.sweep = ceilings::bandwidth_sweep(space, min_bytes, max_bytes, per_trial, quick ? 2 : 3, method, false,
+                                          point("sweep, working set "));
+    });
+    if (stopped) return;
     std::string rotated_method;
-    if (!host)
-      c.sweep_rotated = ceilings::bandwidth_sweep(space, 32768.0, max_bytes, per_trial, quick ? 2 : 3, rotated_method, true);
+    if (!host) {
+      stopped = !run.run([&] {
+        c.sweep_rotated = ceilings::bandwidth_sweep(space, min_bytes, max_bytes, per_trial, quick ? 2 : 3,
+                                                    rotated_method, true, point("rotated sweep, working set "));
+      });
+      if (stopped) return;
+    }
     c.bandwidth = pick_levels(c.sweep, caches, host, c.sweep_rotated);
     for (auto& l : c.bandwidth)
       l.method = (l.method.find("rotated") != std::string::npos ? rotated_method : method) + "; level: " + l.method +
                  " (cache sizes: " + caches.source + ")";
   });
+  if (stopped || run.stopped()) return run.stop_summary(json_path.empty() ? "" : "--json " + json_path);
 
   // The file first: a failed write is the one line printed.
   if (!json_path.empty()) write_file_atomically(json_path, to_json(c));

@@ -3,6 +3,7 @@
 // the counted FLOPs and compulsory bytes of its own form of the physics (an analytic
 // roofline point on every backend) and, on a CUDA device with Nsight Compute, the
 // profiled FP64 instructions and bytes per memory level (docs/roofline.md).
+#include "gpp_campaign.hpp"
 #include "gpp_command.hpp"
 #include "gpp_counts.hpp"
 #include "gpp_io_cli.hpp"
@@ -220,6 +221,38 @@ std::vector<std::string> plot(const std::string& dir, const std::string& csv, co
   return written;
 }
 
+/// The fields of a roofline CSV row that say which point it is: where and what ran.
+std::vector<std::string> point_key(const std::vector<std::string>& header, const std::vector<std::string>& fields) {
+  std::vector<std::string> key;
+  for (const char* name : {"git", "device", "backend", "space", "deck", "nbands", "ngpown", "ncouls", "nw", "policy",
+                           "tunables"}) {
+    const auto c = std::size_t(std::find(header.begin(), header.end(), name) - header.begin());
+    key.push_back(c < fields.size() ? fields[c] : std::string());
+  }
+  return key;
+}
+
+/// The points of a roofline CSV being resumed (the rows of a file there: its header must
+/// be this version's).
+std::vector<std::vector<std::string>> roofline_points(const std::string& resume) {
+  std::vector<std::vector<std::string>> keys;
+  if (resume.empty() || !file_exists(resume)) return keys;
+  const std::string text = read_input_file("--resume", resume, kMaxCsvBytes);
+  const auto header = sweep::parse_csv(roofline_csv_header()).front();
+  std::string records = roofline_csv_header() + "\n";
+  for (const auto& line : csv_data_records(text)) records += line + "\n";
+  if (text.substr(0, text.find('\n')) != roofline_csv_header())
+    throw Error("--resume " + resume + ": not a roofline CSV of this version (its header differs from docs/formats.md's)");
+  auto all = sweep::parse_csv(records);
+  for (std::size_t i = 1; i < all.size(); ++i) {
+    if (all[i].size() != header.size())
+      throw Error("--resume " + resume + ": row " + std::to_string(i) + " has " + std::to_string(all[i].size()) +
+                  " fields, not " + std::to_string(header.size()));
+    keys.push_back(point_key(header, all[i]));
+  }
+  return keys;
+}
+
 }  // namespace
 
 int cmd_roofline(const std::vector<std::string>& args) {
@@ -227,7 +260,7 @@ int cmd_roofline(const std::vector<std::string>& args) {
                "gpp roofline"};
   RunOptions o;
   add_run_options(app, o, "roofline");
-  std::string ceilings_path, ncu_option = "auto", plot_dir;
+  std::string ceilings_path, ncu_option = "auto", plot_dir, resume;
   bool ceilings_any_device = false;
   double profiler_timeout = 3600, plot_timeout = 300;
   app.add_option("--ceilings", ceilings_path, "Ceilings JSON (gpp ceilings --json) of this device, for the % of FP64 peak");
@@ -241,12 +274,17 @@ int cmd_roofline(const std::vector<std::string>& args) {
                                       "/usr/local/cuda/bin/ncu) or off")
       ->capture_default_str();
   app.add_option("--plot", plot_dir, "Draw the charts into this directory (python3 tools/gpp_plot.py)");
+  app.add_option("--resume", resume,
+                 "Continue this roofline CSV: policies already in it (same tunables, device, build and deck) are "
+                 "skipped and new rows are appended to it (or to --csv); a file that does not exist yet is started");
   if (int rc = parse(app, "roofline", input_file_as_option(args)); rc >= 0) return rc;
-  if (o.csv_path.empty()) throw Error("--csv FILE is required (the roofline CSV, docs/formats.md)");
+  if (!resume.empty() && o.csv_path.empty()) o.csv_path = resume;
+  if (o.csv_path.empty()) throw Error("--csv FILE (or --resume FILE) is required (the roofline CSV, docs/formats.md)");
   check_time_limit("--profiler-timeout", profiler_timeout);
   check_time_limit("--plot-timeout", plot_timeout);
-  o.more_inputs = {{"--ceilings", ceilings_path}};
-  check_files(o.more_inputs, {});
+  o.more_inputs = {{"--ceilings", ceilings_path}, {"--resume", resume, "--csv", true}};
+  check_shared_outputs(o.more_inputs, {{"--csv", o.csv_path}});
+  const auto done_points = roofline_points(resume);
   std::optional<CeilingsSummary> ceilings;
   if (!ceilings_path.empty()) ceilings = read_ceilings(ceilings_path);
   if (!plot_dir.empty()) check_plot_tools(plot_dir, plot_timeout);
@@ -270,41 +308,67 @@ int cmd_roofline(const std::vector<std::string>& args) {
   const std::string ncu = resolve_ncu(ncu_option, cuda_device);
   const std::string profiler = ncu.empty() ? "none" : ncu_version(ncu, profiler_timeout);
   Session& s = p.session;
-  prepare_reference(s, parse_verify_mode(o.verify), o.rtol);
   std::vector<std::string> command_line{"gpp", "roofline"};
   command_line.insert(command_line.end(), args.begin(), args.end());
   RunRecord rec = make_record("roofline", command_line, s);
+  SharedRows csv("--csv", o.csv_path, roofline_csv_header());
+  {
+    // Replaced unless it is the resumed file; then the rows of the resumed file.
+    std::vector<std::string> old;
+    if (!resume.empty() && file_exists(resume)) old = csv_data_records(read_input_file("--resume", resume, kMaxCsvBytes));
+    csv.start(old, o.csv_path != resume);
+  }
+  Campaign c("roofline", args, p.runs.size());
+  c.rows_to(&csv);
+  start_verification(s, o);
+  const RunRecord head = make_record("roofline", command_line, s);
+  rec.target = head.target;
+  rec.reference = head.reference;
+  rec.reference_s = head.reference_s;
 
-  // The text is printed after every file (CSV, JSON, charts) is written.
+  // The text of each policy is printed as it is measured; charts and the JSON at the end.
   std::ostringstream out;
-  out << describe_deck(s) << "profiler: " << profiler << "\n";
+  std::cout << "profiler: " << profiler << "\n";
+  if (!resume.empty()) std::cout << done_points.size() << " rows already in " << resume << "\n";
+  std::cout << "counting the arms of every term (the FLOP counts' branch mix) ...\n" << std::flush;
   const WorkCounter work(s, p.runs.front().space);
   const counts::ArmCounts& arms = work.arms;
   const counts::Shape& shape = work.shape;
   rec.branches = arms.branches();
-  out << describe_branches(*rec.branches) << "\n";
-  out << std::left << std::setw(15) << "policy" << std::right << std::setw(12) << "median [s]" << std::setw(12)
+  std::cout << describe_branches(*rec.branches) << "\n";
+  std::cout << std::left << std::setw(15) << "policy" << std::right << std::setw(12) << "median [s]" << std::setw(12)
             << "FLOP/update" << std::setw(12) << "GFLOP/s" << std::setw(12) << "AI compuls." << std::setw(14)
             << "GFLOP/s (ncu)" << std::setw(9) << "AI L1" << std::setw(9) << "AI L2" << std::setw(9) << "AI DRAM"
-            << std::setw(9) << "% peak" << "\n";
-  std::string rows;
+            << std::setw(9) << "% peak" << "\n" << std::flush;
+  const auto header = sweep::parse_csv(roofline_csv_header()).front();
   for (const auto& planned : p.runs) {
-    rec.runs.push_back(run_policy(s, *planned.entry, planned.space, planned.tunables, o.repeat, o.warmup));
-    const PolicyRun& run = rec.runs.back();
-    const counts::Work w = counts::count_policy(run.policy, shape, arms, run.tunables);
     RooflineRow row;
     row.date = rec.date;
     row.git = rec.build.git;
-    row.device = run.space.device;
-    row.backend = run.space.backend;
-    row.space = to_string(run.space.kind);
+    row.device = space_info(planned.space).device;
+    row.backend = space_info(planned.space).backend;
+    row.space = to_string(planned.space);
     row.deck = rec.deck.name;
     row.nbands = rec.deck.nbands;
     row.ngpown = rec.deck.ngpown;
     row.ncouls = rec.deck.ncouls;
     row.nw = rec.deck.nw;
     row.updates = rec.deck.updates;
-    row.policy = run.policy;
+    row.policy = planned.entry->name;
+    row.tunables = describe_tunables(resolve(s, *planned.entry, planned.space, planned.tunables));
+    {
+      std::string line = roofline_csv_row(row);
+      const auto key = point_key(header, sweep::parse_csv(line).front());
+      if (std::find(done_points.begin(), done_points.end(), key) != done_points.end()) {
+        c.skip();
+        continue;
+      }
+    }
+    if (!c.next(planned.entry->name)) break;
+    if (!c.run([&] { rec.runs.push_back(run_policy(s, *planned.entry, planned.space, planned.tunables, o.repeat, o.warmup)); }))
+      break;
+    const PolicyRun& run = rec.runs.back();
+    const counts::Work w = counts::count_policy(run.policy, shape, arms, run.tunables);
     row.tunables = describe_tunables(run.tunables);
     row.repeats = int(run.times.size());
     row.time_s = run.median();
@@ -314,9 +378,11 @@ int cmd_roofline(const std::vector<std::string>& args) {
     row.bytes_compulsory = w.bytes_compulsory;
     row.fma_ratio_counted = w.fma_ratio_bound();
     row.fp64_peak_gflops = peak;
+    std::ostringstream line;
     if (!ncu.empty() && planned.space == SpaceKind::Device) {
       std::string why;
-      row.ncu = profile(ncu, deck_arguments(args), *planned.entry, run.tunables, profiler_timeout, why);
+      if (!c.run([&] { row.ncu = profile(ncu, deck_arguments(args), *planned.entry, run.tunables, profiler_timeout, why); }))
+        break;
       if (row.ncu) {
         row.profiler = profiler;
         row.clock_control = "none";
@@ -324,26 +390,29 @@ int cmd_roofline(const std::vector<std::string>& args) {
         out << "warning: " << run.policy << ": no profile (" << why << "); analytic row only\n";
       }
     }
-    rows += roofline_csv_row(row);
-    // The whole file again after each policy (atomically): an interrupted run (a job's
-    // time limit, a profiler that hangs) keeps every finished row in a complete CSV.
-    write_file_atomically(o.csv_path, roofline_csv_header() + "\n" + rows);
     const double g = row.flops_counted / row.time_s / 1e9;
-    out << std::left << std::setw(15) << run.policy << std::right << std::setprecision(4) << std::setw(12)
-              << row.time_s << std::setw(12) << row.flops_counted / row.updates << std::setw(12) << g << std::setw(12)
-              << row.flops_counted / row.bytes_compulsory;
+    line << std::left << std::setw(15) << run.policy << std::right << std::setprecision(4) << std::setw(12)
+         << row.time_s << std::setw(12) << row.flops_counted / row.updates << std::setw(12) << g << std::setw(12)
+         << row.flops_counted / row.bytes_compulsory;
     if (row.ncu) {
       const double f = row.ncu->dadd + row.ncu->dmul + 2 * row.ncu->dfma;
-      out << std::setw(14) << f / row.time_s / 1e9 << std::setw(9) << f / row.ncu->bytes_l1 << std::setw(9)
-                << f / row.ncu->bytes_l2 << std::setw(9) << f / row.ncu->bytes_dram;
+      line << std::setw(14) << f / row.time_s / 1e9 << std::setw(9) << f / row.ncu->bytes_l1 << std::setw(9)
+           << f / row.ncu->bytes_l2 << std::setw(9) << f / row.ncu->bytes_dram;
     } else {
-      out << std::setw(14) << "-" << std::setw(9) << "-" << std::setw(9) << "-" << std::setw(9) << "-";
+      line << std::setw(14) << "-" << std::setw(9) << "-" << std::setw(9) << "-" << std::setw(9) << "-";
     }
     if (peak)
-      out << std::setw(9) << 100 * (row.ncu ? (row.ncu->dadd + row.ncu->dmul + 2 * row.ncu->dfma) : row.flops_counted) /
-                                       row.time_s / 1e9 / *peak;
-    out << (run.status == "ok" ? "" : "  " + run.status) << "\n";
+      line << std::setw(9)
+           << 100 * (row.ncu ? (row.ncu->dadd + row.ncu->dmul + 2 * row.ncu->dfma) : row.flops_counted) / row.time_s /
+                  1e9 / *peak;
+    line << (run.status == "ok" ? "" : "  " + run.status);
+    std::string csv_line = roofline_csv_row(row);
+    csv_line.pop_back();  // its newline
+    c.done(csv_line, line.str());
   }
+  std::string unwritten = o.json_path.empty() ? "" : "--json " + o.json_path;
+  if (!plot_dir.empty()) unwritten += (unwritten.empty() ? "" : ", ") + std::string("the charts (--plot)");
+  if (c.stopped()) return c.stop_summary(unwritten);
   out << "FLOPs: counted from each policy's form of the physics (FMA = 2, reciprocals apart); nominal "
             << counts::kNominalFlopsPerUpdate << " FLOPs/update is the paper's count (see docs/roofline.md)\n";
   RunOptions other = o;

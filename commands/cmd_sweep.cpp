@@ -1,23 +1,26 @@
-// `gpp sweep DECK --policy LIST --band-block 16,32:128:x2 ... [--resume FILE]
+// `gpp sweep DECK --policy LIST --band-block 16,32:128:x2 ... [--csv FILE] [--resume FILE]
 //  [--tuning-out FILE]`: every point of the grid timed and verified (or a row saying why
-// it cannot run), the best point per policy, and a tuning file.
+// it cannot run), the best point per policy decided against the policy's defaults, and a
+// tuning file.
 // `gpp tune DECK --policy NAME [--budget SECONDS]`: coordinate descent over the policy's
-// tunables from its defaults, writing the tuning file.
+// tunables from its defaults, decided the same way, writing the tuning file.
+// Both are campaigns (gpp_campaign.hpp): rows on disk point by point, a clean stop on
+// SIGINT/SIGTERM, --resume.
+#include "gpp_campaign.hpp"
 #include "gpp_command.hpp"
+#include "gpp_decide.hpp"
+#include "gpp_inputs.hpp"
 #include "gpp_io_cli.hpp"
 #include "gpp_sweep.hpp"
 #include "gpp_tuning.hpp"
 
-#include <sys/stat.h>
-#include <cerrno>
-#include <unistd.h>
-
-#include <chrono>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <sstream>
 
 namespace gpp::app {
@@ -28,38 +31,30 @@ bool same_tunables(const Tunables& a, const Tunables& b) {
          a.vector_length == b.vector_length && a.tile == b.tile;
 }
 
-/// A row of the sweep CSV for a point of this session.
-sweep::Row row_of(const RunRecord& rec, const PolicyRun& run) {
-  sweep::Row r;
-  r.policy = run.policy;
-  r.space = to_string(run.space.kind);
-  r.device = run.space.device;
-  r.backend = run.space.backend;
-  r.deck = rec.deck.name;
-  r.status = run.status;
-  r.nbands = rec.deck.nbands;
-  r.ngpown = rec.deck.ngpown;
-  r.ncouls = rec.deck.ncouls;
-  r.nw = rec.deck.nw;
-  r.tunables = run.tunables;
-  r.time_median_s = run.median();
-  return r;
+PolicyRun invalid_run(const PolicyEntry& entry, SpaceKind k, const Tunables& t, const std::string& why,
+                      const char* source) {
+  PolicyRun run;
+  run.policy = entry.name;
+  run.space = space_info(k);
+  run.tunables = t;
+  run.status = "invalid";
+  run.reason = why;
+  run.tunables_source = source;
+  return run;
 }
 
 /// The point `t` of `entry` on `k`: resolved and run (warm-up and `repeat` fenced,
-/// verified runs), or a row with status invalid and the reason.
-PolicyRun measure(Session& s, const PolicyEntry& entry, SpaceKind k, const Tunables& t, const RunOptions& o,
+/// verified runs), or a row with status invalid and the reason. A stop asked for
+/// (session::Interrupted) goes through: the point is dropped.
+PolicyRun measure(Session& s, const PolicyEntry& entry, SpaceKind k, const Tunables& t, int repeat, int warmup,
                   const char* source) {
   PolicyRun run;
   try {
-    run = run_policy(s, entry, k, t, o.repeat, o.warmup);
+    run = run_policy(s, entry, k, t, repeat, warmup);
+  } catch (const session::Interrupted&) {
+    throw;
   } catch (const std::exception& e) {
-    run = PolicyRun{};
-    run.policy = entry.name;
-    run.space = space_info(k);
-    run.tunables = t;
-    run.status = "invalid";
-    run.reason = e.what();
+    run = invalid_run(entry, k, t, e.what(), source);
   }
   run.tunables_source = source;
   return run;
@@ -78,49 +73,18 @@ Tunables resolved_or_requested(Session& s, const PolicyEntry& entry, SpaceKind k
   }
 }
 
-PolicyRun invalid_run(const PolicyEntry& entry, SpaceKind k, const Tunables& t, const std::string& why,
-                      const char* source) {
-  PolicyRun run;
-  run.policy = entry.name;
-  run.space = space_info(k);
-  run.tunables = t;
-  run.status = "invalid";
-  run.reason = why;
-  run.tunables_source = source;
-  return run;
-}
-
-std::string seconds(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, s < 100 ? "%.1f s" : "%.0f s", s);
-  return buf;
-}
-
-std::string best_line(const std::string& policy, const std::string& space, const sweep::Row* best) {
-  std::ostringstream o;
-  o << "BEST policy=" << policy << " space=" << space;
-  if (!best) return o.str() + " status=none (no point ran and verified)";
-  o << " " << describe_tunables(best->tunables) << " time_median_s=" << std::setprecision(6) << best->time_median_s;
-  return o.str();
-}
-
-void point_line(std::ostream& out, const RunRecord& rec, const PolicyRun& r) {
+std::string point_line(const RunRecord& rec, const PolicyRun& r) {
+  std::ostringstream out;
   out << std::left << std::setw(14) << r.policy << " " << std::setw(6) << to_string(r.space.kind) << " "
       << std::setw(48) << describe_tunables(r.tunables) << std::right;
   if (r.status == "invalid") {
-    out << " invalid: " << r.reason << "\n";
+    out << " invalid: " << r.reason;
   } else {
-    out << " median " << std::setprecision(5) << r.median() << " s, " << std::setprecision(4)
-        << rec.deck.updates / r.median() << " updates/s, " << r.status << "\n";
+    out << " median " << std::setprecision(5) << r.median() << " s (spread " << std::setprecision(2)
+        << 100 * measure::relative_spread(r.times) << "%), " << std::setprecision(4) << rec.deck.updates / r.median()
+        << " updates/s, " << r.status;
   }
-  out.flush();
-}
-
-/// The tuning file at `path` if it exists (to merge into), else an empty one.
-TuningFile existing_tuning(const std::string& path) {
-  struct stat st;
-  if (path.empty() || (::stat(path.c_str(), &st) != 0 && errno == ENOENT)) return {};
-  return read_tuning_file(path);
+  return out.str();
 }
 
 /// A point whose time and tunables may go into a tuning file: it verified, its time is
@@ -141,52 +105,160 @@ bool tunable_point(Session& s, const sweep::Row& r, const PolicyEntry& entry, Sp
   }
 }
 
-/// The row this run would write for a point on `k` (its origin: device, build, deck).
-sweep::Row origin_row(const RunRecord& rec, SpaceKind k) {
+TuningEntry entry_of(const PolicyEntry& entry, SpaceKind k, const Tunables& t, const RunRecord& rec,
+                     const measure::Decision& d) {
   const SpaceInfo where = space_info(k);
-  sweep::Row r;
-  r.device = where.device;
-  r.backend = where.backend;
-  r.git = rec.build.git;
-  r.version = rec.build.version;
-  r.kokkos = rec.build.kokkos_version;
-  r.deck = rec.deck.name;
-  r.nbands = rec.deck.nbands;
-  r.ngpown = rec.deck.ngpown;
-  r.ncouls = rec.deck.ncouls;
-  r.nw = rec.deck.nw;
-  return r;
-}
-
-/// Refuses a resumed CSV with a row from another device, backend, build or deck: such a
-/// row would mark a point done that this run never measured.
-void check_resumed_rows(const sweep::CsvFile& old, const RunRecord& rec, const std::string& path) {
-  for (std::size_t i = 0; i < old.rows.size(); ++i) {
-    const sweep::Row& row = old.rows[i];
-    const std::string at = "--resume " + path + ": row " + std::to_string(i + 1) + " ";
-    SpaceKind k;
-    try {
-      k = parse_space(row.space);
-    } catch (const Error& e) {
-      throw Error(at + "space '" + row.space + "': " + e.what());
-    }
-    if (const std::string d = sweep::origin_difference(row, origin_row(rec, k)); !d.empty())
-      throw Error(at + "is of another " + d +
-                  ": rows of another device, backend, build or deck cannot mark points done (sweep into a new CSV)");
-  }
-}
-
-TuningEntry entry_of(const sweep::Row& best, const RunRecord& rec) {
   TuningEntry e;
-  e.device = best.device;
-  e.backend = best.backend;
-  e.policy = best.policy;
+  e.device = where.device;
+  e.backend = where.backend;
+  e.policy = entry.name;
   e.size_class = sweep::size_class(rec.deck.updates);
-  e.tunables = best.tunables;
-  e.time_median_s = best.time_median_s;
+  e.tunables = t;
+  e.time_median_s = d.candidate_median;
   e.deck = rec.deck.name;
   e.date = rec.date;
+  TuningEvidence v;
+  v.test = kTuningTest;
+  v.repeats = d.repeats;
+  v.p_value = d.p_value;
+  v.gain = d.gain;
+  v.time_median_s = d.candidate_median;
+  v.spread = d.candidate_spread;
+  v.default_time_median_s = d.baseline_median;
+  v.default_spread = d.baseline_spread;
+  e.evidence = v;
   return e;
+}
+
+/// What a campaign decided for one policy: the entry to write, or the key to clear
+/// (the defaults stay).
+struct Outcome {
+  std::optional<TuningEntry> entry;
+  std::optional<TuningEntry> cleared;  // the key (device, backend, policy, size class)
+};
+
+/// The best verified point of a policy against the policy's defaults: both timed again,
+/// interleaved (measure/gpp_decide.hpp), and the point kept only when it wins. Returns
+/// false when a stop was asked for meanwhile.
+bool decide_against_defaults(Campaign& c, Session& s, const PolicyEntry& entry, SpaceKind k, const Tunables& best,
+                             double best_s, const char* source, const RunRecord& rec, std::ostream& out,
+                             Outcome& outcome) {
+  const SpaceInfo where = space_info(k);
+  TuningEntry key;
+  key.device = where.device;
+  key.backend = where.backend;
+  key.policy = entry.name;
+  key.size_class = sweep::size_class(rec.deck.updates);
+  std::string why;
+  const Tunables defaults = resolved_or_requested(s, entry, k, Tunables{}, why);
+  std::ostringstream best_line;
+  best_line << "BEST policy=" << entry.name << " space=" << to_string(k) << " ";
+  if (!why.empty()) {
+    // Nothing to compare with: the verified point is the only one that runs here.
+    c.plan(1);
+    if (!c.next(entry.name + ": the best point again")) return false;
+    PolicyRun r;
+    if (!c.run([&] { r = measure(s, entry, k, best, measure::kDecideRepeats, 1, source); })) return false;
+    c.done("", entry.name + ": the defaults cannot run here (" + why + "); the best point is kept");
+    if (r.status != "ok") {
+      out << best_line.str() << "status=none (the best point did not verify when run again)\n";
+      return true;
+    }
+    measure::Decision d;
+    d.candidate_wins = true;
+    d.candidate_median = r.median();
+    d.candidate_spread = measure::relative_spread(r.times);
+    d.repeats = int(r.times.size());
+    d.baseline_median = r.median();
+    d.p_value = 0;
+    TuningEntry e = entry_of(entry, k, r.tunables, rec, d);
+    e.evidence->test = "the defaults cannot run here";
+    outcome.entry = e;
+    out << best_line.str() << describe_tunables(r.tunables) << " time_median_s=" << std::setprecision(6) << r.median()
+        << " decided=only (the defaults cannot run here)\n";
+    return true;
+  }
+  if (same_tunables(best, defaults)) {
+    outcome.cleared = key;
+    out << best_line.str() << describe_tunables(defaults) << " time_median_s=" << std::setprecision(6) << best_s
+        << " decided=defaults (the defaults are the fastest point)\n";
+    return true;
+  }
+  // Interleaved: best, defaults, best, defaults, ... each after one warm-up.
+  c.plan(1);
+  if (!c.next(entry.name + ": the best point against the defaults")) return false;
+  std::vector<double> cand, base;
+  bool ok = true;
+  const bool ran = c.run([&] {
+    for (int i = 0; i < measure::kDecideRepeats && ok; ++i) {
+      const int warm = i == 0 ? 1 : 0;
+      const PolicyRun a = measure(s, entry, k, best, 1, warm, source);
+      const PolicyRun b = measure(s, entry, k, defaults, 1, warm, source);
+      ok = a.status == "ok" && b.status == "ok";
+      if (ok) {
+        cand.push_back(a.times.front());
+        base.push_back(b.times.front());
+      }
+    }
+  });
+  if (!ran) return false;
+  if (!ok) {
+    c.done("", entry.name + ": the best point or the defaults did not run and verify again; the defaults stay");
+    outcome.cleared = key;
+    out << best_line.str() << describe_tunables(defaults) << " decided=defaults (the comparison did not verify)\n";
+    return true;
+  }
+  const measure::Decision d = measure::decide(cand, base);
+  c.done("", entry.name + " " + describe_tunables(best) + ": " + d.summary());
+  char stats[160];
+  std::snprintf(stats, sizeof stats, " p_value=%.3g gain=%.4f repeats=%d", d.p_value, d.gain, d.repeats);
+  if (d.candidate_wins) {
+    outcome.entry = entry_of(entry, k, best, rec, d);
+    out << best_line.str() << describe_tunables(best) << " time_median_s=" << std::setprecision(6) << d.candidate_median
+        << " decided=faster" << stats << "\n";
+  } else {
+    outcome.cleared = key;
+    out << best_line.str() << describe_tunables(defaults) << " time_median_s=" << std::setprecision(6)
+        << d.baseline_median << " decided=defaults" << stats << " (the best point, " << describe_tunables(best)
+        << ", is not faster beyond the noise)\n";
+  }
+  return true;
+}
+
+/// The tuning file with this campaign's outcomes merged in, under its lock: what another
+/// process wrote meanwhile is kept. Says what it did on `out`.
+void write_tuning(const std::string& path, const std::vector<Outcome>& outcomes, std::ostream& out) {
+  bool any = false;
+  for (const auto& o : outcomes) any = any || o.entry;
+  std::size_t n = 0;
+  bool changed = false;
+  auto merge = [&](const std::string& text) {
+    TuningFile f = text.empty() ? TuningFile{} : parse_tuning(text, path);
+    for (const auto& o : outcomes) {
+      if (o.entry) f.merge(*o.entry);
+      if (o.cleared && f.erase(o.cleared->device, o.cleared->backend, o.cleared->policy, o.cleared->size_class)) {
+        out << "removed the entry of " << o.cleared->policy << " (" << o.cleared->size_class
+            << " decks) from the tuning file: its defaults are as fast\n";
+        changed = true;
+      }
+    }
+    n = f.entries.size();
+    return to_json(f);
+  };
+  if (any) {
+    update_shared_file("--tuning-out", path, kMaxJsonBytes, merge);
+  } else {
+    // Only entries to clear: the file is rewritten only when it holds one of them.
+    update_shared_file("--tuning-out", path, kMaxJsonBytes, [&](const std::string& text) {
+      if (text.empty()) return text;
+      const std::string merged = merge(text);
+      return changed ? merged : text;
+    });
+  }
+  if (any || changed)
+    out << "tuning file: " << path << " (" << n << " entries)\n";
+  else
+    out << "tuning file: " << path << " not changed (no point is faster than its policy's defaults)\n";
 }
 
 std::vector<std::string> command_line_of(const std::string& command, const std::vector<std::string>& args) {
@@ -195,7 +267,7 @@ std::vector<std::string> command_line_of(const std::string& command, const std::
   return c;
 }
 
-void add_common_options(CLI::App& app, RunOptions& o) {
+void add_common_options(CLI::App& app, RunOptions& o, std::string& resume) {
   o.use_tuning = false;
   o.resolve_planned = false;
   add_deck_options(app, o.deck);
@@ -204,8 +276,14 @@ void add_common_options(CLI::App& app, RunOptions& o) {
   add_timing_options(app, o.repeat, o.warmup);
   add_verify_options(app, o.verify, o.rtol);
   app.add_option("--json", o.json_path, "Write the record (one run per point) as JSON (docs/formats.md)");
-  app.add_option("--csv", o.csv_path, "Write one CSV row per point (the sweep CSV, docs/formats.md)");
+  app.add_option("--csv", o.csv_path,
+                 "Append one CSV row per point as it finishes (the sweep CSV, docs/formats.md); an existing file is "
+                 "replaced (use --resume to continue one)");
+  app.add_option("--resume", resume,
+                 "Continue this sweep CSV: points already in it are skipped and new rows are appended to it (or to "
+                 "--csv); a file that does not exist yet is started. Several processes may share it");
 }
+
 
 }  // namespace
 
@@ -213,20 +291,20 @@ int cmd_sweep(const std::vector<std::string>& args) {
   CLI::App app{"Time and verify every point of a grid of tunables, per policy; the best point per policy",
                "gpp sweep"};
   RunOptions o;
-  add_common_options(app, o);
+  std::string resume;
+  add_common_options(app, o, resume);
   app.add_option("--policies,--policy", o.policy,
                  "Comma-separated policies, or all (default: tuned on a device, host on the host)");
-  std::string band_block, ig_block, team_size, vector_length, tile, resume, tuning_out;
+  std::string band_block, ig_block, team_size, vector_length, tile, tuning_out;
   const char* values = ": values and ranges, e.g. 16,32 or 16:256:x2 (geometric) or 16:64:+16 (arithmetic)";
   app.add_option("--band-block", band_block, std::string("Bands per cache block") + values);
   app.add_option("--ig-block", ig_block, std::string("G per cache block") + values);
   app.add_option("--team-size", team_size, std::string("Threads per team") + values);
   app.add_option("--vector-length", vector_length, std::string("Vector lanes per thread") + values);
   app.add_option("--tile", tile, "MDRangePolicy tiles, e.g. 128x1x1,64x2x1");
-  app.add_option("--resume", resume,
-                 "Skip the points already in this sweep CSV; the CSV written (this file unless --csv) has its rows "
-                 "and the new ones");
-  app.add_option("--tuning-out", tuning_out, "Write (or merge into) a tuning file the best point of each policy");
+  app.add_option("--tuning-out", tuning_out,
+                 "Merge into this tuning file the best point of each policy that is faster than the policy's "
+                 "defaults beyond the noise (docs/formats.md); locked while it is merged");
   const std::vector<std::string> argv = input_file_as_option(args);
   if (int rc = parse(app, "sweep", argv); rc >= 0) return rc;
 
@@ -242,12 +320,11 @@ int cmd_sweep(const std::vector<std::string>& args) {
   o.policy = policy_spec;
   sweep::check_axes_used(axes, select_policies(policy_spec));
   if (!resume.empty() && o.csv_path.empty()) o.csv_path = resume;
-  o.more_inputs = {{"--resume", resume, "--csv"}, {"--tuning-out", tuning_out, "--tuning-out", true}};
+  o.more_inputs = {{"--resume", resume, "--csv", true}, {"--tuning-out", tuning_out, "--tuning-out", true}};
   o.more_outputs = {{"--tuning-out", tuning_out}};
-  check_files(o.more_inputs, {});  // what they are, before they are read
-  sweep::CsvFile old;
-  if (!resume.empty()) old = sweep::read_sweep_csv(resume, csv_header());
-  TuningFile tuning = existing_tuning(tuning_out);
+  check_shared_outputs(o.more_inputs, {{"--csv", o.csv_path}, {"--tuning-out", tuning_out}});
+  PointRows rows(resume, o.csv_path);
+  if (!tuning_out.empty() && file_exists(tuning_out)) read_tuning_file(tuning_out);  // refused now, not at the end
   Prepared p = prepare(app, o);
   Session& s = p.session;
   std::vector<std::vector<Tunables>> grids;
@@ -257,169 +334,226 @@ int cmd_sweep(const std::vector<std::string>& args) {
     total += grids.back().size();
   }
 
+  // A grid none of whose points can run here (team sizes this backend cannot launch) is
+  // refused now, in one line, rather than measured as a table of refusals.
+  {
+    std::string first_why;
+    bool any = false;
+    for (std::size_t i = 0; i < p.runs.size() && !any; ++i)
+      for (const Tunables& point : grids[i]) {
+        std::string why;
+        resolved_or_requested(s, *p.runs[i].entry, p.runs[i].space, point, why);
+        if (why.empty()) {
+          any = true;
+          break;
+        }
+        if (first_why.empty()) first_why = why;
+      }
+    if (!any) throw Error("no point of the grid can run here (" + first_why + ")");
+  }
   RunRecord rec = make_record("sweep", command_line_of("sweep", args), s);
-  if (!resume.empty()) check_resumed_rows(old, rec, resume);
-  prepare_reference(s, parse_verify_mode(o.verify), o.rtol);
-  rec = make_record("sweep", command_line_of("sweep", args), s);
-  // The text is printed after every file is written (a failed write is the one line).
-  std::ostringstream out;
-  out << describe_deck(s);
-  if (s.target.performed())
-    out << "verifying every run against the " << s.target.against << " (tolerance " << s.target.tolerance
-        << ", took " << s.reference_s << " s)\n";
-  out << "sweep: " << total << " points, " << o.repeat << " timed runs each after " << o.warmup << " warm-up";
-  if (!resume.empty()) out << "; " << old.rows.size() << " rows already in " << resume;
-  out << "\n\n";
-
+  rows.start(rec);
+  Campaign c("sweep", args, total);
+  c.rows_to(rows.file());
+  start_verification(s, o);
+  // The record again, with the verification target; the rows' origin is unchanged.
+  const RunRecord head_rec = make_record("sweep", command_line_of("sweep", args), s);
+  rec.target = head_rec.target;
+  rec.reference = head_rec.reference;
+  rec.reference_s = head_rec.reference_s;
+  std::ostringstream head;
+  head << "sweep: " << total << " points, " << o.repeat << " timed runs each after " << o.warmup << " warm-up"
+       << rows.resumed_text() << "\n";
+  if (o.csv_path.empty()) head << "(no --csv: a stopped sweep cannot be resumed)\n";
+  std::cout << head.str() << "\n" << std::flush;
   const WorkCounter counter(s, p.runs.front().space);
-  const bool progress = ::isatty(STDERR_FILENO);
-  const auto t0 = std::chrono::steady_clock::now();
-  std::vector<sweep::Row> done = old.rows;
-  std::size_t k = 0, ran = 0, skipped = 0;
-  double ran_s = 0;
-  for (std::size_t i = 0; i < p.runs.size(); ++i) {
+  for (std::size_t i = 0; i < p.runs.size() && !c.stopped(); ++i) {
     const PlannedRun& planned = p.runs[i];
     for (const Tunables& point : grids[i]) {
-      ++k;
-      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if (progress) {
-        std::cerr << "\rgpp sweep: point " << k << " of " << total << ", elapsed " << seconds(elapsed);
-        if (ran > 0) std::cerr << ", remaining ~" << seconds(ran_s / double(ran) * double(total - k + 1));
-        std::cerr << "    " << std::flush;
-      }
       std::string why;
       const Tunables key = resolved_or_requested(s, *planned.entry, planned.space, point, why);
-      PolicyRun probe = invalid_run(*planned.entry, planned.space, key, why, "sweep");
-      sweep::Row row = row_of(rec, probe);
-      bool seen = false;
-      for (const auto& d : done) seen = seen || sweep::same_point(d, row);
-      if (seen) {
-        ++skipped;
+      const PolicyRun probe = invalid_run(*planned.entry, planned.space, key, why, "sweep");
+      if (rows.done(row_of(rec, probe))) {
+        c.skip();
         continue;
       }
-      const auto p0 = std::chrono::steady_clock::now();
-      PolicyRun run = why.empty() ? measure(s, *planned.entry, planned.space, point, o, "sweep") : probe;
+      if (!c.next(planned.entry->name + " " + describe_tunables(point))) break;
+      PolicyRun run;
+      if (!c.run([&] { run = why.empty() ? measure(s, *planned.entry, planned.space, point, o.repeat, o.warmup, "sweep") : probe; }))
+        break;
       run.flops = counter.flops(run);
-      if (why.empty()) {
-        ++ran;
-        ran_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - p0).count();
-      }
-      if (progress) std::cerr << "\r\033[K" << std::flush;
-      point_line(out, rec, run);
       rec.runs.push_back(run);
-      done.push_back(row_of(rec, run));
+      const std::string line = csv_row(rec, run);
+      c.done(line, point_line(rec, run));
+      rows.add(row_of(rec, run), line);
     }
   }
-  if (progress) std::cerr << "\r\033[K" << std::flush;
+  auto unwritten = [&] {
+    std::string files;
+    for (const auto& [opt, path] : {std::pair<std::string, std::string>{"--json", o.json_path}, {"--tuning-out", tuning_out}})
+      if (!path.empty()) files += (files.empty() ? "" : ", ") + opt + " " + path;
+    return files;
+  };
+  if (c.stopped()) return c.stop_summary(unwritten());
   update_after_runs(rec, s);
 
-  out << "\n" << k - skipped << " points measured or refused, " << skipped << " skipped (already done), in "
-      << seconds(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()) << "\n";
+  std::ostringstream out;
+  out << "\n" << c.measured() << " points measured or refused, " << c.skipped() << " skipped (already done), in "
+      << duration_text(c.elapsed()) << "\n";
   out << describe_provenance(rec);
   // The best point of each policy over every row of this deck, device and backend (old
-  // rows of a resumed sweep included).
+  // rows of a resumed sweep included), decided against the policy's defaults.
+  std::vector<Outcome> outcomes;
+  bool wrong = false;
+  for (const auto& r : rec.runs) wrong = wrong || r.status == "wrong";
+  std::vector<const sweep::Row*> bests;
   for (const auto& planned : p.runs) {
     const SpaceInfo where = space_info(planned.space);
     const sweep::Row* best = nullptr;
-    for (const auto& d : done)
+    for (const auto& d : rows.rows())
       if (d.policy == planned.entry->name && d.space == to_string(planned.space) && d.device == where.device &&
           d.backend == where.backend && d.nbands == rec.deck.nbands && d.ngpown == rec.deck.ngpown &&
           d.ncouls == rec.deck.ncouls && d.nw == rec.deck.nw && (!best || d.time_median_s < best->time_median_s) &&
           tunable_point(s, d, *planned.entry, planned.space))
         best = &d;
-    out << best_line(planned.entry->name, to_string(planned.space), best) << "\n";
-    if (best && !tuning_out.empty()) tuning.merge(entry_of(*best, rec));
+    bests.push_back(best);
   }
-  if (!o.csv_path.empty()) {
-    std::string text = csv_header() + "\n";
-    for (const auto& line : old.lines) text += line + "\n";
-    write_file_atomically(o.csv_path, text + csv_rows(rec));
+  const bool any_verified = std::any_of(bests.begin(), bests.end(), [](const sweep::Row* b) { return b != nullptr; });
+  if (any_verified)
+    std::cout << "\ndeciding the best point of each policy against its defaults (" << measure::kDecideRepeats
+              << " interleaved runs of each; docs/formats.md, \"Tuning file\")\n" << std::flush;
+  for (std::size_t i = 0; i < p.runs.size(); ++i) {
+    const PlannedRun& planned = p.runs[i];
+    if (!bests[i]) {
+      out << "BEST policy=" << planned.entry->name << " space=" << to_string(planned.space)
+          << " status=none (no point ran and verified)\n";
+      continue;
+    }
+    Outcome outcome;
+    if (!decide_against_defaults(c, s, *planned.entry, planned.space, bests[i]->tunables, bests[i]->time_median_s,
+                                 "sweep", rec, out, outcome))
+      break;
+    outcomes.push_back(outcome);
   }
+  if (c.stopped()) return c.stop_summary(unwritten());
   if (!o.json_path.empty()) write_file_atomically(o.json_path, to_json(rec));
-  if (!tuning_out.empty()) {
-    write_file_atomically(tuning_out, to_json(tuning));
-    out << "tuning file: " << tuning_out << " (" << tuning.entries.size() << " entries)\n";
+  if (!any_verified) {
+    // A campaign that measured nothing is no success: one line, and no tuning file.
+    std::cout << out.str() << std::flush;
+    const std::string why = std::string("no point ran and verified") +
+                            (tuning_out.empty() ? "" : "; no tuning file written") +
+                            (wrong ? " (points failed verification)" : " (every point was refused: see the lines above)");
+    if (!wrong) throw Error(why);
+    std::cerr << "gpp sweep: error: " << why << "\n";
+    return 2;
   }
+  if (!tuning_out.empty()) write_tuning(tuning_out, outcomes, out);
   std::cout << out.str() << std::flush;
-  for (const auto& r : rec.runs)
-    if (r.status == "wrong") return 2;
-  return 0;
+  return wrong ? 2 : 0;
 }
 
 int cmd_tune(const std::vector<std::string>& args) {
   CLI::App app{"Search a policy's tunables by coordinate descent from its defaults; write the tuning file",
                "gpp tune"};
   RunOptions o;
-  add_common_options(app, o);
+  std::string resume;
+  add_common_options(app, o, resume);
   app.add_option("--policy", o.policy, "The policy to tune (default: tuned on a device, host on the host)");
   double budget = 300;
   std::string tuning_out;
-  app.add_option("--budget", budget, "Stop after this many seconds of search")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  app.add_option("--budget", budget, "Stop the search after this many seconds")->capture_default_str();
   app.add_option("--tuning-out", tuning_out,
-                 "Tuning file to write or merge into (default: $GPP_TUNING_FILE, else ~/.config/gpp/tuning.json)");
+                 "Tuning file to write or merge into (default: $GPP_TUNING_FILE, else ~/.config/gpp/tuning.json); "
+                 "locked while it is merged");
   const std::vector<std::string> argv = input_file_as_option(args);
   if (int rc = parse(app, "tune", argv); rc >= 0) return rc;
 
-  if (!std::isfinite(budget) || budget > 3.2e7)
+  if (!std::isfinite(budget) || !(budget > 0) || budget > 3.2e7)
     throw Error("--budget " + format_double(budget) + ": give a positive number of seconds, at most a year");
   if (o.policy.empty()) o.policy = default_policy_name(o.space.empty() ? default_space() : parse_space(o.space));
   if (select_policies(o.policy).size() != 1) throw Error("--policy: gpp tune tunes one policy at a time");
+  if (!resume.empty() && o.csv_path.empty()) o.csv_path = resume;
   const std::string out_option = tuning_out.empty() ? "tuning file (" + tuning_source() + ")" : "--tuning-out";
   if (tuning_out.empty()) tuning_out = default_tuning_out_path();
-  o.more_inputs = {{out_option, tuning_out, out_option, true}};
+  o.more_inputs = {{out_option, tuning_out, out_option, true}, {"--resume", resume, "--csv", true}};
   o.more_outputs = {{out_option, tuning_out}};
-  check_files(o.more_inputs, {});
-  TuningFile tuning = existing_tuning(tuning_out);
+  check_shared_outputs(o.more_inputs, {{"--csv", o.csv_path}, {out_option, tuning_out}});
+  PointRows rows(resume, o.csv_path);
+  if (file_exists(tuning_out)) read_tuning_file(tuning_out);  // refused now, not at the end
   Prepared p = prepare(app, o);
   Session& s = p.session;
   const PolicyEntry& entry = *p.runs.front().entry;
   const SpaceKind k = p.runs.front().space;
   // The search starts from the defaults: they must run.
-  Tunables current = resolve(s, entry, k, Tunables{});
+  const Tunables defaults = resolve(s, entry, k, Tunables{});
+  Tunables current = defaults;
 
-  prepare_reference(s, parse_verify_mode(o.verify), o.rtol);
   RunRecord rec = make_record("tune", command_line_of("tune", args), s);
-  // The text is printed after every file is written (a failed write is the one line).
-  std::ostringstream out;
-  out << describe_deck(s);
-  if (s.target.performed())
-    out << "verifying every run against the " << s.target.against << " (tolerance " << s.target.tolerance << ")\n";
-  out << "tune: " << entry.name << " on the " << to_string(k) << ", coordinate descent (x2, /2) from "
-      << describe_tunables(current) << ", budget " << seconds(budget) << "\n\n";
-  const bool progress = ::isatty(STDERR_FILENO);
-
+  rows.start(rec);
+  Campaign c("tune", args, 0);
+  c.rows_to(rows.file());
+  start_verification(s, o);
+  const RunRecord head_rec = make_record("tune", command_line_of("tune", args), s);
+  rec.target = head_rec.target;
+  rec.reference = head_rec.reference;
+  rec.reference_s = head_rec.reference_s;
+  std::ostringstream head;
+  head << "tune: " << entry.name << " on the " << to_string(k) << ", coordinate descent (x2, /2) from "
+       << describe_tunables(current) << ", budget " << duration_text(budget)
+       << "; a step is taken only when every run of the neighbour beats every run of the current point"
+       << rows.resumed_text() << "\n";
+  std::cout << head.str() << "\n" << std::flush;
   const WorkCounter counter(s, k);
-  const auto t0 = std::chrono::steady_clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-  // Every point tried, by its resolved tunables (invalid ones by the requested values).
-  auto tried = [&](const Tunables& t) -> const PolicyRun* {
-    for (const auto& r : rec.runs)
-      if (same_tunables(r.tunables, t)) return &r;
+  // Every point tried, by its resolved tunables (invalid ones by the requested values):
+  // its times (one per timed run; a resumed row: its median) and whether it verified.
+  struct Tried {
+    Tunables t;
+    std::vector<double> times;
+    bool good = false;
+  };
+  std::vector<Tried> tried;
+  for (const auto& r : rows.rows())
+    if (r.policy == entry.name && r.space == to_string(k))
+      // A resumed row stands for its median (the CSV keeps no more of its runs).
+      tried.push_back({r.tunables, r.status == "ok" ? std::vector<double>{r.time_median_s} : std::vector<double>{},
+                       r.status == "ok"});
+  auto find = [&](const Tunables& t) -> const Tried* {
+    for (const auto& r : tried)
+      if (same_tunables(r.t, t)) return &r;
     return nullptr;
   };
   bool wrong = false;
-  auto evaluate = [&](const Tunables& requested) -> const PolicyRun& {
+  // The point `requested`, measured unless already tried; null when a stop dropped it.
+  auto evaluate = [&](const Tunables& requested) -> const Tried* {
     std::string why;
     const Tunables key = resolved_or_requested(s, entry, k, requested, why);
-    if (const PolicyRun* r = tried(key)) return *r;
-    rec.runs.push_back(why.empty() ? measure(s, entry, k, requested, o, "tune") : invalid_run(entry, k, key, why, "tune"));
-    rec.runs.back().flops = counter.flops(rec.runs.back());
-    point_line(out, rec, rec.runs.back());
-    if (progress)
-      std::cerr << "\rgpp tune: " << rec.runs.size() << " points, elapsed " << seconds(elapsed()) << "    " << std::flush;
-    wrong = wrong || rec.runs.back().status == "wrong";
-    return rec.runs.back();
+    if (const Tried* r = find(key)) {
+      c.plan(1);
+      c.skip();
+      return r;
+    }
+    c.plan(1);
+    if (!c.next(entry.name + " " + describe_tunables(requested))) return nullptr;
+    PolicyRun run;
+    if (!c.run([&] { run = why.empty() ? measure(s, entry, k, requested, o.repeat, o.warmup, "tune") : invalid_run(entry, k, key, why, "tune"); }))
+      return nullptr;
+    run.flops = counter.flops(run);
+    rec.runs.push_back(run);
+    wrong = wrong || run.status == "wrong";
+    tried.push_back({run.tunables, run.times, run.status == "ok" && std::isfinite(run.median())});
+    const std::string line = csv_row(rec, run);
+    c.done(line, point_line(rec, run));
+    rows.add(row_of(rec, run), line);
+    return &tried.back();
   };
-  auto good = [](const PolicyRun& r) { return r.status == "ok" && std::isfinite(r.median()); };
 
-  const PolicyRun& start = evaluate(current);
-  double current_s = good(start) ? start.median() : INFINITY;
-  const char* stop = "no neighbour improves";
-  while (std::isfinite(current_s)) {
+  const char* stop = "no neighbour is faster beyond the noise";
+  const Tried* start = evaluate(current);
+  if (start && !start->good) stop = "the defaults did not run and verify";
+  std::vector<double> current_times = start && start->good ? start->times : std::vector<double>{};
+  while (!c.stopped() && !current_times.empty()) {
     std::optional<Tunables> best;
-    double best_s = current_s;
+    std::vector<double> best_times = current_times;
     bool out_of_time = false;
     for (const std::string& name : entry.tunables) {
       // Through an alias: nvcc writes `int Tunables::*field` out as `int (Tunables::*field)`,
@@ -435,21 +569,24 @@ int cmd_tune(const std::vector<std::string>& args) {
         Tunables t = current;
         t.*field = up ? current.*field * 2 : current.*field / 2;
         if (t.*field < 1 || t.*field > (1 << 20)) continue;
-        if (elapsed() >= budget) {
+        if (c.elapsed() >= budget) {
           out_of_time = true;
           break;
         }
-        const PolicyRun& r = evaluate(t);
-        if (good(r) && r.median() < best_s) {
-          best = r.tunables;
-          best_s = r.median();
+        const Tried* r = evaluate(t);
+        if (!r) break;  // stopped
+        if (r->good && measure::clearly_faster(r->times, current_times) &&
+            measure::median(r->times) < measure::median(best_times)) {
+          best = r->t;
+          best_times = r->times;
         }
       }
-      if (out_of_time) break;
+      if (out_of_time || c.stopped()) break;
     }
+    if (c.stopped()) break;
     if (best) {
       current = *best;
-      current_s = best_s;
+      current_times = best_times;
     }
     if (out_of_time) {
       stop = "time budget spent";
@@ -457,24 +594,27 @@ int cmd_tune(const std::vector<std::string>& args) {
     }
     if (!best) break;
   }
-  if (progress) std::cerr << "\r\033[K" << std::flush;
+  if (c.stopped()) return c.stop_summary(out_option + " " + tuning_out + (o.json_path.empty() ? "" : ", --json " + o.json_path));
   update_after_runs(rec, s);
-  out << "\nstopped: " << stop << " after " << rec.runs.size() << " points, " << seconds(elapsed()) << "\n"
+  std::ostringstream out;
+  out << "\nstopped: " << stop << " after " << c.measured() + c.skipped() << " points, " << duration_text(c.elapsed())
+      << "\n"
       << describe_provenance(rec);
-  if (!o.csv_path.empty()) write_file_atomically(o.csv_path, csv_header() + "\n" + csv_rows(rec));
-  if (!o.json_path.empty()) write_file_atomically(o.json_path, to_json(rec));
-  const PolicyRun* best_run = tried(current);
-  const sweep::Row best = best_run ? row_of(rec, *best_run) : sweep::Row{};
-  if (!best_run || !good(*best_run) || !tunable_point(s, best, entry, k)) {
-    out << best_line(entry.name, to_string(k), nullptr) << "\n";
+  if (current_times.empty()) {
+    if (!o.json_path.empty()) write_file_atomically(o.json_path, to_json(rec));
+    out << "BEST policy=" << entry.name << " space=" << to_string(k) << " status=none (no point ran and verified)\n";
     std::cout << out.str() << std::flush;
     std::cerr << "gpp tune: error: the defaults of " << entry.name << " did not run and verify; no tuning file written\n";
     return wrong ? 2 : 1;
   }
-  out << best_line(entry.name, to_string(k), &best) << "\n";
-  tuning.merge(entry_of(best, rec));
-  write_file_atomically(tuning_out, to_json(tuning));
-  out << "tuning file: " << tuning_out << " (" << tuning.entries.size() << " entries)\n";
+  std::cout << "\ndeciding the search's end point against the defaults (" << measure::kDecideRepeats
+            << " interleaved runs of each)\n" << std::flush;
+  Outcome outcome;
+  if (!decide_against_defaults(c, s, entry, k, current, measure::median(current_times), "tune", rec, out, outcome))
+    return c.stop_summary(out_option + " " + tuning_out);
+  if (!o.json_path.empty()) write_file_atomically(o.json_path, to_json(rec));
+  write_tuning(tuning_out, {outcome}, out);
+  if (!outcome.entry) out << "no tuning entry written: the defaults of " << entry.name << " stay\n";
   std::cout << out.str() << std::flush;
   return wrong ? 2 : 0;
 }

@@ -112,7 +112,8 @@ Measured fma_peak(const ExecSpace& space, int trials, double min_seconds) {
 
 template <class ExecSpace>
 std::vector<SweepPoint> bandwidth_sweep(const ExecSpace& space, double min_bytes, double max_bytes,
-                                        double bytes_per_trial, int trials, std::string& method, bool rotate) {
+                                        double bytes_per_trial, int trials, std::string& method, bool rotate,
+                                        const std::function<void(const SweepPoint&)>& on_point) {
   const bool host = kind_of<ExecSpace>() == SpaceKind::Host;  // captured by the kernel
   const long long max_n = (long long)(max_bytes / sizeof(double));
   // Threads issued together (a warp of 32 on NVIDIA, a wavefront of 64 on AMD).
@@ -171,6 +172,7 @@ std::vector<SweepPoint> bandwidth_sweep(const ExecSpace& space, double min_bytes
     std::sort(times.begin(), times.end());
     const double median = times[times.size() / 2];
     points.push_back({double(used) * sizeof(double), double(used) * sizeof(double) * passes / median / 1e9});
+    if (on_point) on_point(points.back());
   }
   method = std::string("read-only stream (sum of doubles, ") + std::to_string(kStreamAccumulators) + " accumulators per thread, " +
            (host ? "one contiguous chunk per thread"
@@ -184,10 +186,12 @@ std::vector<SweepPoint> bandwidth_sweep(const ExecSpace& space, double min_bytes
 }
 
 template Measured fma_peak(const HostExec&, int, double);
-template std::vector<SweepPoint> bandwidth_sweep(const HostExec&, double, double, double, int, std::string&, bool);
+template std::vector<SweepPoint> bandwidth_sweep(const HostExec&, double, double, double, int, std::string&, bool,
+                                                 const std::function<void(const SweepPoint&)>&);
 #if GPP_HAS_DEVICE_SPACE
 template Measured fma_peak(const DeviceExec&, int, double);
-template std::vector<SweepPoint> bandwidth_sweep(const DeviceExec&, double, double, double, int, std::string&, bool);
+template std::vector<SweepPoint> bandwidth_sweep(const DeviceExec&, double, double, double, int, std::string&, bool,
+                                                 const std::function<void(const SweepPoint&)>&);
 #endif
 
 }  // namespace gpp::ceilings

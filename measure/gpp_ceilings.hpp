@@ -4,6 +4,7 @@
 // bandwidth from a read-only working-set sweep.
 #include "gpp_spaces.hpp"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -31,10 +32,12 @@ struct SweepPoint {
 /// `rotate` = true: each pass a thread reads the elements another thread (another block,
 /// so mostly another multiprocessor) read in the previous pass, so nothing is found in
 /// L1: the set comes from L2 when it fits there, from HBM otherwise. On the host,
-/// `rotate` is ignored (each thread streams its own chunk).
+/// `rotate` is ignored (each thread streams its own chunk). `on_point` is called after
+/// each working set (progress; it may throw to stop the sweep).
 template <class ExecSpace>
 std::vector<SweepPoint> bandwidth_sweep(const ExecSpace& space, double min_bytes, double max_bytes,
-                                        double bytes_per_trial, int trials, std::string& method, bool rotate = false);
+                                        double bytes_per_trial, int trials, std::string& method, bool rotate = false,
+                                        const std::function<void(const SweepPoint&)>& on_point = {});
 
 inline constexpr int kChains = 16;
 inline constexpr int kStreamAccumulators = 8;  // independent accumulators per stream thread

@@ -1,6 +1,7 @@
 #include "gpp_sweep.hpp"
 
 #include "gpp_inputs.hpp"
+#include "gpp_shared_file.hpp"
 #include "gpp_text.hpp"
 
 #include <algorithm>
@@ -212,33 +213,30 @@ std::string tile_text(const std::vector<int>& tile) {
 }
 
 CsvFile read_sweep_csv(const std::string& path, const std::string& header) {
-  const std::string text = read_input_file("--resume", path, kMaxCsvBytes);
+  return parse_sweep_csv(read_input_file("--resume", path, kMaxCsvBytes), header, "--resume " + path);
+}
+
+CsvFile parse_sweep_csv(std::string text, const std::string& header, const std::string& where) {
+  // A last row without its newline is one a killed writer left incomplete: not a row.
+  if (const auto nl = text.rfind('\n'); nl != std::string::npos && nl + 1 < text.size()) {
+    std::size_t quotes = 0;
+    for (std::size_t i = 0; i <= nl; ++i) quotes += text[i] == '"';
+    if (quotes % 2 == 0) text.erase(nl + 1);
+  }
   std::vector<std::vector<std::string>> records;
   try {
     records = parse_csv(text);
   } catch (const Error& e) {
-    throw Error("--resume " + path + ": " + e.what());
+    throw Error(where + ": " + e.what());
   }
   const auto want = parse_csv(header).front();
   if (records.empty() || records.front() != want)
-    throw Error("--resume " + path + ": not a sweep CSV of this version (its header differs from docs/formats.md's)");
+    throw Error(where + ": not a sweep CSV of this version (its header differs from docs/formats.md's)");
   auto col = [&](const char* name) {
     return std::size_t(std::find(want.begin(), want.end(), name) - want.begin());
   };
   CsvFile out;
-  // Keep the data lines as written: the text after the header, record by record.
-  std::istringstream lines(text);
-  std::string line, pending;
-  std::getline(lines, line);  // header
-  while (std::getline(lines, line)) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    pending += (pending.empty() ? "" : "\n") + line;
-    if (std::count(pending.begin(), pending.end(), '"') % 2 == 0) {
-      if (!pending.empty()) out.lines.push_back(pending);
-      pending.clear();
-    }
-  }
-  const std::string where = "--resume " + path;
+  out.lines = csv_data_records(text);  // the data lines as written
   for (std::size_t r = 1; r < records.size(); ++r) {
     const auto& fields = records[r];
     if (fields.size() == 1 && fields[0].empty()) continue;

@@ -69,6 +69,9 @@ struct CsvFile {
   std::vector<Row> rows;
 };
 CsvFile read_sweep_csv(const std::string& path, const std::string& header);
+/// The same, from text (`where` starts every message); a last line without its newline
+/// (a writer killed mid-row) is left out.
+CsvFile parse_sweep_csv(std::string text, const std::string& header, const std::string& where);
 
 /// Same configuration: policy, space, deck sizes and every tunable.
 bool same_point(const Row& a, const Row& b);

@@ -5,6 +5,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -17,7 +18,7 @@ namespace gpp::app {
 namespace {
 
 const char* const kKnownEntryFields[] = {"device", "backend", "policy", "size_class", "tunables",
-                                         "time_median_s", "deck", "date"};
+                                         "time_median_s", "deck", "date", "evidence"};
 const char* const kKnownFileFields[] = {"schema_version", "kind", "entries"};
 
 // The key is a C string: with a std::string made from a literal at the call, GCC 13's
@@ -92,6 +93,62 @@ void TuningFile::merge(const TuningEntry& e) {
   entries.push_back(e);
 }
 
+bool TuningFile::erase(const std::string& device, const std::string& backend, const std::string& policy,
+                       const std::string& size_class) {
+  const auto n = entries.size();
+  entries.erase(std::remove_if(entries.begin(), entries.end(),
+                               [&](const TuningEntry& e) {
+                                 return e.device == device && e.backend == backend && e.policy == policy &&
+                                        e.size_class == size_class;
+                               }),
+                entries.end());
+  return entries.size() != n;
+}
+
+namespace {
+double number_member(const JsonIn& o, const char* key, const std::string& where) {
+  const auto it = o.find(key);
+  if (it == o.end()) throw Error(where + "no \"" + key + "\"");
+  if (!it->is_number()) throw Error(where + "\"" + key + "\" is " + json_kind(*it) + ", not a number");
+  const double v = it->get<double>();
+  if (!std::isfinite(v)) throw Error(where + "\"" + key + "\" is not finite");
+  return v;
+}
+
+TuningEvidence parse_evidence(const JsonIn& e, const std::string& where) {
+  if (!e.is_object()) throw Error(where + "is " + json_kind(e) + ", not an object");
+  TuningEvidence v;
+  v.test = text_member(e, "test", where);
+  const double repeats = number_member(e, "repeats", where);
+  if (repeats < 1 || repeats > 1e6 || repeats != std::floor(repeats)) throw Error(where + "\"repeats\" is not a count");
+  v.repeats = int(repeats);
+  v.p_value = number_member(e, "p_value", where);
+  if (!(v.p_value >= 0 && v.p_value <= 1)) throw Error(where + "\"p_value\" is not a probability");
+  v.gain = number_member(e, "gain", where);
+  v.time_median_s = number_member(e, "time_median_s", where);
+  check_time(v.time_median_s, where + "time_median_s");
+  v.default_time_median_s = number_member(e, "default_time_median_s", where);
+  check_time(v.default_time_median_s, where + "default_time_median_s");
+  v.spread = number_member(e, "spread", where);
+  v.default_spread = number_member(e, "default_spread", where);
+  if (v.spread < 0 || v.default_spread < 0) throw Error(where + "a spread is negative");
+  return v;
+}
+
+Json json_evidence(const TuningEvidence& v) {
+  Json o = Json::object();
+  o["test"] = v.test;
+  o["repeats"] = v.repeats;
+  o["p_value"] = v.p_value;
+  o["gain"] = v.gain;
+  o["time_median_s"] = v.time_median_s;
+  o["spread"] = v.spread;
+  o["default_time_median_s"] = v.default_time_median_s;
+  o["default_spread"] = v.default_spread;
+  return o;
+}
+}  // namespace
+
 TuningFile parse_tuning(const std::string& text, const std::string& path) {
   const std::string file = "tuning file " + path + ": ";
   const JsonIn doc = parse_json(text, "tuning file " + path);
@@ -158,6 +215,7 @@ TuningFile parse_tuning(const std::string& text, const std::string& path) {
     }
     if (e.contains("deck")) t.deck = member(e, "deck", JsonIn::value_t::string, "a string", where).get<std::string>();
     if (e.contains("date")) t.date = member(e, "date", JsonIn::value_t::string, "a string", where).get<std::string>();
+    if (const auto ev = e.find("evidence"); ev != e.end()) t.evidence = parse_evidence(*ev, where + "evidence: ");
     for (auto it = e.begin(); it != e.end(); ++it)
       if (!known(it.key(), std::begin(kKnownEntryFields), std::end(kKnownEntryFields))) t.unknown[it.key()] = it.value();
     if (!keys.insert({t.device, t.backend, t.policy, t.size_class}).second)
@@ -197,6 +255,7 @@ std::string to_json(const TuningFile& f) {
     if (e.time_median_s > 0) o["time_median_s"] = e.time_median_s;
     o["deck"] = e.deck;
     o["date"] = e.date;
+    if (e.evidence) o["evidence"] = json_evidence(*e.evidence);
     auto& fields = o.get_ref<Json::object_t&>();
     for (auto it = e.unknown.begin(); it != e.unknown.end(); ++it) fields.emplace_back(it.key(), to_written(it.value()));
     entries.push_back(std::move(o));

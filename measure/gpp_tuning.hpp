@@ -5,16 +5,29 @@
 #include "gpp_json.hpp"
 #include "gpp_policy.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace gpp::app {
+
+/// Why an entry's tunables beat the policy's defaults (measure/gpp_decide.hpp): the test,
+/// and the interleaved repeats it was decided on. Absent in hand-written entries.
+struct TuningEvidence {
+  std::string test;  // kTuningTest
+  int repeats = 0;   // of each point
+  double p_value = 1, gain = 0;
+  double time_median_s = 0, spread = 0;                  // the entry's tunables
+  double default_time_median_s = 0, default_spread = 0;  // the defaults'
+};
+inline constexpr const char* kTuningTest = "one-sided exact Mann-Whitney U on interleaved repeats";
 
 struct TuningEntry {
   std::string device, backend, policy, size_class;
   Tunables tunables;
   double time_median_s = 0;  // 0: not given (a hand-written entry)
   std::string deck, date;
+  std::optional<TuningEvidence> evidence;
   JsonIn unknown = JsonIn::object();  // fields gpp does not know: kept, written back
 };
 
@@ -29,6 +42,9 @@ struct TuningFile {
   /// Adds `e`, replacing the entry with the same key; fields gpp does not know of the
   /// replaced entry are kept (e's own win).
   void merge(const TuningEntry& e);
+  /// Removes the entry with this key (the defaults are as fast); false if there was none.
+  bool erase(const std::string& device, const std::string& backend, const std::string& policy,
+             const std::string& size_class);
 };
 
 /// Most entries a tuning file may hold (devices x backends x policies x size classes of

@@ -276,29 +276,33 @@ const std::string& csv_header() {
   return h;
 }
 
-std::string csv_rows(const RunRecord& r) {
+std::string csv_row(const RunRecord& r, const PolicyRun& run) {
   std::ostringstream o;
   o.precision(17);
   auto opt = [](int v) { return v > 0 ? std::to_string(v) : std::string(); };
   const DeckInfo& d = r.deck;
-  for (const auto& run : r.runs) {
-    const bool ran = !run.times.empty();
-    o << RunRecord::kSchemaVersion << "," << r.date << "," << csv_field(r.build.git) << "," << csv_field(r.build.version)
-      << "," << csv_field(r.build.kokkos_version) << "," << csv_field(run.space.backend) << ","
-      << to_string(run.space.kind) << "," << csv_field(run.space.device) << "," << csv_field(d.name) << "," << d.nbands
-      << "," << d.ngpown << "," << d.ncouls << "," << d.nw << "," << d.updates << "," << csv_field(run.policy) << ","
-      << opt(run.tunables.band_block) << "," << opt(run.tunables.ig_block) << "," << opt(run.tunables.team_size) << ","
-      << opt(run.tunables.vector_length) << "," << tile_text(run.tunables.tile) << "," << run.times.size() << ",";
-    if (ran) {
-      o << run.min() << "," << run.median() << "," << run.max() << "," << d.updates / run.median() << ",";
-      if (run.flops > 0) o << run.flops / run.median() / 1e9;
-    } else {
-      o << ",,,,";
-    }
-    o << "," << (ran && r.target.performed() ? format_double(run.rel_error) : "") << "," << run.status << ","
-      << csv_field(run.reason) << "\n";
+  const bool ran = !run.times.empty();
+  o << RunRecord::kSchemaVersion << "," << r.date << "," << csv_field(r.build.git) << "," << csv_field(r.build.version)
+    << "," << csv_field(r.build.kokkos_version) << "," << csv_field(run.space.backend) << ","
+    << to_string(run.space.kind) << "," << csv_field(run.space.device) << "," << csv_field(d.name) << "," << d.nbands
+    << "," << d.ngpown << "," << d.ncouls << "," << d.nw << "," << d.updates << "," << csv_field(run.policy) << ","
+    << opt(run.tunables.band_block) << "," << opt(run.tunables.ig_block) << "," << opt(run.tunables.team_size) << ","
+    << opt(run.tunables.vector_length) << "," << tile_text(run.tunables.tile) << "," << run.times.size() << ",";
+  if (ran) {
+    o << run.min() << "," << run.median() << "," << run.max() << "," << d.updates / run.median() << ",";
+    if (run.flops > 0) o << run.flops / run.median() / 1e9;
+  } else {
+    o << ",,,,";
   }
+  o << "," << (ran && r.target.performed() ? format_double(run.rel_error) : "") << "," << run.status << ","
+    << csv_field(run.reason);
   return o.str();
+}
+
+std::string csv_rows(const RunRecord& r) {
+  std::string o;
+  for (const auto& run : r.runs) o += csv_row(r, run) + "\n";
+  return o;
 }
 
 std::string describe_provenance(const RunRecord& r) {

@@ -117,6 +117,8 @@ std::string to_json(const RunRecord& r);
 /// The fixed CSV header (docs/formats.md "Sweep CSV") and one row per run.
 const std::string& csv_header();
 std::string csv_rows(const RunRecord& r);
+/// The row of one run of the record (no newline).
+std::string csv_row(const RunRecord& r, const PolicyRun& run);
 
 /// The HDF5 results file of a run (layout in docs/io.md), written atomically
 /// (gpp_record_h5.cpp).

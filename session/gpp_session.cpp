@@ -7,6 +7,7 @@
 #include "gpp_compat.hpp"
 #include "gpp_backend.hpp"
 #include "gpp_device_reference.hpp"
+#include "gpp_interrupt.hpp"
 #include "gpp_mpi.hpp"
 #include "gpp_reference.hpp"
 #include "gpp_runtime.hpp"
@@ -359,8 +360,13 @@ PolicyRun run_policy(Session& s, const PolicyEntry& entry, SpaceKind k, const Tu
       const double e = relative_error(res, s.reference);
       r.rel_error = std::isnan(e) ? INFINITY : std::max(r.rel_error, e);
     };
-    for (int i = 0; i < warmup; ++i) check(std::get<0>(once()));  // module load, first touch, allocations
+    // A stop asked for (SIGINT, SIGTERM in a campaign) drops the point before its next run.
+    for (int i = 0; i < warmup; ++i) {
+      session::throw_if_stop_requested();
+      check(std::get<0>(once()));  // module load, first touch, allocations
+    }
     for (int i = 0; i < repeat; ++i) {
+      session::throw_if_stop_requested();
       auto [res, kernel, comm] = once();
       kernel_s.push_back(kernel);
       comm_s.push_back(comm);

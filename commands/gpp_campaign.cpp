@@ -1,0 +1,245 @@
+#include "gpp_campaign.hpp"
+
+#include "gpp_error.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cctype>
+#include <cstdio>
+#include <iostream>
+
+namespace gpp::app {
+
+std::string duration_text(double s) {
+  char buf[48];
+  if (!(s >= 0)) s = 0;
+  if (s < 60)
+    std::snprintf(buf, sizeof buf, "%.1f s", s);
+  else if (s < 3600)
+    std::snprintf(buf, sizeof buf, "%d min %02d s", int(s) / 60, int(s) % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%d h %02d min", int(s) / 3600, int(s) % 3600 / 60);
+  return buf;
+}
+
+std::string shell_words(const std::vector<std::string>& args) {
+  std::string out;
+  for (const auto& a : args) {
+    bool plain = !a.empty();
+    for (const char c : a)
+      plain = plain && (std::isalnum((unsigned char)c) || std::string("-_./:=,+@%").find(c) != std::string::npos);
+    std::string w = "'";
+    for (const char c : a) w += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    out += (out.empty() ? "" : " ") + (plain ? a : w + "'");
+  }
+  return out;
+}
+
+Campaign::Campaign(std::string command, std::vector<std::string> args, std::size_t planned)
+    : command_(std::move(command)),
+      args_(std::move(args)),
+      planned_(planned),
+      tty_(::isatty(STDERR_FILENO) != 0),
+      t0_(std::chrono::steady_clock::now()),
+      point_t0_(t0_),
+      last_status_(t0_) {
+  session::catch_stop_signals();
+}
+
+Campaign::~Campaign() { clear_line(); }
+
+double Campaign::elapsed() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+}
+
+void Campaign::clear_line() {
+  if (tty_) std::cerr << "\r\033[K" << std::flush;
+}
+
+void Campaign::status(bool force) {
+  const auto now = std::chrono::steady_clock::now();
+  const std::size_t done = measured_ + skipped_;
+  std::string line = "gpp " + command_ + ": " + std::to_string(done) + " of " + std::to_string(planned_) +
+                     " points done, " + duration_text(elapsed());
+  if (measured_ > 0 && planned_ > done)
+    line += ", about " + duration_text(measured_s_ / double(measured_) * double(planned_ - done)) + " left";
+  if (tty_) {
+    if (!current_.empty()) line += "; now: " + current_;
+    if (line.size() > 160) line = line.substr(0, 157) + "...";
+    std::cerr << "\r\033[K" << line << std::flush;
+  } else if (force || std::chrono::duration<double>(now - last_status_).count() >= kStatusEvery) {
+    std::cerr << line << "\n" << std::flush;
+    last_status_ = now;
+  }
+}
+
+bool Campaign::next(const std::string& what) {
+  if (stopped()) return false;
+  ++started_;
+  current_ = what;
+  point_t0_ = std::chrono::steady_clock::now();
+  status(false);
+  return true;
+}
+
+void Campaign::skip() {
+  ++skipped_;
+  current_.clear();
+}
+
+void Campaign::done(const std::string& row, const std::string& line) {
+  ++measured_;
+  measured_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - point_t0_).count();
+  current_.clear();
+  if (rows_ && !row.empty()) rows_->append(row);
+  clear_line();
+  std::cout << "[" << measured_ + skipped_ << "/" << planned_ << "] " << line << "\n" << std::flush;
+  if (!std::cout) throw Error("cannot write the standard output (a full disk or a closed pipe)");
+  status(false);
+}
+
+std::string Campaign::resume_command() const {
+  if (!rows_) return "";
+  std::vector<std::string> words{"gpp", command_};
+  for (std::size_t i = 0; i < args_.size(); ++i) {
+    const std::string& a = args_[i];
+    const std::string name = a.substr(0, a.find('='));
+    if (name == "--resume" || name == "--csv") {
+      if (a.find('=') == std::string::npos) ++i;  // and its value
+      continue;
+    }
+    words.push_back(a);
+  }
+  words.push_back("--resume");
+  words.push_back(rows_->path());
+  return shell_words(words);
+}
+
+int Campaign::stop_summary(const std::string& not_written) {
+  clear_line();
+  const int sig = signal();
+  std::cout << "\n" << command_ << " stopped by " << session::signal_name(sig) << " after "
+            << measured_ + skipped_ << " of " << planned_ << " points (" << measured_ << " measured now, "
+            << skipped_ << " already done), " << duration_text(elapsed()) << "; the point in flight was dropped\n";
+  if (rows_)
+    std::cout << "every finished point is in " << rows_->path() << "\n";
+  else if (takes_csv_)
+    std::cout << "no --csv was given: the finished points are only in the lines above\n";
+  else
+    std::cout << "the finished points are in the lines above\n";
+  if (!not_written.empty()) std::cout << "not written (written only when the campaign ends): " << not_written << "\n";
+  const std::string resume = resume_command();
+  if (!resume.empty()) std::cout << "resume with: " << resume << "\n";
+  std::cout << std::flush;
+  return 128 + sig;
+}
+
+void start_verification(Session& s, const RunOptions& o) {
+  std::cout << describe_deck(s) << std::flush;
+  const VerifyMode mode = parse_verify_mode(o.verify);
+  if (mode != VerifyMode::None) std::cout << "preparing the verification target ...\n" << std::flush;
+  prepare_reference(s, mode, o.rtol);
+  if (s.target.performed())
+    std::cout << "verifying every run against the " << s.target.against << " (tolerance " << s.target.tolerance
+              << ", took " << duration_text(s.reference_s) << ")\n" << std::flush;
+}
+
+bool file_exists(const std::string& path) {
+  struct stat st;
+  return !path.empty() && (::stat(path.c_str(), &st) == 0 || errno != ENOENT);
+}
+
+void check_shared_outputs(const std::vector<InputFile>& inputs, const std::vector<OutputRequest>& outputs) {
+  check_files(inputs, outputs);
+  for (const auto& o : outputs)
+    if (!o.path.empty()) check_lockable(o.option, o.path);
+}
+
+sweep::Row row_of(const RunRecord& rec, const PolicyRun& run) {
+  sweep::Row r;
+  r.policy = run.policy;
+  r.space = to_string(run.space.kind);
+  r.device = run.space.device;
+  r.backend = run.space.backend;
+  r.deck = rec.deck.name;
+  r.status = run.status;
+  r.git = rec.build.git;
+  r.version = rec.build.version;
+  r.kokkos = rec.build.kokkos_version;
+  r.nbands = rec.deck.nbands;
+  r.ngpown = rec.deck.ngpown;
+  r.ncouls = rec.deck.ncouls;
+  r.nw = rec.deck.nw;
+  r.tunables = run.tunables;
+  r.time_median_s = run.median();
+  return r;
+}
+
+namespace {
+/// The row a run of this record would write on `k`: its origin (device, build, deck).
+sweep::Row origin_row(const RunRecord& rec, SpaceKind k) {
+  PolicyRun run;
+  run.space = space_info(k);
+  return row_of(rec, run);
+}
+}  // namespace
+
+PointRows::PointRows(std::string resume, std::string csv)
+    : resume_(std::move(resume)), resume_exists_(file_exists(resume_)), csv_("--csv", std::move(csv), csv_header()) {
+  if (resume_exists_) old_ = sweep::read_sweep_csv(resume_, csv_header());
+}
+
+void PointRows::start(const RunRecord& rec) {
+  rec_ = &rec;
+  for (std::size_t i = 0; i < old_.rows.size(); ++i) {
+    const sweep::Row& row = old_.rows[i];
+    const std::string at = "--resume " + resume_ + ": row " + std::to_string(i + 1) + " ";
+    SpaceKind k;
+    try {
+      k = parse_space(row.space);
+    } catch (const Error& e) {
+      throw Error(at + "space '" + row.space + "': " + e.what());
+    }
+    if (const std::string d = sweep::origin_difference(row, origin_row(rec, k)); !d.empty())
+      throw Error(at + "is of another " + d +
+                  ": rows of another device, backend, build or deck cannot mark points done (sweep into a new CSV)");
+  }
+  rows_ = old_.rows;
+  known_.insert(old_.lines.begin(), old_.lines.end());
+  if (file()) csv_.start(old_.lines, csv_.path() != resume_);
+}
+
+bool PointRows::done(const sweep::Row& row) {
+  if (file() && rec_) {
+    // What processes sharing the file appended since we last looked. A row that does not
+    // parse, or is of another origin, marks nothing done.
+    std::string text;
+    for (const std::string& line : csv_.rows())
+      if (known_.insert(line).second) text += line + "\n";
+    if (!text.empty()) {
+      try {
+        for (const sweep::Row& r : sweep::parse_sweep_csv(csv_header() + "\n" + text, csv_header(), csv_.path()).rows)
+          if (sweep::origin_difference(r, origin_row(*rec_, parse_space(r.space))).empty()) rows_.push_back(r);
+      } catch (const Error&) {
+      }
+    }
+  }
+  for (const auto& d : rows_)
+    if (sweep::same_point(d, row)) return true;
+  return false;
+}
+
+void PointRows::add(const sweep::Row& row, const std::string& line) {
+  rows_.push_back(row);
+  known_.insert(line);
+}
+
+std::string PointRows::resumed_text() const {
+  if (resume_.empty()) return "";
+  return resume_exists_ ? "; " + std::to_string(old_.rows.size()) + " rows already in " + resume_
+                        : "; " + resume_ + " does not exist yet: a new campaign";
+}
+
+}  // namespace gpp::app

@@ -1,0 +1,145 @@
+#pragma once
+// The one loop of every long command (sweep, tune, bench, roofline, ceilings): points,
+// each run, verified and kept at once. A finished point's CSV row is appended and flushed
+// to disk (a SIGKILL loses at most the point in flight), then its result line is printed
+// and flushed. SIGINT and SIGTERM (a batch job's walltime) stop the campaign at the next
+// repeat: the point in flight is dropped, what is done stays, one line says how to
+// resume, and the command exits 128 + the signal (130, 143). Files that summarise the
+// campaign (tuning file, JSON record, charts) are written whole at the end, and not by a
+// stopped campaign. Progress: on a terminal a live line on stderr; otherwise (a batch
+// log) a line on stderr at most every kStatusEvery seconds with the points done and the
+// time left.
+#include "gpp_command.hpp"
+#include "gpp_interrupt.hpp"
+#include "gpp_outputs.hpp"
+#include "gpp_record.hpp"
+#include "gpp_shared_file.hpp"
+#include "gpp_sweep.hpp"
+
+#include <chrono>
+#include <cstddef>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace gpp::app {
+
+class Campaign {
+ public:
+  static constexpr double kStatusEvery = 30;
+
+  /// `command` ("sweep"), its arguments as given (for the resume line), the points planned.
+  Campaign(std::string command, std::vector<std::string> args, std::size_t planned);
+  ~Campaign();
+  Campaign(const Campaign&) = delete;
+  Campaign& operator=(const Campaign&) = delete;
+
+  /// The CSV the rows go to (null: none); the campaign appends to it, point by point.
+  void rows_to(SharedRows* rows) {
+    rows_ = rows;
+    takes_csv_ = true;
+  }
+  /// More points than planned (a search that finds its points as it goes).
+  void plan(std::size_t more) { planned_ += more; }
+
+  /// Before each point: false once a stop was asked for (the loop ends there). `what`
+  /// names the point in the live line.
+  bool next(const std::string& what);
+  /// A planned point that needs no run (its row is already in the CSV).
+  void skip();
+  /// Runs `measure` (the point's runs); a stop asked for meanwhile drops the point:
+  /// returns false, and stopped() is true.
+  template <class F>
+  bool run(F&& measure) {
+    try {
+      measure();
+      return true;
+    } catch (const session::Interrupted& e) {
+      signal_ = e.signal;
+      return false;
+    }
+  }
+  /// A finished point: `row` (no newline; "" for none) appended to the CSV and on disk,
+  /// then `line` printed on stdout and flushed. Throws gpp::Error when either fails.
+  void done(const std::string& row, const std::string& line);
+
+  bool stopped() const { return signal_ != 0 || session::stop_requested(); }
+  int signal() const { return signal_ != 0 ? signal_ : session::stop_signal(); }
+  std::size_t measured() const { return measured_; }
+  std::size_t skipped() const { return skipped_; }
+  double elapsed() const;
+
+  /// The summary of a stopped campaign on stdout (what is done and where, what was not
+  /// written, how to resume); returns the exit status, 128 + the signal.
+  int stop_summary(const std::string& not_written);
+  /// The command line that continues this campaign (--resume on its CSV), or "" without one.
+  std::string resume_command() const;
+
+ private:
+  void clear_line();
+  void status(bool force);
+
+  std::string command_;
+  std::vector<std::string> args_;
+  std::size_t planned_, measured_ = 0, skipped_ = 0, started_ = 0;
+  double measured_s_ = 0;
+  SharedRows* rows_ = nullptr;
+  int signal_ = 0;
+  bool takes_csv_ = false;  // the command has --csv (rows_to was called)
+  bool tty_;
+  std::string current_;
+  std::chrono::steady_clock::time_point t0_, point_t0_, last_status_;
+};
+
+/// The sweep CSV of a campaign that measures policy runs (sweep, tune, bench): the rows
+/// of a resumed file, the rows the campaign appends, and the points already done there,
+/// by this process or by another one sharing the file.
+class PointRows {
+ public:
+  /// Before any work: reads `resume` (a file not there yet is a new campaign); the rows
+  /// go to `csv` ("" for none).
+  PointRows(std::string resume, std::string csv);
+  /// Once the record exists: refuses resumed rows of another device, backend, build or
+  /// deck (they would mark points done that this run never measured), then starts the
+  /// CSV (replaced, with the resumed rows, unless it is the resumed file itself).
+  void start(const RunRecord& rec);
+  /// Whether the point of `row` is done: in the resumed file, measured by this campaign,
+  /// or appended meanwhile by another process (rows of this device, build and deck).
+  bool done(const sweep::Row& row);
+  /// A row this campaign measured (`line`: as Campaign::done appended it).
+  void add(const sweep::Row& row, const std::string& line);
+  const std::vector<sweep::Row>& rows() const { return rows_; }
+  SharedRows* file() { return csv_.path().empty() ? nullptr : &csv_; }
+  /// "; 12 rows already in s.csv" or "; s.csv does not exist yet: a new campaign" ("" without --resume).
+  std::string resumed_text() const;
+
+ private:
+  std::string resume_;
+  bool resume_exists_ = false;
+  sweep::CsvFile old_;
+  SharedRows csv_;
+  const RunRecord* rec_ = nullptr;
+  std::vector<sweep::Row> rows_;
+  std::set<std::string> known_;
+};
+
+/// The row of the sweep CSV a run of this record stands for.
+sweep::Row row_of(const RunRecord& rec, const PolicyRun& run);
+
+/// The files a campaign writes as it goes and at its end: checked (check_files), and
+/// their locks tried, before any work.
+void check_shared_outputs(const std::vector<InputFile>& inputs, const std::vector<OutputRequest>& outputs);
+
+bool file_exists(const std::string& path);
+
+/// The start of a campaign's text: the deck, then the verification target made
+/// (prepare_reference) with a line before it on a long deck and what it took after it.
+void start_verification(Session& s, const RunOptions& o);
+
+/// "12.3 s", "4 min 05 s", "2 h 10 min".
+std::string duration_text(double seconds);
+
+/// `args` quoted for a POSIX shell where they need it.
+std::string shell_words(const std::vector<std::string>& args);
+
+}  // namespace gpp::app

@@ -1,0 +1,82 @@
+#pragma once
+// Files that several gpp processes update at once: a tuning file two sweeps merge into, a
+// sweep CSV two campaigns append their rows to. Each update holds an exclusive lock for
+// the few milliseconds of read, merge and write, so the second writer merges into what
+// the first wrote and no update is lost.
+//
+// The lock is an fcntl record lock on a lock file beside the target (`PATH.lock`), not on
+// the target itself: the target is replaced by a rename (gpp_atomic_file.hpp), so a lock
+// on it would be a lock on a file that is no longer there. The lock file is removed by
+// whoever holds the lock when it is done; a process that waited checks, once it holds the
+// lock, that the path still names the file it locked, and starts over when it does not.
+// Where fcntl locks do not work (some network file systems without a lock manager), gpp
+// refuses in one line before any work rather than risk losing a merge.
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace gpp {
+
+/// An exclusive lock on the file `path` (held from construction to destruction). Prints
+/// one line on stderr when another process holds it and this one waits.
+class FileLock {
+ public:
+  explicit FileLock(const std::string& path);
+  ~FileLock();
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+ private:
+  std::string lock_path_;
+  int fd_ = -1;
+};
+
+/// Throws gpp::Error ("OPTION PATH: ...") when the lock of `path` cannot be taken here:
+/// the file system refuses fcntl locks, or the lock file cannot be created. Takes the
+/// lock and releases it (nothing else is touched). For the checks before any work.
+void check_lockable(const std::string& option, const std::string& path);
+
+/// Under the lock of `path`: reads the file ("" when it does not exist; at most
+/// `max_bytes`), calls `merge` with that text and writes what it returns, whole
+/// (write_file_atomically), unless it is that text unchanged. Returns the merged text.
+std::string update_shared_file(const std::string& what, const std::string& path, std::int64_t max_bytes,
+                               const std::function<std::string(const std::string&)>& merge);
+
+/// A CSV that rows are appended to as they are measured, shared with other processes.
+/// Every append takes the lock, re-reads the file, puts back any of this writer's rows
+/// that are missing (a process that replaced the file), appends the new row and flushes
+/// it to disk (fdatasync) before the lock is released: a SIGKILL loses at most the row
+/// in flight, and a full disk leaves the file as it was (the partial tail is cut off) and
+/// ends in one line.
+class SharedRows {
+ public:
+  /// `header` is the first line (no newline) the file must start with.
+  SharedRows(std::string option, std::string path, std::string header);
+
+  /// Starts the file: with `replace`, writes the header and `rows` whole (replacing any
+  /// file there); else appends the rows of `rows` the file lacks (creating it with the
+  /// header when it does not exist). Throws gpp::Error when an existing file does not
+  /// start with the header.
+  void start(const std::vector<std::string>& rows, bool replace);
+
+  /// Appends one row (no newline), as described above.
+  void append(const std::string& row);
+
+  /// The data rows of the file now (header excluded, each as written), read under the
+  /// lock: what other processes sharing the file have appended. An incomplete last line
+  /// (a writer killed mid-write) is left out.
+  std::vector<std::string> rows() const;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string option_, path_, header_;
+  std::vector<std::string> mine_;  // every row this writer put in the file
+};
+
+/// The data records of a CSV text after its first line, each as written (a quoted field
+/// may hold commas and newlines), without the newline; an incomplete last record (no
+/// newline at its end) is left out.
+std::vector<std::string> csv_data_records(const std::string& text);
+
+}  // namespace gpp

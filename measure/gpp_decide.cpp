@@ -25,37 +25,44 @@ double mann_whitney_p_lower(const std::vector<double>& a, const std::vector<doub
   const std::size_t m = a.size(), n = b.size();
   if (m == 0 || n == 0) return 1;
   if (m > 60 || n > 60) throw Error("mann_whitney_p_lower: at most 60 values per sample");
-  // U in half units: 2 per pair a_i < b_j, 1 per tie.
-  long u2 = 0;
-  for (double x : a)
-    for (double y : b) u2 += x < y ? 2 : x == y ? 1 : 0;
-  // The number of orderings of m a's among m + n places with each U (no ties): c[k][u] for
-  // k a's so far, by the recurrence on where the last value came from. Doubles hold the
-  // counts (at most C(120, 60) ~ 1e35) with ample relative precision.
-  const std::size_t umax = m * n;
-  // f[i][j][u]: sequences of i a's and j b's with U = u (pairs with the a before the b).
-  // Rolling over j: g_j[i][u].
-  std::vector<std::vector<double>> prev(m + 1, std::vector<double>(umax + 1, 0.0)), cur = prev;
-  for (std::size_t i = 0; i <= m; ++i) prev[i][0] = 1;  // j = 0: only a's, U = 0
-  for (std::size_t j = 1; j <= n; ++j) {
-    for (std::size_t i = 0; i <= m; ++i) {
-      for (std::size_t u = 0; u <= umax; ++u) {
-        // The largest value is a b (then every a is before it: U gains i) or an a (no gain).
-        double c = u >= i ? prev[i][u - i] : 0.0;
-        if (i > 0) c += cur[i - 1][u];
-        cur[i][u] = c;
-      }
+  // The rank-sum form: with mid-ranks for ties (doubled, so they are integers), a's rank
+  // sum R is small exactly when a's values are low, and U = m n + m (m + 1) / 2 - R. Its
+  // exact distribution under the null (every choice of which m pooled values are a's
+  // equally likely, ties kept as they are) comes from the groups of equal values one after
+  // the other: k of a group of t go to a in C(t, k) ways and add k times its mid-rank.
+  std::vector<std::pair<double, bool>> pool;  // value, from a
+  for (double x : a) pool.push_back({x, true});
+  for (double y : b) pool.push_back({y, false});
+  std::sort(pool.begin(), pool.end(), [](const auto& p, const auto& q) { return p.first < q.first; });
+  const std::size_t total = m + n;
+  const std::size_t rmax = total * (total + 1);  // doubled rank sum of everything
+  std::vector<std::vector<double>> ways(m + 1, std::vector<double>(rmax + 1, 0.0)), next = ways;
+  ways[0][0] = 1;
+  long observed = 0;
+  for (std::size_t s = 0; s < total;) {
+    std::size_t e = s;
+    std::size_t in_a = 0;
+    while (e < total && pool[e].first == pool[s].first) in_a += pool[e++].second;
+    const std::size_t t = e - s;
+    const long mid2 = long(2 * s + t + 1);  // doubled mid-rank of ranks s+1 .. s+t
+    observed += long(in_a) * mid2;
+    for (auto& row : next) std::fill(row.begin(), row.end(), 0.0);
+    double choose = 1;  // C(t, k)
+    for (std::size_t k = 0; k <= t && k <= m; ++k) {
+      for (std::size_t i = 0; i + k <= m; ++i)
+        for (std::size_t r = 0; r + k * mid2 <= rmax; ++r)
+          if (ways[i][r] != 0) next[i + k][r + k * mid2] += choose * ways[i][r];
+      choose = choose * double(t - k) / double(k + 1);
     }
-    std::swap(prev, cur);
+    std::swap(ways, next);
+    s = e;
   }
-  const std::vector<double>& dist = prev[m];
-  double total = 0, tail = 0;
-  for (std::size_t u = 0; u <= umax; ++u) {
-    total += dist[u];
-    // Ties (half units) count toward the observed value's side conservatively.
-    if (2 * long(u) >= u2) tail += dist[u];
+  double all = 0, tail = 0;
+  for (std::size_t r = 0; r <= rmax; ++r) {
+    all += ways[m][r];
+    if (long(r) <= observed) tail += ways[m][r];
   }
-  return tail / total;
+  return tail / all;
 }
 
 Decision decide(const std::vector<double>& candidate, const std::vector<double>& baseline) {

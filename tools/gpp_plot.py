@@ -395,13 +395,21 @@ def heatmap_grid(rows, path, policy, x, y, deck=None, device=None):
     sel = fixed_rows(rows, best, (x, y))
     cells = {}
     for r in sel:
+        ran = r["status"] != "invalid"
         cells[(r[x], r[y])] = {"status": r["status"], "reason": r["reason"],
-                               "time": None if r["status"] == "invalid" else float(r["time_median_s"]),
+                               "time": float(r["time_median_s"]) if ran else None,
+                               "range": (float(r["time_min_s"]), float(r["time_max_s"])) if ran else None,
                                "rel_error": number(r, "rel_error", required=False)}
+    # Ties: verified points whose range of repeats (min..max) overlaps the best point's,
+    # i.e. not faster or slower than it beyond the noise of the runs.
+    best_lo, best_hi = float(best["time_min_s"]), float(best["time_max_s"])
+    ties = sorted(k for k, c in cells.items()
+                  if c["status"] == "ok" and k != (best[x], best[y])
+                  and c["range"][0] <= best_hi and c["range"][1] >= best_lo)
     return {"x": x, "y": y,
             "x_values": sorted({k[0] for k in cells}, key=tunable_key),
             "y_values": sorted({k[1] for k in cells}, key=tunable_key),
-            "cells": cells, "best": (best[x], best[y]), "best_row": best,
+            "cells": cells, "best": (best[x], best[y]), "best_row": best, "ties": ties,
             "fixed": {t: best[t] for t in vary if t not in (x, y)}}
 
 
@@ -911,7 +919,7 @@ def draw_heatmap(grid, rows):
     cmap = plt.get_cmap("viridis").copy()
     cmap.set_bad("white")
     n_reasons = len({c["reason"] for c in cells.values() if c["status"] == "invalid"})
-    legend_lines = 1 + n_reasons + any(c["status"] == "wrong" for c in cells.values())
+    legend_lines = 1 + n_reasons + any(c["status"] == "wrong" for c in cells.values()) + bool(grid["ties"])
     width = max(7.0, 1.25 * len(xs) + 3.8)
     axes_h = max(3.6, 0.8 * len(ys) + 1.6)
     below = 0.75 + 0.2 * legend_lines + 0.35  # tick labels and x label, legend, footer (inches)
@@ -948,6 +956,10 @@ def draw_heatmap(grid, rows):
                 ax.text(i, j, "not swept", ha="center", va="center", fontsize=7, color="#999999")
     bi, bj = xs.index(grid["best"][0]), ys.index(grid["best"][1])
     ax.add_patch(Rectangle((bi - 0.5, bj - 0.5), 1, 1, fill=False, edgecolor="#ff7f0e", linewidth=3.5, zorder=4))
+    for (xv, yv) in grid["ties"]:
+        ti, tj = xs.index(xv), ys.index(yv)
+        ax.add_patch(Rectangle((ti - 0.45, tj - 0.45), 0.9, 0.9, fill=False, edgecolor="#ff7f0e", linewidth=1.8,
+                               linestyle="--", zorder=4))
     ax.set_xticks(range(len(xs)))
     ax.set_xticklabels(xs)
     ax.set_yticks(range(len(ys)))
@@ -958,6 +970,10 @@ def draw_heatmap(grid, rows):
     handles = [Patch(facecolor="none", edgecolor="#ff7f0e", linewidth=2.5,
                      label=f"best: {grid['x']}={grid['best'][0]}, {grid['y']}={grid['best'][1]}, "
                            f"{float(best['time_median_s']):.4g} s")]
+    if grid["ties"]:
+        handles.append(Patch(facecolor="none", edgecolor="#ff7f0e", linewidth=1.5, linestyle="--",
+                             label=f"ties with the best ({len(grid['ties'])}): their min..max over the repeats "
+                                   f"overlaps the best's"))
     for k, reason in enumerate(reasons):
         handles.append(Patch(facecolor="#eeeeee", edgecolor="#888888", hatch="///",
                              label=f"invalid ({chr(ord('a') + k)}): {reason}"))

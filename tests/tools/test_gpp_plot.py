@@ -423,6 +423,29 @@ class Extraction(unittest.TestCase):
         self.assertEqual({k for k, c in grid["cells"].items() if c["status"] == "invalid"}, {("256", "512")})
         self.assertEqual(len(grid["cells"]), 6)
 
+    def test_ties_are_points_whose_range_overlaps_the_best(self):
+        best = self.oracle_best("tuned")
+        lo, hi = float(best["time_min_s"]), float(best["time_max_s"])
+        want = {(r["band_block"], r["team_size"]) for r in self.raw
+                if r["policy"] == "tuned" and r["status"] == "ok" and r is not best
+                and (r["band_block"], r["team_size"]) != (best["band_block"], best["team_size"])
+                and all(r[t] == best[t] for t in ("ig_block", "vector_length", "tile"))
+                and float(r["time_min_s"]) <= hi and float(r["time_max_s"]) >= lo}
+        grid = gpp_plot.heatmap_grid(self.sweep, SWEEP, "tuned", "band_block", "team_size")
+        self.assertEqual(set(grid["ties"]), want)
+        # One point made to overlap the best's range, another made to miss it just above.
+        rows = [dict(r) for r in self.sweep]
+        others = [r for r in rows if r["policy"] == "tuned" and r["status"] == "ok"
+                  and (r["band_block"], r["team_size"]) != (best["band_block"], best["team_size"])]
+        tie, apart = others[0], others[1]
+        tie["time_min_s"], tie["time_max_s"] = repr(lo * 0.999), repr(hi * 1.5)
+        tie["time_median_s"] = repr(hi * 1.2)
+        apart["time_min_s"], apart["time_median_s"], apart["time_max_s"] = repr(hi * 1.001), repr(hi * 1.1), repr(hi * 1.2)
+        grid = gpp_plot.heatmap_grid(rows, SWEEP, "tuned", "band_block", "team_size")
+        self.assertIn((tie["band_block"], tie["team_size"]), grid["ties"])
+        self.assertNotIn((apart["band_block"], apart["team_size"]), grid["ties"])
+        self.assertNotIn(grid["best"], grid["ties"])
+
     def test_best_moves_with_the_data(self):
         # Make another ok point the fastest: the extraction must follow it (and the fixed value).
         rows = [dict(r) for r in self.sweep]

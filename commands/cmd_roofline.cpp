@@ -238,12 +238,12 @@ std::vector<std::vector<std::string>> roofline_points(const std::string& resume)
   std::vector<std::vector<std::string>> keys;
   if (resume.empty() || !file_exists(resume)) return keys;
   const std::string text = read_input_file("--resume", resume, kMaxCsvBytes);
-  const auto header = sweep::parse_csv(roofline_csv_header()).front();
+  const auto header = formats::parse_csv(roofline_csv_header()).front();
   std::string records = roofline_csv_header() + "\n";
-  for (const auto& line : csv_data_records(text)) records += line + "\n";
+  for (const auto& line : formats::csv_data_records(text)) records += line + "\n";
   if (text.substr(0, text.find('\n')) != roofline_csv_header())
     throw Error("--resume " + resume + ": not a roofline CSV of this version (its header differs from docs/formats.md's)");
-  auto all = sweep::parse_csv(records);
+  auto all = formats::parse_csv(records);
   for (std::size_t i = 1; i < all.size(); ++i) {
     if (all[i].size() != header.size())
       throw Error("--resume " + resume + ": row " + std::to_string(i) + " has " + std::to_string(all[i].size()) +
@@ -311,11 +311,11 @@ int cmd_roofline(const std::vector<std::string>& args) {
   std::vector<std::string> command_line{"gpp", "roofline"};
   command_line.insert(command_line.end(), args.begin(), args.end());
   RunRecord rec = make_record("roofline", command_line, s);
-  SharedRows csv("--csv", o.csv_path, roofline_csv_header());
+  formats::SharedRows csv("--csv", o.csv_path, roofline_csv_header());
   {
     // Replaced unless it is the resumed file; then the rows of the resumed file.
     std::vector<std::string> old;
-    if (!resume.empty() && file_exists(resume)) old = csv_data_records(read_input_file("--resume", resume, kMaxCsvBytes));
+    if (!resume.empty() && file_exists(resume)) old = formats::csv_data_records(read_input_file("--resume", resume, kMaxCsvBytes));
     csv.start(old, o.csv_path != resume);
   }
   Campaign c("roofline", args, p.runs.size());
@@ -340,7 +340,7 @@ int cmd_roofline(const std::vector<std::string>& args) {
             << "FLOP/update" << std::setw(12) << "GFLOP/s" << std::setw(12) << "AI compuls." << std::setw(14)
             << "GFLOP/s (ncu)" << std::setw(9) << "AI L1" << std::setw(9) << "AI L2" << std::setw(9) << "AI DRAM"
             << std::setw(9) << "% peak" << "\n" << std::flush;
-  const auto header = sweep::parse_csv(roofline_csv_header()).front();
+  const auto header = formats::parse_csv(roofline_csv_header()).front();
   for (const auto& planned : p.runs) {
     RooflineRow row;
     row.date = rec.date;
@@ -358,7 +358,7 @@ int cmd_roofline(const std::vector<std::string>& args) {
     row.tunables = describe_tunables(resolve(s, *planned.entry, planned.space, planned.tunables));
     {
       std::string line = roofline_csv_row(row);
-      const auto key = point_key(header, sweep::parse_csv(line).front());
+      const auto key = point_key(header, formats::parse_csv(line).front());
       if (std::find(done_points.begin(), done_points.end(), key) != done_points.end()) {
         c.skip();
         continue;

@@ -13,6 +13,7 @@
 #include "gpp_interrupt.hpp"
 #include "gpp_outputs.hpp"
 #include "gpp_record.hpp"
+#include "gpp_csv.hpp"
 #include "gpp_shared_file.hpp"
 #include "gpp_sweep.hpp"
 
@@ -35,7 +36,7 @@ class Campaign {
   Campaign& operator=(const Campaign&) = delete;
 
   /// The CSV the rows go to (null: none); the campaign appends to it, point by point.
-  void rows_to(SharedRows* rows) {
+  void rows_to(formats::SharedRows* rows) {
     rows_ = rows;
     takes_csv_ = true;
   }
@@ -83,7 +84,7 @@ class Campaign {
   std::vector<std::string> args_;
   std::size_t planned_, measured_ = 0, skipped_ = 0, started_ = 0;
   double measured_s_ = 0;
-  SharedRows* rows_ = nullptr;
+  formats::SharedRows* rows_ = nullptr;
   int signal_ = 0;
   bool takes_csv_ = false;  // the command has --csv (rows_to was called)
   bool tty_;
@@ -109,7 +110,7 @@ class PointRows {
   /// A row this campaign measured (`line`: as Campaign::done appended it).
   void add(const sweep::Row& row, const std::string& line);
   const std::vector<sweep::Row>& rows() const { return rows_; }
-  SharedRows* file() { return csv_.path().empty() ? nullptr : &csv_; }
+  formats::SharedRows* file() { return csv_.path().empty() ? nullptr : &csv_; }
   /// "; 12 rows already in s.csv" or "; s.csv does not exist yet: a new campaign" ("" without --resume).
   std::string resumed_text() const;
 
@@ -117,7 +118,7 @@ class PointRows {
   std::string resume_;
   bool resume_exists_ = false;
   sweep::CsvFile old_;
-  SharedRows csv_;
+  formats::SharedRows csv_;
   const RunRecord* rec_ = nullptr;
   std::vector<sweep::Row> rows_;
   std::set<std::string> known_;

@@ -1,6 +1,6 @@
 #pragma once
 // Files that several gpp processes update at once: a tuning file two sweeps merge into, a
-// sweep CSV two campaigns append their rows to. Each update holds an exclusive lock for
+// sweep CSV two campaigns append their rows to (formats/gpp_csv.hpp). Each update holds an exclusive lock for
 // the few milliseconds of read, merge and write, so the second writer merges into what
 // the first wrote and no update is lost.
 //
@@ -11,9 +11,9 @@
 // lock, that the path still names the file it locked, and starts over when it does not.
 // Where fcntl locks do not work (some network file systems without a lock manager), gpp
 // refuses in one line before any work rather than risk losing a merge.
+#include <cstdint>
 #include <functional>
 #include <string>
-#include <vector>
 
 namespace gpp {
 
@@ -41,42 +41,5 @@ void check_lockable(const std::string& option, const std::string& path);
 /// (write_file_atomically), unless it is that text unchanged. Returns the merged text.
 std::string update_shared_file(const std::string& what, const std::string& path, std::int64_t max_bytes,
                                const std::function<std::string(const std::string&)>& merge);
-
-/// A CSV that rows are appended to as they are measured, shared with other processes.
-/// Every append takes the lock, re-reads the file, puts back any of this writer's rows
-/// that are missing (a process that replaced the file), appends the new row and flushes
-/// it to disk (fdatasync) before the lock is released: a SIGKILL loses at most the row
-/// in flight, and a full disk leaves the file as it was (the partial tail is cut off) and
-/// ends in one line.
-class SharedRows {
- public:
-  /// `header` is the first line (no newline) the file must start with.
-  SharedRows(std::string option, std::string path, std::string header);
-
-  /// Starts the file: with `replace`, writes the header and `rows` whole (replacing any
-  /// file there); else appends the rows of `rows` the file lacks (creating it with the
-  /// header when it does not exist). Throws gpp::Error when an existing file does not
-  /// start with the header.
-  void start(const std::vector<std::string>& rows, bool replace);
-
-  /// Appends one row (no newline), as described above.
-  void append(const std::string& row);
-
-  /// The data rows of the file now (header excluded, each as written), read under the
-  /// lock: what other processes sharing the file have appended. An incomplete last line
-  /// (a writer killed mid-write) is left out.
-  std::vector<std::string> rows() const;
-
-  const std::string& path() const { return path_; }
-
- private:
-  std::string option_, path_, header_;
-  std::vector<std::string> mine_;  // every row this writer put in the file
-};
-
-/// The data records of a CSV text after its first line, each as written (a quoted field
-/// may hold commas and newlines), without the newline; an incomplete last record (no
-/// newline at its end) is left out.
-std::vector<std::string> csv_data_records(const std::string& text);
 
 }  // namespace gpp

@@ -1,5 +1,7 @@
 #include "gpp_roofline.hpp"
 
+#include "gpp_csv.hpp"
+
 #include "gpp_inputs.hpp"
 #include "gpp_json.hpp"
 #include "gpp_text.hpp"
@@ -184,32 +186,10 @@ CeilingsSummary read_ceilings(const std::string& path) {
 
 namespace {
 
+// One line of ncu's report: its fields (the report quotes every field).
 std::vector<std::string> split_csv_line(const std::string& line) {
-  std::vector<std::string> f;
-  std::string cur;
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char ch = line[i];
-    if (quoted) {
-      if (ch == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        cur += '"';
-        ++i;
-      } else if (ch == '"') {
-        quoted = false;
-      } else {
-        cur += ch;
-      }
-    } else if (ch == '"') {
-      quoted = true;
-    } else if (ch == ',') {
-      f.push_back(cur);
-      cur.clear();
-    } else if (ch != '\r') {
-      cur += ch;
-    }
-  }
-  f.push_back(cur);
-  return f;
+  auto records = formats::parse_csv(line);
+  return records.empty() ? std::vector<std::string>{} : records.front();
 }
 
 // Multiplier of a unit of ncu's units row to the base unit (byte, second, inst, ...).
@@ -324,12 +304,7 @@ const std::string& roofline_csv_header() {
 }
 
 namespace {
-std::string field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string o = "\"";
-  for (char ch : s) o += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-  return o + "\"";
-}
+std::string field(const std::string& s) { return formats::csv_field(s); }
 std::string num(double v) { return std::isfinite(v) ? format_double(v) : ""; }
 std::string num(const std::optional<double>& v) { return v ? num(*v) : ""; }
 }  // namespace

@@ -1,7 +1,7 @@
 #include "gpp_sweep.hpp"
 
 #include "gpp_inputs.hpp"
-#include "gpp_shared_file.hpp"
+#include "gpp_csv.hpp"
 #include "gpp_text.hpp"
 
 #include <algorithm>
@@ -163,49 +163,6 @@ std::string size_class(double updates) {
   return "large";
 }
 
-std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
-  std::vector<std::vector<std::string>> records;
-  std::vector<std::string> rec;
-  std::string field;
-  bool quoted = false, any = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-        field += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        field += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-      any = true;
-    } else if (c == ',') {
-      rec.push_back(field);
-      field.clear();
-      any = true;
-    } else if (c == '\n' || c == '\r') {
-      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
-      rec.push_back(field);
-      records.push_back(rec);
-      rec.clear();
-      field.clear();
-      any = false;
-    } else {
-      field += c;
-      any = true;
-    }
-  }
-  if (quoted) throw Error("unterminated quoted field");
-  if (any) {
-    rec.push_back(field);
-    records.push_back(rec);
-  }
-  return records;
-}
-
 std::string tile_text(const std::vector<int>& tile) {
   std::string s;
   for (std::size_t i = 0; i < tile.size(); ++i) s += (i ? "x" : "") + std::to_string(tile[i]);
@@ -225,18 +182,18 @@ CsvFile parse_sweep_csv(std::string text, const std::string& header, const std::
   }
   std::vector<std::vector<std::string>> records;
   try {
-    records = parse_csv(text);
+    records = formats::parse_csv(text);
   } catch (const Error& e) {
     throw Error(where + ": " + e.what());
   }
-  const auto want = parse_csv(header).front();
+  const auto want = formats::parse_csv(header).front();
   if (records.empty() || records.front() != want)
     throw Error(where + ": not a sweep CSV of this version (its header differs from docs/formats.md's)");
   auto col = [&](const char* name) {
     return std::size_t(std::find(want.begin(), want.end(), name) - want.begin());
   };
   CsvFile out;
-  out.lines = csv_data_records(text);  // the data lines as written
+  out.lines = formats::csv_data_records(text);  // the data lines as written
   for (std::size_t r = 1; r < records.size(); ++r) {
     const auto& fields = records[r];
     if (fields.size() == 1 && fields[0].empty()) continue;

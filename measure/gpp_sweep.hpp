@@ -42,9 +42,6 @@ std::vector<Tunables> expand(const Axes& a, const std::vector<std::string>& poli
 /// small (< 1e9 updates), medium (< 1e11), large.
 std::string size_class(double updates);
 
-/// The fields of every record of a CSV text (RFC 4180 quoting: "" inside quotes, a quoted
-/// field may hold commas and newlines). Throws gpp::Error for an unterminated quote.
-std::vector<std::vector<std::string>> parse_csv(const std::string& text);
 
 /// "128x1x1" <-> {128, 1, 1}; "" <-> {}.
 std::string tile_text(const std::vector<int>& tile);

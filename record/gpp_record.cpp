@@ -1,5 +1,8 @@
 #include "gpp_record.hpp"
 
+#include "gpp_csv.hpp"
+#include "gpp_sweep.hpp"
+
 #include "gpp_build_info.hpp"
 #include "gpp_compat.hpp"
 #include "gpp_backend.hpp"
@@ -121,18 +124,6 @@ const char* verified_word(const RunRecord& r, const PolicyRun& run) {
   return run.verified ? "yes" : "no";
 }
 
-std::string csv_field(const std::string& v) {
-  if (v.find_first_of(",\"\n\r") == std::string::npos) return v;
-  std::string o = "\"";
-  for (char c : v) o += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return o + "\"";
-}
-
-std::string tile_text(const std::vector<int>& tile) {
-  std::string s;
-  for (std::size_t i = 0; i < tile.size(); ++i) s += (i ? "x" : "") + std::to_string(tile[i]);
-  return s;
-}
 
 Json json_space(const SpaceInfo& s) {
   Json j = Json::object();
@@ -282,12 +273,12 @@ std::string csv_row(const RunRecord& r, const PolicyRun& run) {
   auto opt = [](int v) { return v > 0 ? std::to_string(v) : std::string(); };
   const DeckInfo& d = r.deck;
   const bool ran = !run.times.empty();
-  o << RunRecord::kSchemaVersion << "," << r.date << "," << csv_field(r.build.git) << "," << csv_field(r.build.version)
-    << "," << csv_field(r.build.kokkos_version) << "," << csv_field(run.space.backend) << ","
-    << to_string(run.space.kind) << "," << csv_field(run.space.device) << "," << csv_field(d.name) << "," << d.nbands
-    << "," << d.ngpown << "," << d.ncouls << "," << d.nw << "," << d.updates << "," << csv_field(run.policy) << ","
+  o << RunRecord::kSchemaVersion << "," << r.date << "," << formats::csv_field(r.build.git) << "," << formats::csv_field(r.build.version)
+    << "," << formats::csv_field(r.build.kokkos_version) << "," << formats::csv_field(run.space.backend) << ","
+    << to_string(run.space.kind) << "," << formats::csv_field(run.space.device) << "," << formats::csv_field(d.name) << "," << d.nbands
+    << "," << d.ngpown << "," << d.ncouls << "," << d.nw << "," << d.updates << "," << formats::csv_field(run.policy) << ","
     << opt(run.tunables.band_block) << "," << opt(run.tunables.ig_block) << "," << opt(run.tunables.team_size) << ","
-    << opt(run.tunables.vector_length) << "," << tile_text(run.tunables.tile) << "," << run.times.size() << ",";
+    << opt(run.tunables.vector_length) << "," << sweep::tile_text(run.tunables.tile) << "," << run.times.size() << ",";
   if (ran) {
     o << run.min() << "," << run.median() << "," << run.max() << "," << d.updates / run.median() << ",";
     if (run.flops > 0) o << run.flops / run.median() / 1e9;
@@ -295,7 +286,7 @@ std::string csv_row(const RunRecord& r, const PolicyRun& run) {
     o << ",,,,";
   }
   o << "," << (ran && r.target.performed() ? format_double(run.rel_error) : "") << "," << run.status << ","
-    << csv_field(run.reason);
+    << formats::csv_field(run.reason);
   return o.str();
 }
 

@@ -6,7 +6,7 @@
 #include "gpp_io_test_util.hpp"
 #include "gpp_record.hpp"
 #include "gpp_roofline.hpp"
-#include "gpp_shared_file.hpp"
+#include "gpp_csv.hpp"
 #include "gpp_sweep.hpp"
 
 #include <gtest/gtest.h>
@@ -73,7 +73,7 @@ struct Background {
 };
 
 std::size_t data_rows(const std::string& csv) {
-  return exists(csv) ? gpp::csv_data_records(slurp(csv)).size() : 0;
+  return exists(csv) ? gpp::formats::csv_data_records(slurp(csv)).size() : 0;
 }
 
 // Waits until `csv` has at least `n` rows (false after 60 s).

@@ -4,6 +4,7 @@
 // back its rows when the file was replaced, a row cut off mid-write is removed, a full
 // file system leaves the file as it was, and no lock file is left behind.
 #include "gpp_error.hpp"
+#include "gpp_csv.hpp"
 #include "gpp_shared_file.hpp"
 #include "gpp_test_util.hpp"
 
@@ -86,14 +87,14 @@ TEST(SharedFile, TwoWritersMergeWithoutLosingAnUpdate) {
 TEST(SharedFile, TwoAppendersKeepEveryRowWhole) {
   const std::string path = temp("rows.csv");
   std::remove(path.c_str());
-  gpp::SharedRows("--csv", path, "a,b").start({}, true);
+  gpp::formats::SharedRows("--csv", path, "a,b").start({}, true);
   ASSERT_TRUE(in_processes(2, [&](int k) {
-    gpp::SharedRows rows("--csv", path, "a,b");
+    gpp::formats::SharedRows rows("--csv", path, "a,b");
     for (int i = 0; i < 40; ++i) rows.append(std::to_string(k) + "," + std::string(200, char('a' + i % 26)) + std::to_string(i));
   }));
   const std::string text = slurp(path);
   EXPECT_EQ(text.substr(0, 4), "a,b\n");
-  const auto rows = gpp::csv_data_records(text);
+  const auto rows = gpp::formats::csv_data_records(text);
   EXPECT_EQ(rows.size(), 80u);
   EXPECT_EQ(std::set<std::string>(rows.begin(), rows.end()).size(), 80u);
   for (const auto& r : rows) {  // whole: "K," then 200 letters then the index
@@ -105,7 +106,7 @@ TEST(SharedFile, TwoAppendersKeepEveryRowWhole) {
 
 TEST(SharedFile, AWriterPutsBackItsRowsAndCutsAPartialRow) {
   const std::string path = temp("replaced.csv");
-  gpp::SharedRows rows("--csv", path, "h");
+  gpp::formats::SharedRows rows("--csv", path, "h");
   rows.start({"old"}, true);
   rows.append("mine 1");
   // Another program replaced the file (same header), another writer died mid-row.
@@ -121,7 +122,7 @@ TEST(SharedFile, AWriterPutsBackItsRowsAndCutsAPartialRow) {
 
 TEST(SharedFile, AFullFileSystemLeavesTheFileAsItWas) {
   const std::string path = temp("full.csv");
-  gpp::SharedRows("--csv", path, "h").start({"row 1"}, true);
+  gpp::formats::SharedRows("--csv", path, "h").start({"row 1"}, true);
   const std::string before = slurp(path);
   // Under a file-size limit of a few bytes more than the file: the append fails part way.
   ASSERT_TRUE(in_processes(1, [&](int) {
@@ -129,7 +130,7 @@ TEST(SharedFile, AFullFileSystemLeavesTheFileAsItWas) {
     struct rlimit lim;
     lim.rlim_cur = lim.rlim_max = rlim_t(before.size() + 10);
     if (::setrlimit(RLIMIT_FSIZE, &lim) != 0) ::_exit(4);
-    gpp::SharedRows rows("--csv", path, "h");
+    gpp::formats::SharedRows rows("--csv", path, "h");
     try {
       rows.append(std::string(4000, 'x'));
     } catch (const gpp::Error& e) {

@@ -3,6 +3,7 @@
 // commands run on a tiny deck (the Serial host: team sizes above 1 cannot run there).
 #include "gpp_io_test_util.hpp"
 #include "gpp_record.hpp"
+#include "gpp_csv.hpp"
 #include "gpp_sweep.hpp"
 #include "gpp_decide.hpp"
 #include "gpp_tuning.hpp"
@@ -164,11 +165,11 @@ TEST(SweepGrid, SizeClasses) {
 }
 
 TEST(SweepCsv, QuotedFields) {
-  const auto r = sweep::parse_csv("a,\"b,c\",\"say \"\"hi\"\"\"\r\n1,\"two\nlines\",\n");
+  const auto r = gpp::formats::parse_csv("a,\"b,c\",\"say \"\"hi\"\"\"\r\n1,\"two\nlines\",\n");
   ASSERT_EQ(r.size(), 2u);
   EXPECT_EQ(r[0], (std::vector<std::string>{"a", "b,c", "say \"hi\""}));
   EXPECT_EQ(r[1], (std::vector<std::string>{"1", "two\nlines", ""}));
-  EXPECT_THROW(sweep::parse_csv("a,\"b\n"), gpp::Error);
+  EXPECT_THROW(gpp::formats::parse_csv("a,\"b\n"), gpp::Error);
 }
 
 // The header the docs promise, the writer's and a written file's are one.
@@ -310,13 +311,13 @@ TEST(Tuning, ManyKeysAreReadQuickly) {
 
 // Rows of a sweep CSV, as field lists, without the header.
 std::vector<std::vector<std::string>> csv_rows_of(const std::string& path) {
-  auto r = sweep::parse_csv(slurp(path));
+  auto r = gpp::formats::parse_csv(slurp(path));
   if (!r.empty()) r.erase(r.begin());
   return r;
 }
 
 std::size_t column(const std::string& name) {
-  const auto h = sweep::parse_csv(gpp::app::csv_header()).front();
+  const auto h = gpp::formats::parse_csv(gpp::app::csv_header()).front();
   return std::size_t(std::find(h.begin(), h.end(), name) - h.begin());
 }
 
@@ -384,9 +385,9 @@ TEST(SweepCli, ResumedRowsOfAnotherOriginOrForgedTimesAreRefused) {
   const std::string csv = temp_path("origin.csv");
   ASSERT_EQ(gpp_cmd("sweep " + deck() + " --policy host --band-block 4 --repeat 1 --csv " + csv).code, 0);
   const std::string good = slurp(csv);
-  const auto cols = sweep::parse_csv(gpp::app::csv_header()).front();
+  const auto cols = gpp::formats::parse_csv(gpp::app::csv_header()).front();
   auto with = [&](const std::string& name, const std::string& value) {
-    auto records = sweep::parse_csv(good);
+    auto records = gpp::formats::parse_csv(good);
     const std::size_t c = std::size_t(std::find(cols.begin(), cols.end(), name) - cols.begin());
     std::string text = gpp::app::csv_header() + "\n";
     for (std::size_t r = 1; r < records.size(); ++r) {

@@ -1,7 +1,7 @@
 #pragma once
 // What gpp checks before Kokkos starts: Kokkos reads its environment variables and
 // --kokkos-* options in Kokkos::initialize, where a bad value throws or aborts outside
-// any error handling (issue 10). They are checked here first, so that a bad value ends
+// any error handling. They are checked here first, so that a bad value ends
 // in one line and exit 1 like any other bad input.
 #include <string>
 

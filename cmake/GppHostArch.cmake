@@ -1,4 +1,4 @@
-# The host instruction set (issue 13). The Kokkos builds gpp uses name no CPU
+# The host instruction set. The Kokkos builds gpp uses name no CPU
 # architecture (Debian's 3.4; the CUDA installs name only the GPU), so without a flag the
 # host code is compiled for baseline x86-64 (SSE2: no AVX, no FMA) and the host policy
 # cannot use the machine's vector units.
@@ -90,8 +90,7 @@ if(GPP_HAVE_NO_TRAPPING_MATH)
 endif()
 # GPP_HOST_VECTOR_WIDTH: the vector width g++/clang prefer in those loops where the ISA
 # offers several (-mprefer-vector-width=N); 512 by default. 256 or 128 to measure against
-# it: on the H100 machine's cores (about one 512-bit FMA unit each) 256 was 11 to 42%
-# slower (docs/performance.md, 2026-11-26).
+# it: 512 was the faster on the AVX-512 hosts gpp was measured on (docs/lab/cpu-host.md).
 set(GPP_HOST_VECTOR_WIDTH "512" CACHE STRING "Preferred vector width of the host policy's loops: 512, 256 or 128")
 set_property(CACHE GPP_HOST_VECTOR_WIDTH PROPERTY STRINGS 512 256 128)
 if(NOT GPP_HOST_VECTOR_WIDTH MATCHES "^(512|256|128)$")

@@ -1,4 +1,4 @@
-# Warnings in gpp's own sources (issue 23): -Wall -Wextra on every C++ target of this
+# Warnings in gpp's own sources: -Wall -Wextra on every C++ target of this
 # project. Kokkos, Kokkos Kernels, HDF5, CLI11 and GoogleTest come in as system headers
 # (imported targets, /usr/include), so their own warnings are not reported; an in-tree Kokkos
 # (GPP_KOKKOS_SOURCE_DIR) is built before these options and does not get them.

@@ -1,6 +1,6 @@
 #pragma once
-// The kernel's input as the original benchmark file holds it (spec section 2), the
-// derived arrays built from it (spec section 3), and the synthetic generators.
+// The kernel's input as the original benchmark file holds it (docs/io.md), the derived
+// arrays the benchmark builds from it, and the synthetic generators.
 #include "gpp_types.hpp"
 
 #include <array>
@@ -107,7 +107,7 @@ void check_deck_name(const std::string& name);
 /// ngpown is the local count): the same numbers the whole deck has in those columns.
 InputDeck generate_random(const DeckParams& p, const GpShare& share = {});
 
-/// The public C++ mini-apps' constant data (spec section 4).
+/// The public C++ mini-apps' constant data (their closed form: docs/guide/decks.md).
 InputDeck generate_uniform(const DeckParams& p, const GpShare& share = {});
 
 /// Dispatch on p.generator.
@@ -125,7 +125,7 @@ void validate(const InputDeck& in);
 /// validate(in), its message prefixed with "cannot write PATH: " (the writers' check).
 void validate_before_writing(const InputDeck& in, const std::string& path);
 
-/// The derived arrays of spec section 3 in host memory. The large matrices share storage
+/// The derived arrays, as the benchmark builds them, in host memory. The large matrices share storage
 /// with `in` (no copy).
 GppData<Kokkos::HostSpace> derive(const InputDeck& in);
 

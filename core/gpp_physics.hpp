@@ -1,5 +1,5 @@
 #pragma once
-// The physics of one (band, G', G, frequency) term of Sigma-GPP (spec section 1), in
+// The physics of one (band, G', G, frequency) term of Sigma-GPP (the benchmark's), in
 // the paper's literal form and in its algebraically optimised forms. Every policy
 // calls these functions; none re-implements the term.
 #include "gpp_backend.hpp"
@@ -360,7 +360,7 @@ KOKKOS_FORCEINLINE_FUNCTION complex_t matngmatmgp(const complex_t& aqsm, const c
   return Kokkos::conj(aqsm) * aqsn;
 }
 
-/// The weighting of spec section 1, in two factors so that a kernel may apply the G'
+/// The benchmark's weighting of a term, in two factors so that a kernel may apply the G'
 /// factor per term (the paper's steps v0..v5) or once per G' (v6 onwards):
 ///   sch_sum += 0.5 vcoul(G') * (sch * mat),   ssx_sum += vcoul(G') * (occ * ssx * mat).
 /// band_term: what one (band, G', G, frequency) term adds before the G' factor.
@@ -429,7 +429,7 @@ KOKKOS_FORCEINLINE_FUNCTION bool empty_block_regular(const PairTerms& p, const d
 /// occupied_term's (false only where every wx of the band is >= 0). A near-pole term is
 /// due for about 4% of si214's occupied terms, but clustered in wx (near wx = Re wtilde),
 /// so a warp met one in 76% of its (band, G') steps while a lane had at most about 8 in 32
-/// bands (counted on si214's data, docs/performance.md): deferred, a warp computes the
+/// bands (counted on si214's data, docs/lab/gpu-tuned.md): deferred, a warp computes the
 /// most any one lane has, not one per band that any lane has (tuned shares them out over
 /// the warp: fewer still). The caller turns a block's sums into ssx with occupied_ssx.
 template <bool Cut, int NW, class Wx, class WxNegative>

@@ -13,7 +13,7 @@ struct SigmaResult {
   std::vector<std::complex<double>> asxtemp;  // (nw) asxtemp0 - ssx_sum
 };
 
-/// asxtemp = asxtemp0 - ssx_sum, achtemp = achtemp0 + sch_sum (spec section 1).
+/// asxtemp = asxtemp0 - ssx_sum, achtemp = achtemp0 + sch_sum, as the benchmark does.
 SigmaResult apply_start_values(const SigmaSums& sums, const std::vector<std::complex<double>>& asxtemp0,
                                const std::vector<std::complex<double>>& achtemp0);
 
@@ -33,7 +33,7 @@ struct Verification {
 };
 
 /// Default verification tolerance: order-of-summation differences are ~1e-12 relative
-/// on 3e8-term decks (spec section 8); real bugs move results by far more than 1e-10.
+/// on 3e8-term decks (docs/guide/running.md, Verification); real bugs move results by far more than 1e-10.
 inline constexpr double kDefaultRtol = 1e-10;
 
 /// Tolerance for a closed-form (uniform) deck of `terms` equal terms: recursive

@@ -1,5 +1,5 @@
 #pragma once
-// The static remainder achstemp (spec section 1): a complex GEMM, S = -(aqsntemp^T *
+// The static remainder achstemp: a complex GEMM, S = -(aqsntemp^T *
 // I_eps_array), then sum over n1, igp of 0.5 vcoul_loc conj(aqsmtemp_local) S.
 #include "gpp_spaces.hpp"
 #include "gpp_types.hpp"

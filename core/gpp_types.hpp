@@ -24,7 +24,7 @@ struct ViewTypes {
   using RealVector = Kokkos::View<double*, Kokkos::LayoutLeft, MemorySpace>;
 };
 
-/// The derived arrays the kernel reads (spec sections 1 and 3), in one memory space.
+/// The derived arrays the kernel reads, in one memory space.
 template <class MemorySpace>
 struct GppData {
   using Types = ViewTypes<MemorySpace>;

@@ -1,5 +1,5 @@
 #pragma once
-// The original benchmark's input file (gpp214unformatted.dat, spec section 2): Fortran
+// The original benchmark's input file (gpp214unformatted.dat, docs/io.md): Fortran
 // sequential unformatted, each record framed by its byte count as a 4-byte
 // little-endian integer before and after it. The record table, the conventions and the
 // error messages are in docs/io.md.

@@ -504,8 +504,8 @@ namespace {
 InputDeck read_deck(const std::string& path, ReadStats* stats, bool structure_only);
 
 // HDF5 1.10 can crash (SIGSEGV) or loop on a damaged object header, inside the library
-// and before any check of ours can see the damage (issue 10's attack found such bytes in
-// the attribute messages). The structure is therefore first read in a forked child,
+// and before any check of ours can see the damage (the attack harness found such bytes
+// in the attribute messages). The structure is therefore first read in a forked child,
 // which reports an error in one line or dies alone; only a file whose structure reads
 // cleanly is then read here (the same bytes, so the same code paths succeed).
 void preflight(const std::string& path) {

@@ -40,7 +40,7 @@ constexpr int kHostLanes = 2, kHostVectorChains = 4;
 constexpr int kHostChains = kHostLanes * kHostVectorChains;
 
 // One host thread's chains: the j loop is a SIMD loop, so each group of kHostLanes chains
-// is one vector FMA (checked in the assembly: docs/performance.md).
+// is one vector FMA (as the assembly shows).
 [[gnu::noinline]] double host_fma_chains(const int t, const int iters, const double b, const double c) {
   double a[kHostChains];
   for (int j = 0; j < kHostChains; ++j) a[j] = 1.0 + 1e-3 * j + 1e-9 * t;

@@ -1,4 +1,4 @@
-// CPU policy (the default on the host; issue 13): band blocks one after the other, G'
+// CPU policy (the default on the host): band blocks one after the other, G'
 // across threads in each, SIMD over G. For each band block and G', G is blocked; a G
 // block's pair invariants (the fused form's PairTerms) are stored as structure-of-arrays
 // rows in a per-thread buffer, and the innermost loop runs over contiguous G, 8 G a
@@ -80,7 +80,7 @@ struct Rows {
 };
 
 // The per-thread buffer of a G block's pair invariants, on the heap, one row per thread
-// (UniqueToken): on the stack it overflowed small stacks (ulimit -s 32, issue 10). The
+// (UniqueToken): on the stack it overflowed small stacks (ulimit -s 32). The
 // policy is built for host spaces only.
 template <class ExecSpace>
 struct PairBuffer {
@@ -150,7 +150,7 @@ struct Bounds {
 // the lanes (one vector each), combined at the end. Written as `omp simd reduction(min,
 // max)` in the fill loop, g++ vectorised it but clang 14 left that loop scalar (LLVM
 // takes a min or max of doubles as a reduction only under -ffinite-math-only); element-
-// wise, both vectorise it (docs/performance.md). Min and max are exact: the lanes' order
+// wise, both vectorise it. Min and max are exact: the lanes' order
 // changes no value (at most the sign of a zero extreme, which no bound depends on).
 inline Bounds block_bounds(const double* __restrict wr_row, const double* __restrict wi2_row,
                            const double* __restrict thr_row, const int len) {
@@ -246,11 +246,11 @@ inline Bounds fill_pairs(const In& in, const int igp, const int ig0, const int l
 // (empty_mode: a mode is taken only where the block's Bounds keep every value it inverts
 // in its range, else a safer one).
 //
-// SharedDivide is the default. Measured on the 16-core Intel machine (2026-11-23,
-// docs/performance.md) with one division per frequency against it: 12% faster on the
-// mini-app deck (7.11 against 8.07 s), 2% on si214. A float-seeded reciprocal (a float
-// division and a cubic Newton step in place of vdivpd) was tried and measured slower there
-// (6.08 against 4.73 s, shared) and on a Zen 5 core, and removed. GPP_HOST_RCP_EMPTY = div
+// SharedDivide is the default: a group's frequencies share one division, the slowest
+// instruction of a term; it was faster than one division per frequency on the 16-core
+// Intel hosts, and a float-seeded reciprocal (a float division
+// and a cubic Newton step in place of vdivpd) was slower than both and removed
+// (docs/lab/cpu-host.md). GPP_HOST_RCP_EMPTY = div
 // or share forces one of the two for a run (a measurement switch; unset: share), and
 // GPP_HOST_RCP_OCCUPIED for the occupied bands' loop, whose pairs of frequencies share one
 // division (occupied_mode).
@@ -506,8 +506,8 @@ struct BandRows {
         ai(b.ai) {}
 };
 // How far ahead (in G) the AVX-512 loops prefetch each row they read (aqsntemp's Re and
-// Im, the pair rows) into L1: 256 G, 2 KiB of a row, 32 vectors (docs/performance.md,
-// 2026-11-27). 0: no prefetch.
+// Im, the pair rows) into L1: 256 G, 2 KiB of a row, 32 vectors; the hardware prefetchers
+// stop at 4 KiB pages, which a band's row of a G block crosses. 0: no prefetch.
 #ifndef GPP_HOST_PREFETCH_AHEAD
 #define GPP_HOST_PREFETCH_AHEAD 256
 #endif
@@ -562,14 +562,12 @@ GPP_HOST_ALWAYS_INLINE inline void each_vector(const int len, const Body& body) 
 // of which the next pass reads the first popcount(mask)), into the kFlag row as ints; it
 // returns their count.
 // near_pole_pass_avx512 tests those terms again (the same operations: the same arms) and
-// takes the near-pole arm where due. The pass over the flag row took 7 to 12% of
-// si214's time on a Zen 5 core (docs/performance.md, 2026-11-27). The `omp simd`
+// takes the near-pole arm where due, so the pass over a flag row is not needed. The `omp simd`
 // loop above is what g++ makes of it, and g++ 12 and 14 make it poorly: where a band's
 // arms are simpler (below), they turn a blend of a reciprocal with 0 into both sums and a
 // blend of the two (a copy, an FMA and a blend per sum, where one zero-masked multiply
-// serves two sums). g++ 14, -march=sapphirerapids, llvm-mca 14's Ice Lake server model, per
-// 8 G and 2 frequencies: the `omp simd` loop 48 cycles, this one 36 (docs/performance.md,
-// 2026-11-26, third session). Besides, as chosen per band and G block:
+// serves two sums), which llvm-mca counts as a third more cycles per 8 G than this loop
+// (docs/lab/cpu-host.md). Besides, as chosen per band and G block:
 // - Cut false (every frequency of the group >= 0): no term is cut, so Y is one FMA a part
 //   and the sexcut test is not made;
 // - Mode SharedDivide: frequencies 0 and 1 (2 and 3) share one division, R_0 = p_1 / (p_0
@@ -675,11 +673,10 @@ inline int flagged_list(const double* __restrict flag, const int len, int* flagg
 }
 
 // The near-pole arm (the fused form's second arm) of the frequencies that occupied_band
-// flagged, one G and frequency at a time (the arm as occupied_band chose it). About 4% of
-// si214's occupied terms, yet this
-// pass was about a quarter of a thread's time on si214 (docs/performance.md, 2026-11-26):
-// two fifths of it building the list, the rest two dependent divisions per term, where it
-// now has one (physics::near_pole_term).
+// flagged, one G and frequency at a time (the arm as occupied_band chose it). Few terms
+// (about 4% of si214's occupied ones), but each is a gathered, dependent chain to a
+// division: the pass takes one division per term (physics::near_pole_term) where the
+// literal arm takes two.
 template <int W>
 inline void near_pole_pass(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
   int flagged[kMaxIgBlock];
@@ -781,10 +778,10 @@ inline void empty_band_avx512(const Rows& r, const int len, const Band& b, const
 // I_eps, aqsn and the threshold gathered by index. The near-pole test's |wtilde|^2 /
 // TOL_Zero is counted with every occupied term (counts::fused_cost's occ_common), as the
 // `omp simd` loop makes it; here it is made only for the terms that are not regular. The
-// scalar pass spent most of its time in one term's dependent chain to its division and in
-// a branch per frequency on the flag's bit (perf annotate, local Zen 5, 2026-11-26): here
-// 8 terms share each instruction. The arithmetic is physics::near_pole_term's, term by
-// term (the products contracted into FMAs elsewhere).
+// scalar pass spends its time in one term's dependent chain to its division and in a
+// branch per frequency on the flag's bit: here 8 terms share each instruction. The
+// arithmetic is physics::near_pole_term's, term by term (the products contracted into
+// FMAs elsewhere).
 template <int W>
 inline void near_pole_pass_avx512(const Rows& r, const int n, const Band& b, const double* x, GroupSums& s) {
   if (n == 0) return;

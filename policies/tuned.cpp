@@ -5,7 +5,7 @@
 // what depends on (band, G, G') once per band, one real reciprocal per term, the regular
 // arm under masks and the near-pole arm where it is due.
 //
-// Beyond v8's structure (each measured on the H100, docs/performance.md):
+// Beyond v8's structure (what each change measured on the H100: docs/lab/gpu-tuned.md):
 //  - occupied and empty bands in two launches over a band order (occupied bands first):
 //    the empty bands' kernel has no ssx, so it needs fewer registers and is compiled for
 //    more warps per SM (gpp_tuned_shape.hpp: with 2 frequencies at most 80 registers, 24
@@ -21,18 +21,17 @@
 //    accumulators; the empty kernel keeps a sum per G' and frequency without the pair's
 //    factor WIw (physics::empty_band_unweighted) and multiplies it by WIw once per block:
 //    per band and G' mat and Im(wtilde) mat, 6 FP64 operations where U and Im(wtilde) U
-//    took 10 (the mini-app deck 0.0906 -> 0.0846 s, 3 G' per thread where 4 were);
+//    take 10;
 //  - a band block's per-band values (where the band's column of aqsntemp starts, wx and
 //    its sign, occ, aqsm of the group's G') are staged in team scratch memory: the band
 //    loop reads them from shared memory, and a thread's aqsntemp element is its G's
 //    address plus the staged offset;
 //  - the empty kernel leaves the regular arm's test out where a warp's pairs are regular
 //    for every wx of the block (physics::empty_block_regular from the block's range of
-//    wx, a warp vote: backend::warp_all): 168 instructions per band where 207 were (2
-//    frequencies, 4 G'), 12% off the mini-app deck's time on the H100;
-//  - a band's terms from U = WIw mat and Im(wtilde) U (physics::band_terms): 110 FP64
-//    instructions per occupied band where 130 were (2 frequencies, 2 G'), 120 per empty
-//    band where 124 were, and no spills in the empty kernel's checked loop;
+//    wx, a warp vote: backend::warp_all), which takes the test's instructions out of
+//    nearly every band;
+//  - a band's terms from U = WIw mat and Im(wtilde) U (physics::band_terms): fewer FP64
+//    instructions per band than from mat, and no spills in the empty kernel's checked loop;
 //  - the occupied kernel's near-pole arms shared out over the warp (near_pass below), and
 //    aqsntemp's element two bands ahead prefetched into L1 (ptxas issues the next band's
 //    load late in the band, where its latency was exposed: ncu's long-scoreboard stalls);
@@ -40,11 +39,11 @@
 //    share as few blocks as they can (band_blocks), and the other blocks leave the test
 //    and Y's choice of term out (physics::occupied_term<false>); the regular arm's mask
 //    applied once, to 1/|cden|^2; a term off the regular arm flagged for the near-pole
-//    pass, which tells the near-pole arm from the zero arm: 146 instructions per band
-//    where 209 were (98 FP64 where 110), and 5 blocks per SM: si214 0.0550 -> 0.0486 s;
-//  - conj(wdiff) U and conj(wsum) U as FMAs on dr and sr (backend::mul_add): nvcc had fused
-//    the per-band product Im(wtilde) U instead and left a multiplication a term (the
-//    mini-app deck's empty band loop 160 -> 152 FP64 instructions: 0.0935 -> 0.0906 s).
+//    pass, which tells the near-pole arm from the zero arm: fewer instructions per band,
+//    and room for 5 blocks per SM;
+//  - conj(wdiff) U and conj(wsum) U as FMAs on dr and sr (backend::mul_add): left to
+//    itself nvcc fuses the per-band product Im(wtilde) U instead and leaves a
+//    multiplication a term.
 #include "gpp_kernels.hpp"
 #include "gpp_tuned_shape.hpp"
 
@@ -399,7 +398,8 @@ SigmaSums tuned(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t
   if (t.team_size > max_team)
     throw Error("--team-size " + std::to_string(t.team_size) + " exceeds the " + std::to_string(max_team) +
                 " threads this kernel can launch on " + ExecSpace::name());
-  // 128 threads measured 1.5-2% faster than 256 on the H200 (si214, mini-app deck).
+  // 128 threads: the most the kernels' launch bounds allow (gpp_tuned_shape.hpp), and the
+  // fastest measured (docs/lab/gpu-tuned.md).
   const int team_size = t.team_size > 0 ? t.team_size : (128 < max_team ? 128 : max_team);
   const std::size_t scratch_empty = staged_bytes<NW, kEmptyGp, false, ExecSpace>(block, team_size);
   const std::size_t scratch_occupied = staged_bytes<NW, kOccupiedGp, true, ExecSpace>(block, team_size);

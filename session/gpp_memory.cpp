@@ -35,7 +35,7 @@ void check_memory_fits(const std::string& what, long long nbands, long long ngpo
                        bool input_in_memory) {
   const long double c = 16, r = 8;  // complex, real
   const long double band_g = c * nbands * ncouls, gp_g = c * ngpown * ncouls, gp_band = c * ngpown * nbands;
-  // The input arrays (core/gpp_input.hpp) and the derived ones (spec section 3).
+  // The input arrays (core/gpp_input.hpp) and the derived ones.
   std::vector<Array> host;
   if (!input_in_memory) {
     host = {{"aqsmtemp", band_g}, {"aqsntemp", band_g}, {"I_eps_array", gp_g}, {"wtilde_array", gp_g}};

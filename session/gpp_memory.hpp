@@ -1,5 +1,5 @@
 #pragma once
-// Refuse a problem that cannot fit before anything is allocated (issue 10): the arrays
+// Refuse a problem that cannot fit before anything is allocated: the arrays
 // a session allocates on the host and on the device, against what is available.
 #include <string>
 

@@ -280,7 +280,7 @@ void prepare_reference(Session& s, VerifyMode mode, double rtol) {
     s.target.against = "none";
   } else if (mode == VerifyMode::Auto && s.params.generator == "uniform" && s.synthetic) {
     s.target.against = "closed form";
-    // Each sum has nbands*ngpown*ncouls equal terms (spec section 4).
+    // Each sum has nbands*ngpown*ncouls equal terms (constant data).
     s.target.tolerance = std::max(rtol, closed_form_tolerance(double(s.host.nbands) * s.ngpown_total * double(s.host.ncouls)));
     s.reference = apply_start_values(closed_form_uniform(s.params), s.input.asxtemp0, s.input.achtemp0);
   } else if (mode == VerifyMode::Auto && s.input.has_reference()) {

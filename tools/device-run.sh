@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build one preset against an installed Kokkos (+ Kokkos Kernels), run the test suite,
 # and run/benchmark decks; everything logged under OUTDIR. Used for the measurements in
-# docs/performance.md. It does not build Kokkos: pass its install in CMAKE_PREFIX_PATH.
+# docs/lab/. It does not build Kokkos: pass its install in CMAKE_PREFIX_PATH.
 #
 #   tools/device-run.sh PRESET OUTDIR STEP...
 #   STEP: build | test | regs | run:DECK[:extra args] | bench:DECK[:extra args]

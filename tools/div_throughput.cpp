@@ -1,6 +1,6 @@
 // The throughput of a 512-bit division (vdivpd) and of vrcp14pd with two Newton steps,
-// against the FMA's, on one x86-64 CPU with AVX-512 (docs/performance.md, 2026-11-26,
-// fourth session: whether the host policy's loops are bound by the divider). Independent
+// against the FMA's, on one x86-64 CPU with AVX-512: whether the host policy's loops are
+// bound by the divider (docs/lab/cpu-host.md). Independent
 // chains held in registers; the FMA loop (16 chains, 2 FMA a cycle assumed) gives the
 // clock that converts the others' times into cycles. Not part of the build:
 //

@@ -49,13 +49,13 @@ PATH_ORDER = ["v0-collapse3", "v1-reciprocal", "v2-branch2", "v3-noabs", "v4-col
 
 # Kernel times in seconds on an NVIDIA V100 (1312 MHz), from Table I of C. Yang, "8 Steps to
 # 3.7 TFLOP/s on NVIDIA V100 GPU: Roofline Analysis and Other Tricks", arXiv:2008.11326 (2020)
-# (seed 000), as reproduced in /work/shared/docs/gpp-spec.md section 5. Columns: Si-214, Si-510.
+# (the paper's Table I). Columns: Si-214, Si-510.
 PAPER_TABLE_I = {
     "v0": (1.691, 24.705), "v1": (1.106, 13.269), "v2": (1.098, 13.260), "v3": (0.987, 11.983),
     "v4": (0.977, 11.246), "v5": (0.873, 10.257), "v6": (1.022, 11.923), "v7": (0.996, 10.901),
     "v8": (0.717, 7.565),
 }
-# Deck sizes of the paper's two problems (gpp-spec.md section 4); Si-510's are approximate.
+# Deck sizes of the paper's two problems (inputs/si214.toml, si510.toml); Si-510's are approximate.
 PAPER_DECKS = {
     "si214": {"column": 0, "label": "Si-214", "sizes": (800, 1385, 11075), "rtol": 0.0},
     "si510": {"column": 1, "label": "Si-510", "sizes": (1740, 3010, 24090), "rtol": 0.05},

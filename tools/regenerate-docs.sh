@@ -15,7 +15,7 @@
 #   --ncu WHAT    gpp roofline --ncu: auto (default), off, or ncu's path
 #   --steps LIST  only these of ceilings,roofline,bench,sweeps (default: all four); the
 #                 roofline step needs the ceilings of this TAG (this run's or DIR's). For a
-#                 machine lent by the hour: the roofline step profiles ten policies with
+#                 machine taken by the hour: the roofline step profiles ten policies with
 #                 Nsight Compute (6 min on an H100), the others take about 5 min
 #   --quick       small repeats and grids (a check of the script itself: the numbers are
 #                 rough, and results.md says so)

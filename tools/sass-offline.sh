@@ -15,8 +15,8 @@
 # VIADD, and gpp_sass.py then stops (exit 2) rather than misread the loops.
 # OUT_DIR: new or empty; it receives the intermediate files, OUT_DIR/SOURCE.sass and
 # OUT_DIR/loops.txt (loops of the functions matching KERNEL_REGEX, default all, of MIN..MAX
-# instructions, default 100..400). Used for issue 25 (docs/performance.md, 2026-11-26,
-# second session): each variant's SASS read before any device time was spent on it.
+# instructions, default 100..400). Read a variant's SASS with it before spending GPU time
+# on it (docs/dev/performance.md).
 set -euo pipefail
 die() { echo "sass-offline.sh: $*" >&2; exit 2; }
 [ $# -ge 4 ] || die "usage: tools/sass-offline.sh BUILD_DIR SOURCE NVDISASM OUT_DIR [KERNEL_REGEX] [MIN MAX]"

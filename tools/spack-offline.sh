@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # spack install of this checkout's environment (spack.yaml), CPU variant, with no network:
-# sources come from a local mirror only. Then `spack test run gpp`. docs/spack.md shows a
-# run and its times.
+# sources come from a local mirror only. Then `spack test run gpp`. docs/spack.md says how
+# to use it; docs/lab/spack.md has runs and their times.
 #
 #   tools/spack-offline.sh [options] SPACK_CHECKOUT PACKAGES_REPO MIRROR [NAME@VERSION=TARBALL ...]
 #
@@ -13,7 +13,8 @@
 #   NAME@VERSION=TARBALL  put TARBALL into MIRROR where spack looks for NAME@VERSION (its
 #                   sha256 as the package lists it); the tarball must have that sha256,
 #                   except compiler-wrapper's (a release asset that `git archive` does not
-#                   reproduce: installed with --no-checksum).
+#                   reproduce: installed with --no-checksum). Every tarball is checked
+#                   first, before anything is built: a wrong one stops the script in one line.
 # Options:
 #   --work DIR        spack's configuration, caches, stage and install tree (default:
 #                     ${TMPDIR:-/tmp}/gpp-spack-offline); nothing is written elsewhere except
@@ -61,6 +62,58 @@ sources=("${args[@]:3}")
 [ -x "$spack_root/bin/spack" ] || die "$spack_root/bin/spack: missing"
 builtin=$packages/repos/spack_repo/builtin
 [ -f "$builtin/repo.yaml" ] || die "$builtin/repo.yaml: missing (a spack-packages tree?)"
+
+# Every tarball against the sha256 its package lists, before anything is built: a tarball
+# with other bytes would otherwise stop spack at its fetch, after clingo and the compilers
+# (minutes to an hour in). The listed sha256 is read from the package files themselves
+# (version("V", sha256="...") in packages/<name>/package.py), without spack.
+command -v python3 >/dev/null || die "missing: python3"
+listed_sha256() {  # listed_sha256 NAME VERSION: version("VERSION", sha256=...) of NAME's package.py
+  python3 - "$builtin/packages" "$1" "$2" <<'PY'
+import ast, os, sys
+root, name, version = sys.argv[1:]
+for d in (name.replace("-", "_"), name):
+    path = os.path.join(root, d, "package.py")
+    if os.path.isfile(path):
+        break
+else:
+    sys.exit(f"no package {name} in {root}")
+for node in ast.walk(ast.parse(open(path, encoding="utf-8").read(), path)):
+    if (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "version" and node.args
+            and isinstance(node.args[0], ast.Constant) and node.args[0].value == version):
+        for kw in node.keywords:
+            if kw.arg == "sha256" and isinstance(kw.value, ast.Constant):
+                print(kw.value.value)
+                sys.exit(0)
+sys.exit(f"the {name} package ({path}) lists no sha256 for version {version}")
+PY
+}
+nochecksum=() wants=()
+for s in "${sources[@]}"; do
+  spec=${s%%=*} tarball=${s#*=}
+  [[ $s == *=* && $spec =~ ^[a-z0-9][a-z0-9-]*@[0-9A-Za-z._-]+$ ]] || die "'$s': expected NAME@VERSION=TARBALL"
+  [ -f "$tarball" ] || die "$tarball: no such file"
+  name=${spec%%@*} version=${spec#*@}
+  want=$(listed_sha256 "$name" "$version" 2>&1) || die "$spec: $want"
+  [[ $want =~ ^[0-9a-f]{64}$ ]] || die "$spec: the package lists '$want', not a sha256"
+  have=$(sha256sum "$tarball" | cut -d' ' -f1)
+  if [ "$want" != "$have" ]; then
+    # compiler-wrapper's release asset is not `git archive`: installed with --no-checksum
+    [ "$name" = compiler-wrapper ] ||
+      die "$(basename "$tarball"): sha256 ${have:0:8}..., but the $name package lists ${want:0:8}... for $version (a tarball made with git archive is not the release asset: docs/spack.md, \"When a checksum differs\")"
+    nochecksum+=("$spec")
+  fi
+  wants+=("$want")
+done
+for i in "${!sources[@]}"; do  # every tarball checked: into the mirror, under its listed sha256
+  s=${sources[$i]} want=${wants[$i]}
+  spec=${s%%=*} tarball=${s#*=}
+  mkdir -p "$mirror/_source-cache/archive/${want:0:2}"
+  cp "$tarball" "$mirror/_source-cache/archive/${want:0:2}/$want.tar.gz"
+  note="sha256 $want"
+  [[ " ${nochecksum[*]} " == *" $spec "* ]] && note="not the release asset: installed with --no-checksum"
+  echo "mirror: $spec <- $(basename "$tarball") ($note)"
+done
 
 step "prerequisites"
 missing=()
@@ -156,38 +209,6 @@ step "spack $(spack --version): compilers and externals"
 spack compiler find --scope user | sed -n '1,6p'
 spack external find --scope user --not-buildable cmake gmake hdf5 2>&1 | tail -n 6
 spack config get packages | grep -E -- '- spec:' | sed 's/^ */  external /'
-
-# The mirror: each NAME@VERSION=TARBALL goes where spack looks for that version.
-nochecksum=()
-if [ ${#sources[@]} -gt 0 ]; then
-  cat >"$work/digests.py" <<'EOF'
-import sys
-
-import spack.repo
-import spack.version
-
-for arg in sys.argv[1:]:
-    name, version = arg.split("=", 1)[0].split("@", 1)
-    versions = spack.repo.PATH.get_pkg_class(name).versions
-    print(versions.get(spack.version.Version(version), {}).get("sha256", "-"))
-EOF
-  mapfile -t wants < <(spack python "$work/digests.py" "${sources[@]}")
-  [ ${#wants[@]} -eq ${#sources[@]} ] || die "could not read the listed sha256 of ${sources[*]}"
-fi
-for i in "${!sources[@]}"; do
-  s=${sources[$i]} want=${wants[$i]}
-  spec=${s%%=*} tarball=${s#*=}
-  [ -f "$tarball" ] || die "$tarball: no such file"
-  [[ $want =~ ^[0-9a-f]{64}$ ]] || die "$spec: spack lists no sha256 ($want)"
-  have=$(sha256sum "$tarball" | cut -d' ' -f1)
-  if [ "$want" != "$have" ]; then
-    [ "${spec%%@*}" = compiler-wrapper ] || die "$tarball: sha256 $have, but spack lists $want for $spec"
-    nochecksum+=("$spec")
-  fi
-  mkdir -p "$mirror/_source-cache/archive/${want:0:2}"
-  cp "$tarball" "$mirror/_source-cache/archive/${want:0:2}/$want.tar.gz"
-  echo "mirror: $spec <- $(basename "$tarball") ($([ "$want" = "$have" ] && echo "sha256 $want" || echo "not the release asset: installed with --no-checksum"))"
-done
 
 # The environment: spack.yaml with the CPU spec and absolute paths.
 env=$work/env

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Compile gpp's cuda-volta70 preset (V100, sm_70) with CUDA 11.8 on a machine without a GPU
-# (issue 26): CUDA 13 cannot target sm_70, and Debian 12 ships CUDA 11.8 in non-free.
+# CUDA 13 cannot target sm_70, and Debian 12 ships CUDA 11.8 in non-free.
 #
 #   tools/volta-build.sh --kokkos DIR [--kokkos-kernels DIR] [--cublas] [--commit REV]
 #                        [--root DIR] [--keep-root] [--bundle DIR] [--logs DIR] [--jobs N]

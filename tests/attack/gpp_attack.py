@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Attack harness for gpp (issue 10): damaged decks and files of every format, special
+"""Attack harness for gpp: damaged decks and files of every format, special
 files, bad options and environment variables, unwritable and aliased outputs, and kills
 mid-write. Runs the built gpp on each case with a timeout and asserts its outcome class.
 
@@ -86,9 +86,9 @@ class Harness:
             full_env.update(env)
         self.runs += 1
         # A case's own timeout (10 s for the special files) is short for one gpp process. Under
-        # mpiexec on a loaded machine the launch of the ranks alone has taken over 10 s (CI,
-        # 2026-11-26: special/fifo-deck-option "hang", 2 ranks on 2 cores beside another
-        # shard), so there the harness's --timeout is the least a case gets.
+        # mpiexec on a loaded machine the launch of the ranks alone can take over 10 s (2
+        # ranks on 2 cores beside another shard, as in CI), so there the harness's --timeout
+        # is the least a case gets.
         limit = timeout or self.timeout
         if self.mpiexec:
             limit = max(limit, self.timeout)
@@ -443,8 +443,8 @@ def record(h, group, name, cls, err, accept, pending=False):
 
 
 def attack_outputs(h, have_h5):
-    """Unwritable, aliased and full outputs. Output checks before work are the lead's
-    RunRecord work (issue 10's output side): those cases are `pending` until it lands."""
+    """Unwritable, aliased and full outputs, checked before any work; a case gpp does not
+    yet meet is `pending` (and fails under --strict)."""
     w = h.work
     deck = os.path.join(w, "tiny.toml")
     ro = os.path.join(w, "readonly")
@@ -576,7 +576,7 @@ def special_files(h):
 
 def attack_inputs(h, deck, tuning, csv_path, ceil):
     """Every input of every command as a FIFO, /dev/zero, a directory, a symlink to those:
-    one line, exit 1, nothing blocks (issue 24, item 1)."""
+    one line, exit 1, nothing blocks."""
     w = h.work
     home = os.path.join(w, "home-special")
     os.makedirs(os.path.join(home, ".config", "gpp"), exist_ok=True)
@@ -615,7 +615,7 @@ def attack_inputs(h, deck, tuning, csv_path, ceil):
 
 def attack_aliases(h, deck, tuning, csv_path, ceil):
     """Every output onto every input, however spelled (a symlink, a hard link, ./x): refused,
-    the input unchanged (issue 24, item 1)."""
+    the input unchanged."""
     w = h.work
     t = copy(h, tuning, "alias-tuning.json")
     c = copy(h, csv_path, "alias-sweep.csv")
@@ -668,7 +668,7 @@ def attack_aliases(h, deck, tuning, csv_path, ceil):
 
 
 def attack_forged(h, deck, tuning, csv_path, ceil):
-    """Files that are believed: forged, garbage and foreign rows and values (issue 24, item 2)."""
+    """Files that are believed: forged, garbage and foreign rows and values."""
     w = h.work
     doc = json.load(open(tuning))
     entry = doc["entries"][0]
@@ -784,7 +784,7 @@ def attack_forged(h, deck, tuning, csv_path, ceil):
 
 
 def attack_numbers(h, deck):
-    """Lists and numbers parsed strictly; a refused value is quoted short (issue 24, item 4)."""
+    """Lists and numbers parsed strictly; a refused value is quoted short."""
     w = h.work
     huge = "x" * 100000  # one argument may hold at most 128 KiB (MAX_ARG_STRLEN)
     sweep = ["sweep", deck, "--policy", "host", "--repeat", "1"]
@@ -903,7 +903,7 @@ def attack_tools(h, deck, tuning, csv_path, ceil):
 
 def attack_mpi(h, deck):
     """Ranks that disagree: another deck, seed, command or option on one rank. One line, exit
-    1, never a hang (issue 24, item 3)."""
+    1, never a hang."""
     if not h.mpiexec:
         return
     w = h.work

@@ -1,4 +1,4 @@
-// Kokkos' start-up warnings (issue 26): what Kokkos writes on stderr as it starts is kept
+// Kokkos' start-up warnings: what Kokkos writes on stderr as it starts is kept
 // in the provenance of a run (the text output, the JSON record), never between
 // gpp's lines, so that a refusal is one line on stderr wherever Kokkos warns. On an H100
 // running a V100 binary by JIT, Kokkos warns at every start ("running kernels compiled

@@ -4,7 +4,7 @@
 # against a stand-in Kokkos package that has Threads (Kokkos 3.4's PTHREAD spelling):
 # it must stop at configure with one clear line.
 #   -DGPP_SOURCE_DIR= -DWORK= [-DCMAKE_C_COMPILER= -DCMAKE_CXX_COMPILER= -DGENERATOR=]
-cmake_minimum_required(VERSION 3.18)
+cmake_minimum_required(VERSION 3.21)
 function(fail msg)
   message(FATAL_ERROR "check_kokkos_backends: ${msg}")
 endfunction()

@@ -189,7 +189,7 @@ DeckParams miniapp(int nbands, int nvband, int ncouls, int nodes) {
   return p;
 }
 
-// The published result of the mini-apps' `512 2 32768 20` (spec section 4).
+// The published result of the mini-apps' `512 2 32768 20`.
 TEST(ClosedForm, MiniAppBenchmarkValue) {
   const SigmaSums s = closed_form_uniform(miniapp(512, 2, 32768, 20));
   ASSERT_EQ(s.sch_sum.size(), 3u);

@@ -1,5 +1,5 @@
 // Each arm of the per-term physics, the cutoff and the clamp against values computed
-// by hand (straight from spec section 1 in Python's complex arithmetic), and every
+// by hand (straight from the benchmark's formulas in Python's complex arithmetic), and every
 // optimised form against the literal one.
 #include "gpp_physics.hpp"
 #include "gpp_test_util.hpp"
@@ -449,7 +449,7 @@ namespace {
 //       def __truediv__(s, o):
 //           o = o if isinstance(o, C) else C(o); d = o.n2()
 //           return C((s.re*o.re+s.im*o.im)/d, (s.im*o.re-s.re*o.im)/d)
-//   def term(wtilde, I_eps, wxt, limittwo, sexcut):          # spec section 1
+//   def term(wtilde, I_eps, wxt, limittwo, sexcut):          # the benchmark's term
 //       wtilde, I_eps, wxt = C(*wtilde), C(*I_eps), F(wxt)
 //       wtilde2 = wtilde*wtilde; Omega2 = wtilde2*I_eps
 //       wdiff = wxt - wtilde; delw = wtilde/wdiff

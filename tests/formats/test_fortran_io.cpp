@@ -194,7 +194,7 @@ TEST(FortranIo, DatRunGivesTheDeckResults) {
   const SigmaResult direct = run(in), from_file = run(back);
   // ~1e5 terms, cancellation at most ~100x: reordering moves them by < 1e-13.
   EXPECT_TRUE(results_close(from_file, direct, 1e-13));
-  // And the stored reference verifies it (spec section 8's tolerance).
+  // And the stored reference verifies it (the default tolerance).
   const SigmaResult stored{back.achtempref, back.asxtempref};
   EXPECT_TRUE(results_close(from_file, stored, kDefaultRtol));
   std::remove(path.c_str());

@@ -263,7 +263,7 @@ TEST_F(DamagedH5, ZeroAndHugeSizes) {
 }
 
 // A chunked dataset created but never written reads as its fill value (zeros) unless
-// refused: issue 10 saw it run with exit 0 and wrong numbers.
+// refused: read, it ran with exit 0 and wrong numbers.
 TEST_F(DamagedH5, ChunkedDatasetNeverWritten) {
   edit([&](hid_t f) {
     H5Ldelete(f, "wtilde_array", H5P_DEFAULT);

@@ -342,7 +342,7 @@ TEST(ChildProcess, StoppedAtItsTimeLimit) {
 }  // namespace
 
 namespace {
-// A real Nsight Compute 2025.3 raw-page report (H100, 2026-11-23: `ncu --csv --page raw
+// A real Nsight Compute 2025.3 raw-page report (H100: `ncu --csv --page raw
 // --clock-control none --metrics ... gpp run inputs/small.toml --policy tuned --repeat 1
 // --warmup 0 --verify none --no-branch-stats`, gpp's own lines removed): 5 kernels, numbers
 // with thousands separators. The totals were read with python's csv module.

@@ -469,7 +469,7 @@ TEST(SweepCli, ResumeSkipsDonePoints) {
   EXPECT_NE(o.out.find("0 points measured or refused, 3 skipped"), std::string::npos) << o.out;
   EXPECT_EQ(slurp(csv), second);
   // Rows of another deck (size) never mark points done: the resume is refused, the file
-  // kept as it was (issue 24).
+  // kept as it was.
   expect_refused("sweep " + std::string(GPP_SOURCE_DIR) +
                      "/inputs/small.toml --nbands 10 --ngpown 8 --ncouls 40 --nvband 5 --policy host --band-block 4 "
                      "--repeat 1 --resume " + csv,

@@ -26,7 +26,7 @@ struct Problem {
 };
 
 // Tolerance: these decks have at most ~2e5 terms per sum, and their results are up to
-// ~300x smaller than the sum of magnitudes (spec section 8). Reordering the sum moves
+// ~300x smaller than the sum of magnitudes. Reordering the sum moves
 // it by ~sqrt(n)*u*300 ~ 1e-11 at worst, while a wrong index, branch, clamp or
 // conjugate moves it by >1e-4. The closed form has its own n*u bound.
 constexpr double kTol = 1e-10;
@@ -392,8 +392,8 @@ TEST(HostPolicy, HugePlasmonPoleFrequenciesAreRight) {
 // G' makes |wsum|^2 = Im(wtilde)^2 = 1e-8 there, against |wdiff|^2 ~ 4 x^2, and the kept
 // term (x U + V) / |wsum|^2 the largest of the sums. |wsum|^2 must be formed as (x + Re
 // wtilde)^2 + Im(wtilde)^2: formed from |wdiff|^2 + 4 x Re wtilde (one operation fewer,
-// exact in sign where Re wtilde >= 0) it cancels here, and the host policy's sums were
-// 3.2e-9 off (docs/performance.md, 2026-11-27, ninth session).
+// exact in sign where Re wtilde >= 0) it cancels here, and the host policy's sums are
+// then far off the reference (docs/lab/cpu-host.md).
 TEST(HostPolicy, NegativePlasmonPoleFrequenciesAreRight) {
   DeckParams p = small_deck(24, 6, 600, 6);
   p.nstart = 1;

@@ -17,8 +17,8 @@ Tolerances (docs/mpi.md "summation bound"): a sum of n terms whose magnitudes ad
 M, computed in any order in double precision, lies within atol = (128 + 4 sqrt(n)) u M
 of the exact sum (tests/oracle/test_oracle.cpp, u = 2^-53), so two orders (1 rank and N ranks,
 chunked and unchunked) differ by at most 2 atol; rtol = 1e-11 as the oracle test. M and
-n come from the oracle files. Decks without them: rtol 1e-10 of the value (spec section
-8: up to 300x cancellation on ~1e5 terms gives 2 * (128 + 4 sqrt(1e5)) u * 300 < 1e-10).
+n come from the oracle files. Decks without them: rtol 1e-10 of the value (the default
+tolerance: up to 300x cancellation on ~1e5 terms gives 2 * (128 + 4 sqrt(1e5)) u * 300 < 1e-10).
 A wrong share (a G' column dropped or counted twice) moves a sum by ~1/ngpown (5%).
 """
 import argparse

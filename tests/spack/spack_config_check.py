@@ -484,7 +484,7 @@ def self_test_package():
 def self_test():
     """The checker must reject each bad snippet on the named line and accept the good."""
     bad = {
-        # the spack.yaml of issue 8, as it was
+        # an early spack.yaml, with unquoted specs
         "spack:\n  specs:\n  - cuda@12\n  - hdf5@1.14 ~mpi +hl\n  - cli11@2\n"
         "  - googletest@1.12:\n  - cmake@3.24:\n  packages:\n    cuda:\n      require: \"@12\"\n": (6, 7),
         "spack:\n  specs:\n    - kokkos: {}\n": (3,),

@@ -492,7 +492,7 @@ class Extraction(unittest.TestCase):
         self.assertLess(abs(pts[0][1] - float(src["flops_counted"]) / float(src["bytes_compulsory"])), 1.0)
 
     def test_fma_ceiling_matches_the_paper(self):
-        # Paper (seed 000): V100 peak 6.7 TFLOP/s, FMA ratio 58% -> "5.3 TFLOP/s".
+        # The paper: V100 peak 6.7 TFLOP/s, FMA ratio 58% -> "5.3 TFLOP/s".
         self.assertLess(abs(gpp_plot.fma_ceiling(6700.0, 0.58) - 5300.0), 50.0)
         self.assertEqual(gpp_plot.fma_ceiling(32900.0, 1.0), 32900.0)
         self.assertEqual(gpp_plot.fma_ceiling(32900.0, 0.0), 16450.0)

@@ -68,7 +68,7 @@ class Gpp(CMakePackage, CudaPackage, ROCmPackage):
 
     depends_on("c", type="build")  # project(... LANGUAGES C CXX): FindHDF5 needs C
     depends_on("cxx", type="build")
-    depends_on("cmake@3.18:", type="build")
+    depends_on("cmake@3.21:", type="build")  # cmake_minimum_required, as the presets
 
     # Tested: Kokkos 3.4 (Debian 12), 4.6, 4.7 and 5.2 (backend/gpp_compat.hpp). Kokkos 5
     # needs C++20 (cxxstd=20).

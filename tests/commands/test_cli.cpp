@@ -1,6 +1,7 @@
 // The gpp command line: bad input gives one line naming the problem and a non-zero
 // exit, nothing half-written; a good run verifies and writes its JSON record.
 #include "gpp_io_test_util.hpp"
+#include "gpp_policy.hpp"
 #include "gpp_runtime.hpp"
 
 #include <gtest/gtest.h>
@@ -250,6 +251,74 @@ TEST(NoDevice, ConvertNeedsNoDevice) {
   }
   std::remove(with.c_str());
   std::remove(without.c_str());
+}
+
+}  // namespace
+
+// Refusals: one line on stderr naming the problem, nothing on stdout, exit 1, before any
+// work; and beside each, the input it must not refuse.
+namespace {
+
+GPP_HOST_ONLY("Refusal.*");
+
+using gpp::test::gpp_exe_split;
+using gpp::test::SplitOutcome;
+
+void expect_refusal(const std::string& args, const std::string& what, const std::string& env = "") {
+  const SplitOutcome o = gpp_exe_split(args, env);
+  SCOPED_TRACE(env + " gpp " + args + "\nstdout: " + o.out + "\nstderr: " + o.err);
+  EXPECT_EQ(o.code, 1);
+  EXPECT_EQ(o.out, "");
+  EXPECT_EQ(count_lines(o.err), 1);
+  EXPECT_NE(o.err.find(what), std::string::npos);
+  EXPECT_LT(o.err.size(), 400u);
+}
+
+std::string temp_dir_path(const std::string& name) {
+  return ::testing::TempDir() + "gpp_refuse_" + std::to_string(::getpid()) + "_" + name;
+}
+
+// Energies and frequency indices beyond their ranges (core/gpp_input.cpp) would overflow in
+// the kernel: --efermi 1e308 ran, summed NaN and reported a failed verification (exit 2).
+TEST(Refusal, DeckParametersBeyondTheirRanges) {
+  for (const auto& [args, what] : std::vector<std::pair<std::string, std::string>>{
+           {"--efermi 1e308", "efermi must be between -1e6 and 1e6 (got 1e+308)"},
+           {"--efermi -2e6", "efermi must be between -1e6 and 1e6"},
+           {"--e-lk 1e300", "e_lk must be between -1e6 and 1e6"},
+           {"--dw -1e7", "dw must be between -1e6 and 1e6"},
+           {"--tol 1e200", "tol must be between 0 and 1e6"},
+           {"--gamma 1e155", "gamma must be between 1e-150 and 1e6"},
+           {"--gamma 1e-200", "gamma must be between 1e-150 and 1e6"},
+           {"--sexcut 1e300", "sexcut must be between 0 and 1e6"},
+           {"--nstart -2147483648 --nend -2147483647", "nstart must be between -1000000 and 1000000"}}) {
+    expect_refusal("run small " + args, what);
+    expect_refusal("convert " + deck_path("small.toml") + " " + args + " " + temp_dir_path("p.dat"), what);
+  }
+  expect_refusal("run " + temp_file("efermi.toml", "nbands = 12\nngpown = 8\nncouls = 40\nnvband = 5\nefermi = 1e308\n"),
+                 "efermi must be between -1e6 and 1e6");
+}
+
+}  // namespace
+
+// What the refusals above must not refuse, and what fails only at the end (stdout).
+namespace {
+
+// At the ends of their ranges the deck's parameters run and verify on every policy.
+TEST(CliOutput, DeckParametersAtTheEndsOfTheirRangesVerify) {
+  for (const std::string& ends :
+       {std::string("--efermi 1e6 --e-lk -1e6 --dw 1e6 --tol 1e6 --gamma 1e6 --sexcut 1e6 --nstart 999999 --nend 1000000"),
+        std::string("--efermi -1e6 --e-lk 1e6 --dw -1e6 --tol 0 --gamma 1e-150 --sexcut 0 --nstart -1000000 --nend -999999"),
+        std::string("--efermi 0 --e-lk 0.5 --dw 1e-3 --tol 0 --gamma 1e-150 --sexcut 1e6")}) {
+    const SplitOutcome o = gpp_exe_split("run small --warmup 0 --policy all " + ends + " " + kTiny);
+    SCOPED_TRACE(ends + "\n" + o.out + o.err);
+    EXPECT_EQ(o.code, 0);
+    EXPECT_EQ(o.out.find("FAILED"), std::string::npos);
+    EXPECT_EQ(o.out.find("nan"), std::string::npos);
+    int verified = 0;  // one RESULT line per policy
+    for (std::size_t at = o.out.find(" verified=yes "); at != std::string::npos; at = o.out.find(" verified=yes ", at + 1))
+      ++verified;
+    EXPECT_EQ(verified, int(gpp::policy_registry().size()));
+  }
 }
 
 }  // namespace

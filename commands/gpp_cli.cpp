@@ -220,17 +220,38 @@ VerifyMode parse_verify_mode(const std::string& s) {
   return VerifyMode::Auto;
 }
 
-int parse(CLI::App& app, const std::string& command, const std::vector<std::string>& args) {
-  std::vector<std::string> storage;
-  storage.push_back("gpp " + command);
-  storage.insert(storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : storage) argv.push_back(a.data());
+namespace {
+// An empty value (an unset shell variable: --policy "$P", or --json=) is refused: CLI11
+// would store it, and every command reads an empty policy, path or space as one not given,
+// which would silently run the default.
+void refuse_empty_values(const CLI::App& app, const std::vector<std::string>& args) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a.size() > 2 && a.rfind("--", 0) == 0) {
+      const std::size_t eq = a.find('=');
+      const std::string name = a.substr(0, eq);
+      const CLI::Option* o = app.get_option_no_throw(name);
+      if (!o || o->get_type_size_max() == 0) continue;  // a flag, or not an option (CLI11 says so)
+      const bool empty = eq != std::string::npos ? eq + 1 == a.size() : i + 1 < args.size() && args[++i].empty();
+      if (empty) throw Error(one_line(name) + ": an empty value (give one, or leave the option out for its default)");
+    } else if (a.empty()) {
+      throw Error("an empty argument ('') on the command line");
+    }
+  }
+}
+}  // namespace
+
+int parse(CLI::App& app, const std::string& command, const std::vector<std::string>& given) {
   // Parsing reads the deck file (CLI11's config reader): every rank reads it, and a
   // refusal of it (or of an option) is agreed on by all ranks and printed once, by rank 0
   // (main), never one line per rank and MPI_Abort.
   int rc = -1;
   mpi::collectively([&] {
+    refuse_empty_values(app, given);
+    std::vector<std::string> storage{"gpp " + command};
+    storage.insert(storage.end(), given.begin(), given.end());
+    std::vector<char*> argv;
+    for (auto& a : storage) argv.push_back(a.data());
     try {
       app.parse(int(argv.size()), argv.data());
     } catch (const CLI::CallForHelp& e) {
@@ -242,7 +263,6 @@ int parse(CLI::App& app, const std::string& command, const std::vector<std::stri
       throw Error(msg);  // every usage error is exit 1 (CLI11's own codes differ by kind)
     }
   });
-  (void)command;
   return rc;
 }
 

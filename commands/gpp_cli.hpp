@@ -42,8 +42,8 @@ void add_verify_options(CLI::App& app, std::string& verify, double& rtol);
 VerifyMode parse_verify_mode(const std::string& s);
 
 /// Parse args (without the command name) into app, on every rank (collective). Returns -1
-/// on success, 0 after printing the help; a refusal (an option, the deck file) throws
-/// mpi::CollectiveError on every rank, which main prints once.
+/// on success, 0 after printing the help; a refusal (an option, an empty value, the deck
+/// file) throws mpi::CollectiveError on every rank, which main prints once.
 int parse(CLI::App& app, const std::string& command, const std::vector<std::string>& args);
 
 /// The policies a --policy value names ("all" or a comma-separated list).

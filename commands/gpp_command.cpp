@@ -92,7 +92,6 @@ std::string apply_tuning(const PolicyEntry& entry, Tunables& t, const Tunables* 
 
 namespace {
 Prepared prepare_this_rank(CLI::App& app, const RunOptions& o) {
-  if (app.count("--policy") > 0 && o.policy.empty()) throw Error("--policy is empty (give a policy name, a list, or all)");
   if (app.count("--name") > 0) check_deck_name(o.deck.name);
   const std::optional<SpaceKind> requested = o.space.empty() ? std::nullopt : std::optional(parse_space(o.space));
   const std::string policy_spec =

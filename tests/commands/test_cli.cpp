@@ -278,6 +278,26 @@ std::string temp_dir_path(const std::string& name) {
   return ::testing::TempDir() + "gpp_refuse_" + std::to_string(::getpid()) + "_" + name;
 }
 
+// An empty value (an unset shell variable) would otherwise be read as "not given": sweep
+// and tune ran their default policy, run wrote no JSON.
+TEST(Refusal, EmptyValues) {
+  for (const auto& [args, what] : std::vector<std::pair<std::string, std::string>>{
+           {"sweep small --policy ''", "--policy: an empty value"},
+           {"sweep small --policies=", "--policies: an empty value"},
+           {"tune small --policy ''", "--policy: an empty value"},
+           {"run small --policy ''", "--policy: an empty value"},
+           {"bench small --policies ''", "--policies: an empty value"},
+           {"run small --json ''", "--json: an empty value"},
+           {"run small --tuning=", "--tuning: an empty value"},
+           {"run small --space ''", "--space: an empty value"},
+           {"run small --input ''", "--input: an empty value"},
+           {"run small --nbands ''", "--nbands: an empty value"},
+           {"sweep small --policy host --resume ''", "--resume: an empty value"},
+           {"run small ''", "an empty argument"},
+           {"convert small ''", "an empty argument"}})
+    expect_refusal(args, what);
+}
+
 // Energies and frequency indices beyond their ranges (core/gpp_input.cpp) would overflow in
 // the kernel: --efermi 1e308 ran, summed NaN and reported a failed verification (exit 2).
 TEST(Refusal, DeckParametersBeyondTheirRanges) {

@@ -22,7 +22,7 @@ int cmd_bench(const std::vector<std::string>& args) {
   CLI::App app{"Benchmark policies on a deck: warm-up, timed repeats, every run verified", "gpp bench"};
   RunOptions o;
   add_run_options(app, o, "bench");
-  if (int rc = parse(app, "bench", input_file_as_option(args)); rc >= 0) return rc;
+  if (int rc = parse(app, "bench", args); rc >= 0) return rc;
 
   Prepared p = prepare(app, o);
   Session& s = p.session;

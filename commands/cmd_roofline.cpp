@@ -241,7 +241,7 @@ int cmd_roofline(const std::vector<std::string>& args) {
                                       "/usr/local/cuda/bin/ncu) or off")
       ->capture_default_str();
   app.add_option("--plot", plot_dir, "Draw the charts into this directory (python3 tools/gpp_plot.py)");
-  if (int rc = parse(app, "roofline", input_file_as_option(args)); rc >= 0) return rc;
+  if (int rc = parse(app, "roofline", args); rc >= 0) return rc;
   if (o.csv_path.empty()) throw Error("--csv FILE is required (the roofline CSV, docs/formats.md)");
   check_time_limit("--profiler-timeout", profiler_timeout);
   check_time_limit("--plot-timeout", plot_timeout);

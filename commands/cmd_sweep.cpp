@@ -227,8 +227,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
                  "Skip the points already in this sweep CSV; the CSV written (this file unless --csv) has its rows "
                  "and the new ones");
   app.add_option("--tuning-out", tuning_out, "Write (or merge into) a tuning file the best point of each policy");
-  const std::vector<std::string> argv = input_file_as_option(args);
-  if (int rc = parse(app, "sweep", argv); rc >= 0) return rc;
+  if (int rc = parse(app, "sweep", args); rc >= 0) return rc;
 
   // Everything that can be refused is refused before any work.
   sweep::Axes axes;
@@ -359,8 +358,7 @@ int cmd_tune(const std::vector<std::string>& args) {
       ->capture_default_str();
   app.add_option("--tuning-out", tuning_out,
                  "Tuning file to write or merge into (default: $GPP_TUNING_FILE, else ~/.config/gpp/tuning.json)");
-  const std::vector<std::string> argv = input_file_as_option(args);
-  if (int rc = parse(app, "tune", argv); rc >= 0) return rc;
+  if (int rc = parse(app, "tune", args); rc >= 0) return rc;
 
   if (!std::isfinite(budget) || budget > 3.2e7)
     throw Error("--budget " + format_double(budget) + ": give a positive number of seconds, at most a year");

@@ -1,6 +1,7 @@
 #include "gpp_cli.hpp"
 
 #include "gpp_deck_path.hpp"
+#include "gpp_io_cli.hpp"
 #include "gpp_mpi.hpp"
 #include "gpp_text.hpp"
 
@@ -248,8 +249,10 @@ int parse(CLI::App& app, const std::string& command, const std::vector<std::stri
   int rc = -1;
   mpi::collectively([&] {
     refuse_empty_values(app, given);
+    // `gpp run FILE.dat` is `gpp run --input FILE.dat`, for every command that reads one.
     std::vector<std::string> storage{"gpp " + command};
-    storage.insert(storage.end(), given.begin(), given.end());
+    const std::vector<std::string> args = app.get_option_no_throw("--input") ? input_file_as_option(app, given) : given;
+    storage.insert(storage.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (auto& a : storage) argv.push_back(a.data());
     try {

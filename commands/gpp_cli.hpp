@@ -43,7 +43,8 @@ VerifyMode parse_verify_mode(const std::string& s);
 
 /// Parse args (without the command name) into app, on every rank (collective). Returns -1
 /// on success, 0 after printing the help; a refusal (an option, an empty value, the deck
-/// file) throws mpi::CollectiveError on every rank, which main prints once.
+/// file) throws mpi::CollectiveError on every rank, which main prints once. For an app with
+/// --input, a lone FILE.dat (.h5, .hdf5) is read as --input FILE.dat.
 int parse(CLI::App& app, const std::string& command, const std::vector<std::string>& args);
 
 /// The policies a --policy value names ("all" or a comma-separated list).

@@ -298,6 +298,20 @@ TEST(Refusal, EmptyValues) {
     expect_refusal(args, what);
 }
 
+// A value with a dot is its option's, not an input file (--input) standing alone.
+TEST(Refusal, ValueWithADotIsTheOptions) {
+  const std::string tuning = temp_dir_path("tune.dat");
+  // Parsed as meant: what is refused is the deck size given with them.
+  expect_refusal("run small --name si214.h5 --nbands 0", "nbands must be positive");
+  expect_refusal("sweep small --policy host --tuning-out " + tuning + " --nbands 0", "nbands must be positive");
+  expect_refusal("tune small --policy host --tuning-out " + tuning + " --nbands 0", "nbands must be positive");
+  expect_refusal("bench small --json " + temp_dir_path("b.h5") + " --nbands 0", "nbands must be positive");
+  // A lone FILE.dat is still the input file, an option's value or not beside it.
+  const std::string missing = temp_dir_path("missing.dat");
+  expect_refusal("run --name si214.h5 " + missing, missing);
+  expect_refusal("run " + missing + " --name si214.h5", missing);
+}
+
 // Energies and frequency indices beyond their ranges (core/gpp_input.cpp) would overflow in
 // the kernel: --efermi 1e308 ran, summed NaN and reported a failed verification (exit 2).
 TEST(Refusal, DeckParametersBeyondTheirRanges) {
@@ -322,6 +336,12 @@ TEST(Refusal, DeckParametersBeyondTheirRanges) {
 
 // What the refusals above must not refuse, and what fails only at the end (stdout).
 namespace {
+
+TEST(CliOutput, ValueWithADotRuns) {
+  const SplitOutcome o = gpp_exe_split(std::string("run small --name si214.h5 ") + kTiny);
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("RESULT deck=si214.h5 "), std::string::npos) << o.out;
+}
 
 // At the ends of their ranges the deck's parameters run and verify on every policy.
 TEST(CliOutput, DeckParametersAtTheEndsOfTheirRangesVerify) {

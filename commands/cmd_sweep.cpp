@@ -354,7 +354,7 @@ int cmd_tune(const std::vector<std::string>& args) {
   double budget = 300;
   std::string tuning_out;
   app.add_option("--budget", budget, "Stop after this many seconds of search")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_number())
       ->capture_default_str();
   app.add_option("--tuning-out", tuning_out,
                  "Tuning file to write or merge into (default: $GPP_TUNING_FILE, else ~/.config/gpp/tuning.json)");

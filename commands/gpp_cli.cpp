@@ -115,7 +115,9 @@ CLI::Validator non_negative_integer() {
       },
       "NON-NEGATIVE");
 }
-CLI::Validator positive_real() {
+}  // namespace
+
+CLI::Validator positive_number() {
   return CLI::Validator(
       [](std::string& v) -> std::string {
         double x = 0;
@@ -125,6 +127,9 @@ CLI::Validator positive_real() {
       },
       "POSITIVE");
 }
+
+namespace {
+
 // The seed is an unsigned 64-bit integer: digits only (CLI11 would wrap -1 to 2^64-1).
 CLI::Validator seed_value() {
   return CLI::Validator(
@@ -202,7 +207,7 @@ void add_verify_options(CLI::App& app, std::string& verify, double& rtol) {
                  "host, device, none")
       ->check(CLI::IsMember({"auto", "host", "device", "none"}))
       ->capture_default_str();
-  app.add_option("--rtol", rtol, "Relative tolerance of verification")->check(positive_real())->capture_default_str();
+  app.add_option("--rtol", rtol, "Relative tolerance of verification")->check(positive_number())->capture_default_str();
 }
 
 void add_space_option(CLI::App& app, std::string& space) {

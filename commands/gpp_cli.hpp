@@ -28,6 +28,9 @@ void check_sizes_given(CLI::App& app);
 /// --band-block, --ig-block, --team-size, --vector-length, --tile.
 void add_tunable_options(CLI::App& app, Tunables& t);
 
+/// A positive finite number (CLI11's PositiveNumber states its range as two 309-digit numbers).
+CLI::Validator positive_number();
+
 /// --repeat and --warmup.
 void add_timing_options(CLI::App& app, int& repeat, int& warmup);
 

@@ -312,6 +312,13 @@ TEST(Refusal, ValueWithADotIsTheOptions) {
   expect_refusal("run " + missing + " --name si214.h5", missing);
 }
 
+TEST(Refusal, TuneBudget) {
+  expect_refusal("tune small --budget 0", "--budget: must be a positive finite number (got 0)");
+  expect_refusal("tune small --budget -5", "--budget: must be a positive finite number (got -5)");
+  expect_refusal("tune small --budget soon", "--budget: expected a positive number, got 'soon'");
+  expect_refusal("tune small --budget 1e9", "at most a year");
+}
+
 // Energies and frequency indices beyond their ranges (core/gpp_input.cpp) would overflow in
 // the kernel: --efermi 1e308 ran, summed NaN and reported a failed verification (exit 2).
 TEST(Refusal, DeckParametersBeyondTheirRanges) {

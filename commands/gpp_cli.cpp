@@ -283,8 +283,8 @@ void check_sizes_given(CLI::App& app) {
   const CLI::Option* config = app.get_config_ptr();
   const std::string deck = config && config->count() > 0 ? config->as<std::string>() : "";
   if (deck.empty())
-    throw Error("no deck: give a deck file (inputs/*.toml) or the sizes --nbands, --ngpown and --ncouls (missing: " +
-                missing + ")");
+    throw Error("no deck: give one (a name such as small or si214, or a .toml file) or the sizes --nbands, --ngpown "
+                "and --ncouls (missing: " + missing + ")");
   if (n == 3)
     throw Error("deck " + deck + " sets no sizes (is it empty?): it needs nbands, ngpown and ncouls");
   throw Error("deck " + deck + " does not set " + missing + " (give it in the deck or as an option)");

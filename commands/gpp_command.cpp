@@ -119,6 +119,7 @@ Prepared prepare_this_rank(CLI::App& app, const RunOptions& o) {
     if (const std::string given = deck_option_given(app); !given.empty())
       throw Error("--input " + o.input_path + " cannot be combined with " + given);
   } else {
+    check_sizes_given(app);  // "no deck" rather than the first size's range
     validate(o.deck);
   }
   // A bad tuning file is refused before the deck is made.

@@ -319,6 +319,15 @@ TEST(Refusal, TuneBudget) {
   expect_refusal("tune small --budget 1e9", "at most a year");
 }
 
+// Without a deck every command says a deck is needed (not that nbands must be positive).
+TEST(Refusal, NoDeck) {
+  for (const std::string& command :
+       std::vector<std::string>{"run", "bench", "sweep", "tune", "roofline --csv " + temp_dir_path("r.csv")})
+    expect_refusal(command, "no deck: give one (a name such as small or si214, or a .toml file) or the sizes");
+  expect_refusal("run --nbands 12 --ngpown 8", "no deck: give one");
+  expect_refusal("run --nbands 12 --ngpown 8", "(missing: ncouls)");
+}
+
 // Energies and frequency indices beyond their ranges (core/gpp_input.cpp) would overflow in
 // the kernel: --efermi 1e308 ran, summed NaN and reported a failed verification (exit 2).
 TEST(Refusal, DeckParametersBeyondTheirRanges) {

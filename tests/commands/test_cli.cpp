@@ -348,6 +348,16 @@ TEST(Refusal, DeckParametersBeyondTheirRanges) {
                  "efermi must be between -1e6 and 1e6");
 }
 
+TEST(Refusal, TileOfAnotherShape) {
+  const std::string run = "run small --policy v0-collapse3 --tile ";
+  expect_refusal(run + "4x4", "--tile needs 3 sizes");
+  expect_refusal(run + "4x4x", "--tile: expected a positive integer, got ''");
+  expect_refusal(run + "4xx4", "--tile: expected a positive integer, got ''");
+  expect_refusal(run + "4x4,4", "--tile: give one tile, as 128x1x1 or 128,1,1 (got '4x4,4')");
+  expect_refusal(run + "0x1x1", "--tile: must be a positive integer (got 0)");
+  expect_refusal(run + "4x4x99999999", "--tile: must be at most");
+}
+
 }  // namespace
 
 // What the refusals above must not refuse, and what fails only at the end (stdout).
@@ -357,6 +367,18 @@ TEST(CliOutput, ValueWithADotRuns) {
   const SplitOutcome o = gpp_exe_split(std::string("run small --name si214.h5 ") + kTiny);
   EXPECT_EQ(o.code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("RESULT deck=si214.h5 "), std::string::npos) << o.out;
+}
+
+// The tile as every output prints it, and as a list: the same tile runs.
+TEST(CliOutput, TileAsPrinted) {
+  for (const char* tile : {"4x2x8", "4,2,8"}) {
+    const SplitOutcome o =
+        gpp_exe_split(std::string("run small --policy v0-collapse3 --tile ") + tile + " " + kTiny);
+    SCOPED_TRACE(tile + std::string("\n") + o.out + o.err);
+    EXPECT_EQ(o.code, 0);
+    EXPECT_NE(o.out.find("tile=4x2x8"), std::string::npos);
+    EXPECT_NE(o.out.find("PASSED"), std::string::npos);
+  }
 }
 
 // At the ends of their ranges the deck's parameters run and verify on every policy.

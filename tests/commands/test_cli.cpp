@@ -358,10 +358,16 @@ TEST(Refusal, TileOfAnotherShape) {
   expect_refusal(run + "4x4x99999999", "--tile: must be at most");
 }
 
+TEST(Refusal, ConvertDeckNotFound) {
+  expect_refusal("convert no-such-deck " + temp_dir_path("x.dat"), "no deck 'no-such-deck' (looked for no-such-deck,");
+}
+
 }  // namespace
 
 // What the refusals above must not refuse, and what fails only at the end (stdout).
 namespace {
+
+const char* kTinySizes = "--nbands 12 --ngpown 8 --ncouls 40 --nvband 5";
 
 TEST(CliOutput, ValueWithADotRuns) {
   const SplitOutcome o = gpp_exe_split(std::string("run small --name si214.h5 ") + kTiny);
@@ -397,6 +403,21 @@ TEST(CliOutput, DeckParametersAtTheEndsOfTheirRangesVerify) {
       ++verified;
     EXPECT_EQ(verified, int(gpp::policy_registry().size()));
   }
+}
+
+// convert finds a deck by name as run does: the same bytes as from the deck's path.
+TEST(CliOutput, ConvertFindsTheDeckByName) {
+  const std::string by_name = temp_dir_path("by-name.dat"), by_path = temp_dir_path("by-path.dat");
+  const SplitOutcome a = gpp_exe_split("convert small " + by_name + " " + kTinySizes);
+  const SplitOutcome b = gpp_exe_split("convert " + deck_path("small.toml") + " " + by_path + " " + kTinySizes);
+  ASSERT_EQ(a.code, 0) << a.err;
+  ASSERT_EQ(b.code, 0) << b.err;
+  std::ifstream fa(by_name, std::ios::binary), fb(by_path, std::ios::binary);
+  const std::string da((std::istreambuf_iterator<char>(fa)), {}), db((std::istreambuf_iterator<char>(fb)), {});
+  EXPECT_FALSE(da.empty());
+  EXPECT_EQ(da, db);
+  std::remove(by_name.c_str());
+  std::remove(by_path.c_str());
 }
 
 }  // namespace

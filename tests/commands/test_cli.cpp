@@ -298,6 +298,20 @@ TEST(Refusal, EmptyValues) {
     expect_refusal(args, what);
 }
 
+// Kokkos warns (on stdout, among the run's lines) and runs without the tool.
+TEST(Refusal, KokkosToolsLibraryThatCannotLoad) {
+  const std::string text_file = deck_path("small.toml");
+  for (const auto& [env, what] : std::vector<std::pair<std::string, std::string>>{
+           {"KOKKOS_PROFILE_LIBRARY=/nonexistent.so", "KOKKOS_PROFILE_LIBRARY: cannot load the Kokkos tools library '/nonexistent.so'"},
+           {"KOKKOS_TOOLS_LIBS=/nonexistent.so", "KOKKOS_TOOLS_LIBS: cannot load the Kokkos tools library '/nonexistent.so'"},
+           {"KOKKOS_TOOLS_LIBS='libm.so.6;/nonexistent.so'", "library '/nonexistent.so'"},
+           {"KOKKOS_PROFILE_LIBRARY=" + text_file, "cannot load the Kokkos tools library"}}) {
+    expect_refusal("run small", what, env);
+    expect_refusal("policies", what, env);
+  }
+  expect_refusal("run small --kokkos-tools-library=/nonexistent.so", "option --kokkos-tools-library: cannot load");
+}
+
 // A value with a dot is its option's, not an input file (--input) standing alone.
 TEST(Refusal, ValueWithADotIsTheOptions) {
   const std::string tuning = temp_dir_path("tune.dat");
@@ -368,6 +382,12 @@ TEST(Refusal, ConvertDeckNotFound) {
 namespace {
 
 const char* kTinySizes = "--nbands 12 --ngpown 8 --ncouls 40 --nvband 5";
+
+TEST(CliOutput, KokkosToolsLibraryThatLoadsRuns) {
+  const SplitOutcome o = gpp_exe_split(std::string("run small ") + kTiny, "KOKKOS_PROFILE_LIBRARY=libm.so.6");
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("PASSED"), std::string::npos) << o.out;
+}
 
 TEST(CliOutput, ValueWithADotRuns) {
   const SplitOutcome o = gpp_exe_split(std::string("run small --name si214.h5 ") + kTiny);

@@ -383,6 +383,26 @@ namespace {
 
 const char* kTinySizes = "--nbands 12 --ngpown 8 --ncouls 40 --nvband 5";
 
+// Every command's output reaching stdout is checked: >/dev/full loses it, which exit 0 hid.
+TEST(CliOutput, StdoutThatCannotBeWrittenIsOneLine) {
+  for (const std::string& args :
+       {std::string("--version"), std::string("policies"), std::string("run small ") + kTiny,
+        std::string("sweep small --policy host --band-block 4,8 --warmup 0 ") + kTiny}) {
+    const SplitOutcome o = gpp_exe_split(args, "", ">/dev/full");
+    SCOPED_TRACE(args + "\nstderr: " + o.err);
+    EXPECT_EQ(o.code, 1);
+    EXPECT_EQ(count_lines(o.err), 1);
+    EXPECT_NE(o.err.find("error: cannot write standard output: No space left on device"), std::string::npos);
+  }
+  const SplitOutcome closed = gpp_exe_split("run small", "", ">&-");
+  EXPECT_EQ(closed.code, 1);
+  EXPECT_EQ(closed.err, "gpp run: error: standard output is closed (redirect it to a file or /dev/null)\n");
+  // The same commands, written: exit 0.
+  const SplitOutcome ok = gpp_exe_split("policies", "", ">/dev/null");
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  EXPECT_EQ(ok.err, "");
+}
+
 TEST(CliOutput, KokkosToolsLibraryThatLoadsRuns) {
   const SplitOutcome o = gpp_exe_split(std::string("run small ") + kTiny, "KOKKOS_PROFILE_LIBRARY=libm.so.6");
   EXPECT_EQ(o.code, 0) << o.out << o.err;

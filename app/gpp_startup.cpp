@@ -4,9 +4,11 @@
 
 #include <Kokkos_Macros.hpp>
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -134,6 +136,29 @@ std::string shown(const std::string& v) {
   return "'" + out + (v.size() > 40 ? "...'" : "'");
 }
 
+// Kokkos loads a tools library (KOKKOS_TOOLS_LIBS or its older name KOKKOS_PROFILE_LIBRARY,
+// --kokkos-tools-libs= or --kokkos-tools-library=; a ';'-separated list) as it starts. One it
+// cannot load is a warning among the run's output and a run without the tool, exit 0: the
+// profile the user asked for silently missing. Each is loaded here as Kokkos loads it
+// (dlopen, RTLD_NOW: the same search path, every symbol resolved), and released.
+std::string check_tools_libraries(const std::string& what, const std::string& list) {
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t end = std::min(list.find(';', start), list.size());
+    const std::string library = list.substr(start, end - start);
+    start = end + 1;
+    if (library.empty()) continue;
+    void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+      const char* why = ::dlerror();
+      return what + ": cannot load the Kokkos tools library " + shown(library) + " (" +
+             one_line(why ? why : "dlopen failed") + ")";
+    }
+    ::dlclose(handle);
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string check_startup(int argc, char* argv[]) {
@@ -147,11 +172,17 @@ std::string check_startup(int argc, char* argv[]) {
     if (v && !valid(s, v))
       return std::string("environment variable ") + s.env + "=" + shown(v) + ": expected " + expected(s);
   }
+  for (const char* env : {"KOKKOS_TOOLS_LIBS", "KOKKOS_PROFILE_LIBRARY"})
+    if (const char* v = std::getenv(env))
+      if (std::string why = check_tools_libraries(std::string("environment variable ") + env, v); !why.empty())
+        return why;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a.rfind("--", 0) != 0) continue;
     const auto eq = a.find('=');
     const std::string name = a.substr(0, eq);
+    if ((name == "--kokkos-tools-libs" || name == "--kokkos-tools-library") && eq != std::string::npos)
+      if (std::string why = check_tools_libraries("option " + name, a.substr(eq + 1)); !why.empty()) return why;
     if (kModernKokkos && name.rfind("--kokkos-", 0) == 0) {
       bool known = false;
       for (const char* o : kModernOptions) known = known || name == o;

@@ -6,7 +6,14 @@
 #include "gpp_startup.hpp"
 #include "gpp_text.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
+#include <streambuf>
 
 namespace {
 // Kokkos, when a command started it, ends before MPI does.
@@ -15,6 +22,33 @@ struct KokkosEnd {
   KokkosEnd(const KokkosEnd&) = delete;
   KokkosEnd& operator=(const KokkosEnd&) = delete;
   ~KokkosEnd() { gpp::runtime::stop(); }
+};
+
+// std::cout written through C's stdout, as libstdc++'s own buffer does it (so that lines
+// Kokkos prints with printf keep their place), remembering why the first write failed: by
+// the end of the command errno has long been overwritten.
+class CheckedStdout : public std::streambuf {
+ public:
+  int error() const { return error_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    return std::fputc(c, stdout) == EOF ? failed() : c;
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    const std::size_t written = std::fwrite(s, 1, std::size_t(n), stdout);
+    if (written < std::size_t(n)) failed();
+    return std::streamsize(written);
+  }
+  int sync() override { return std::fflush(stdout) == 0 ? 0 : (failed(), -1); }
+
+ private:
+  int_type failed() {
+    if (error_ == 0) error_ = errno != 0 ? errno : EIO;
+    return traits_type::eof();
+  }
+  int error_ = 0;
 };
 
 int gpp_main(int argc, char* argv[]) {
@@ -103,4 +137,27 @@ int gpp_main(int argc, char* argv[]) {
 }
 }  // namespace
 
-int main(int argc, char* argv[]) { return gpp::app::run_with_stack(gpp_main, argc, argv); }
+int main(int argc, char* argv[]) {
+  const std::string who = argc > 1 ? "gpp " + gpp::app::one_line(argv[1]) : std::string("gpp");
+  // A closed stdout would be the first file opened later: an output's bytes and printed
+  // lines mixed in one file.
+  if (::fcntl(STDOUT_FILENO, F_GETFD) == -1) {
+    std::cerr << who << ": error: standard output is closed (redirect it to a file or /dev/null)\n";
+    return 1;
+  }
+  CheckedStdout checked;
+  std::streambuf* const original = std::cout.rdbuf(&checked);
+  const int rc = gpp::app::run_with_stack(gpp_main, argc, argv);
+  // What was printed reached stdout, or the command fails: a full disk or /dev/full under
+  // `>` loses the output, which exit 0 would hide. Other ranks print nothing (their
+  // std::cout has no buffer), so only rank 0 can find an error here.
+  std::cout.flush();
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int flush_error = errno;
+  std::cout.rdbuf(original);  // before `checked` goes: std::cout is flushed again at exit
+  if (flushed && checked.error() == 0 && !std::ferror(stdout)) return rc;
+  const int error = checked.error() != 0 ? checked.error() : !flushed && flush_error != 0 ? flush_error : EIO;
+  std::cerr << who << ": error: cannot write standard output: " << std::strerror(error) << "\n";
+  return rc != 0 ? rc : 1;
+}

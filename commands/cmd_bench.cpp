@@ -26,7 +26,7 @@ int cmd_bench(const std::vector<std::string>& args) {
   app.add_option("--resume", resume,
                  "Continue this CSV: policies already in it (same tunables, device, build and deck) are skipped and "
                  "new rows are appended to it (or to --csv); a file that does not exist yet is started");
-  if (int rc = parse(app, "bench", input_file_as_option(args)); rc >= 0) return rc;
+  if (int rc = parse(app, "bench", args); rc >= 0) return rc;
   if (!resume.empty() && o.csv_path.empty()) o.csv_path = resume;
   o.more_inputs = {{"--resume", resume, "--csv", true}};
   check_shared_outputs(o.more_inputs, {{"--csv", o.csv_path}});

@@ -11,6 +11,7 @@
 #include "gpp_runtime.hpp"
 
 #include <sys/stat.h>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -25,6 +26,15 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 bool is_toml(const std::string& s) { return s.size() > 5 && s.compare(s.size() - 5, 5, ".toml") == 0; }
+
+// IN is a deck when it is a .toml file or no file at all: then a deck's name (small,
+// si214), found as gpp run finds it. An input file is named .dat, .h5 or .hdf5, or is a
+// file of another name (read by its content).
+bool in_is_deck(const std::string& in) {
+  if (is_toml(in)) return true;
+  struct stat st;
+  return !names_input_file(in) && ::stat(in.c_str(), &st) != 0 && errno == ENOENT;
+}
 
 struct ConvertArgs {
   DeckParams deck;
@@ -72,8 +82,8 @@ int cmd_convert(const std::vector<std::string>& args) {
   };
   auto app = make_app();
   if (int rc = parse(*app, "convert", args); rc >= 0) return rc;
-  if (a.files.size() == 2 && is_toml(a.files[0])) {
-    // `gpp convert deck.toml OUT ...` is `gpp convert --deck deck.toml OUT ...`.
+  if (a.files.size() == 2 && in_is_deck(a.files[0])) {
+    // `gpp convert DECK OUT ...` is `gpp convert --deck DECK OUT ...`.
     std::vector<std::string> again{"--deck", a.files[0]};
     bool dropped = false;
     for (const auto& s : args) {

@@ -277,7 +277,7 @@ int cmd_roofline(const std::vector<std::string>& args) {
   app.add_option("--resume", resume,
                  "Continue this roofline CSV: policies already in it (same tunables, device, build and deck) are "
                  "skipped and new rows are appended to it (or to --csv); a file that does not exist yet is started");
-  if (int rc = parse(app, "roofline", input_file_as_option(args)); rc >= 0) return rc;
+  if (int rc = parse(app, "roofline", args); rc >= 0) return rc;
   if (!resume.empty() && o.csv_path.empty()) o.csv_path = resume;
   if (o.csv_path.empty()) throw Error("--csv FILE (or --resume FILE) is required (the roofline CSV, docs/formats.md)");
   check_time_limit("--profiler-timeout", profiler_timeout);

@@ -47,8 +47,7 @@ int cmd_run(const std::vector<std::string>& args) {
   bool no_branch_stats = false;
   add_run_options(app, o, "run");
   app.add_flag("--no-branch-stats", no_branch_stats, "Skip counting the branches each term takes");
-  const std::vector<std::string> argv = input_file_as_option(args);
-  if (int rc = parse(app, "run", argv); rc >= 0) return rc;
+  if (int rc = parse(app, "run", args); rc >= 0) return rc;
 
   // Everything that can be refused is refused here, before anything is printed.
   Prepared p = prepare(app, o);

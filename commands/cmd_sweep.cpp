@@ -305,8 +305,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   app.add_option("--tuning-out", tuning_out,
                  "Merge into this tuning file the best point of each policy that is faster than the policy's "
                  "defaults beyond the noise (docs/formats.md); locked while it is merged");
-  const std::vector<std::string> argv = input_file_as_option(args);
-  if (int rc = parse(app, "sweep", argv); rc >= 0) return rc;
+  if (int rc = parse(app, "sweep", args); rc >= 0) return rc;
 
   // Everything that can be refused is refused before any work.
   sweep::Axes axes;
@@ -461,12 +460,13 @@ int cmd_tune(const std::vector<std::string>& args) {
   app.add_option("--policy", o.policy, "The policy to tune (default: tuned on a device, host on the host)");
   double budget = 300;
   std::string tuning_out;
-  app.add_option("--budget", budget, "Stop the search after this many seconds")->capture_default_str();
+  app.add_option("--budget", budget, "Stop the search after this many seconds")
+      ->check(positive_number())
+      ->capture_default_str();
   app.add_option("--tuning-out", tuning_out,
                  "Tuning file to write or merge into (default: $GPP_TUNING_FILE, else ~/.config/gpp/tuning.json); "
                  "locked while it is merged");
-  const std::vector<std::string> argv = input_file_as_option(args);
-  if (int rc = parse(app, "tune", argv); rc >= 0) return rc;
+  if (int rc = parse(app, "tune", args); rc >= 0) return rc;
 
   if (!std::isfinite(budget) || !(budget > 0) || budget > 3.2e7)
     throw Error("--budget " + format_double(budget) + ": give a positive number of seconds, at most a year");

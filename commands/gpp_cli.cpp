@@ -1,6 +1,7 @@
 #include "gpp_cli.hpp"
 
 #include "gpp_deck_path.hpp"
+#include "gpp_io_cli.hpp"
 #include "gpp_mpi.hpp"
 #include "gpp_text.hpp"
 
@@ -91,17 +92,44 @@ CLI::Validator positive_integer() {
       },
       "POSITIVE");
 }
-// Blocks, teams and tiles: at most kMaxTunable (policies/gpp_policy.hpp).
+// Blocks, teams and tiles: at most kMaxTunable (policies/gpp_policy.hpp). "" if v is one.
+std::string tunable_size_error(const std::string& v) {
+  long long n = 0;
+  if (!CLI::detail::lexical_cast(v, n)) return "expected a positive integer, got '" + excerpt(v) + "'";
+  if (n <= 0) return "must be a positive integer (got " + excerpt(v) + ")";
+  if (n > kMaxTunable) return "must be at most " + std::to_string(kMaxTunable) + " (got " + excerpt(v) + ")";
+  return "";
+}
 CLI::Validator tunable_size() {
-  return CLI::Validator(
-      [](std::string& v) -> std::string {
-        long long n = 0;
-        if (!CLI::detail::lexical_cast(v, n)) return "expected a positive integer, got '" + excerpt(v) + "'";
-        if (n <= 0) return "must be a positive integer (got " + excerpt(v) + ")";
-        if (n > kMaxTunable) return "must be at most " + std::to_string(kMaxTunable) + " (got " + excerpt(v) + ")";
-        return "";
-      },
-      "SIZE");
+  return CLI::Validator([](std::string& v) { return tunable_size_error(v); }, "SIZE");
+}
+
+// A tile as every output prints it (128x1x1) or as a list (128,1,1; CLI11 has split it at
+// the commas), one size per rank of the policy's MDRange.
+std::vector<int> parse_tile(const std::vector<std::string>& given) {
+  std::vector<std::string> sizes = given;
+  if (given.size() == 1) {  // every part, an empty one too (128x1x is not a tile)
+    sizes.clear();
+    std::size_t start = 0, x = 0;
+    while ((x = given.front().find('x', start)) != std::string::npos) {
+      sizes.push_back(given.front().substr(start, x - start));
+      start = x + 1;
+    }
+    sizes.push_back(given.front().substr(start));
+  }
+  std::vector<int> tile;
+  for (const std::string& v : sizes) {
+    if (v.find('x') != std::string::npos) {
+      std::string all;
+      for (const std::string& g : given) all += (all.empty() ? "" : ",") + g;
+      throw CLI::ValidationError("--tile", "give one tile, as 128x1x1 or 128,1,1 (got '" + excerpt(all) + "')");
+    }
+    if (const std::string why = tunable_size_error(v); !why.empty()) throw CLI::ValidationError("--tile", why);
+    long long n = 0;
+    CLI::detail::lexical_cast(v, n);
+    tile.push_back(int(n));
+  }
+  return tile;
 }
 CLI::Validator non_negative_integer() {
   return CLI::Validator(
@@ -114,7 +142,9 @@ CLI::Validator non_negative_integer() {
       },
       "NON-NEGATIVE");
 }
-CLI::Validator positive_real() {
+}  // namespace
+
+CLI::Validator positive_number() {
   return CLI::Validator(
       [](std::string& v) -> std::string {
         double x = 0;
@@ -124,6 +154,9 @@ CLI::Validator positive_real() {
       },
       "POSITIVE");
 }
+
+namespace {
+
 // The seed is an unsigned 64-bit integer: digits only (CLI11 would wrap -1 to 2^64-1).
 CLI::Validator seed_value() {
   return CLI::Validator(
@@ -178,9 +211,10 @@ void add_tunable_options(CLI::App& app, Tunables& t) {
   app.add_option("--team-size", t.team_size, "Threads per team (TeamPolicy steps)")->check(tunable_size());
   app.add_option("--vector-length", t.vector_length, "Vector lanes per thread (TeamPolicy steps)")
       ->check(tunable_size());
-  app.add_option("--tile", t.tile, "MDRangePolicy tile sizes, one per rank (e.g. --tile 1,1,128)")
-      ->delimiter(',')
-      ->check(tunable_size());
+  app.add_option_function<std::vector<std::string>>(
+         "--tile", [&t](const std::vector<std::string>& given) { t.tile = parse_tile(given); },
+         "MDRangePolicy tile sizes, one per rank, as outputs print them (128x1x1) or as a list (128,1,1)")
+      ->delimiter(',');
 }
 
 void add_timing_options(CLI::App& app, int& repeat, int& warmup) {
@@ -201,7 +235,7 @@ void add_verify_options(CLI::App& app, std::string& verify, double& rtol) {
                  "host, device, none")
       ->check(CLI::IsMember({"auto", "host", "device", "none"}))
       ->capture_default_str();
-  app.add_option("--rtol", rtol, "Relative tolerance of verification")->check(positive_real())->capture_default_str();
+  app.add_option("--rtol", rtol, "Relative tolerance of verification")->check(positive_number())->capture_default_str();
 }
 
 void add_space_option(CLI::App& app, std::string& space) {
@@ -220,17 +254,40 @@ VerifyMode parse_verify_mode(const std::string& s) {
   return VerifyMode::Auto;
 }
 
-int parse(CLI::App& app, const std::string& command, const std::vector<std::string>& args) {
-  std::vector<std::string> storage;
-  storage.push_back("gpp " + command);
-  storage.insert(storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : storage) argv.push_back(a.data());
+namespace {
+// An empty value (an unset shell variable: --policy "$P", or --json=) is refused: CLI11
+// would store it, and every command reads an empty policy, path or space as one not given,
+// which would silently run the default.
+void refuse_empty_values(const CLI::App& app, const std::vector<std::string>& args) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a.size() > 2 && a.rfind("--", 0) == 0) {
+      const std::size_t eq = a.find('=');
+      const std::string name = a.substr(0, eq);
+      const CLI::Option* o = app.get_option_no_throw(name);
+      if (!o || o->get_type_size_max() == 0) continue;  // a flag, or not an option (CLI11 says so)
+      const bool empty = eq != std::string::npos ? eq + 1 == a.size() : i + 1 < args.size() && args[++i].empty();
+      if (empty) throw Error(one_line(name) + ": an empty value (give one, or leave the option out for its default)");
+    } else if (a.empty()) {
+      throw Error("an empty argument ('') on the command line");
+    }
+  }
+}
+}  // namespace
+
+int parse(CLI::App& app, const std::string& command, const std::vector<std::string>& given) {
   // Parsing reads the deck file (CLI11's config reader): every rank reads it, and a
   // refusal of it (or of an option) is agreed on by all ranks and printed once, by rank 0
   // (main), never one line per rank and MPI_Abort.
   int rc = -1;
   mpi::collectively([&] {
+    refuse_empty_values(app, given);
+    // `gpp run FILE.dat` is `gpp run --input FILE.dat`, for every command that reads one.
+    std::vector<std::string> storage{"gpp " + command};
+    const std::vector<std::string> args = app.get_option_no_throw("--input") ? input_file_as_option(app, given) : given;
+    storage.insert(storage.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& a : storage) argv.push_back(a.data());
     try {
       app.parse(int(argv.size()), argv.data());
     } catch (const CLI::CallForHelp& e) {
@@ -242,7 +299,6 @@ int parse(CLI::App& app, const std::string& command, const std::vector<std::stri
       throw Error(msg);  // every usage error is exit 1 (CLI11's own codes differ by kind)
     }
   });
-  (void)command;
   return rc;
 }
 
@@ -255,8 +311,8 @@ void check_sizes_given(CLI::App& app) {
   const CLI::Option* config = app.get_config_ptr();
   const std::string deck = config && config->count() > 0 ? config->as<std::string>() : "";
   if (deck.empty())
-    throw Error("no deck: give a deck file (inputs/*.toml) or the sizes --nbands, --ngpown and --ncouls (missing: " +
-                missing + ")");
+    throw Error("no deck: give one (a name such as small or si214, or a .toml file) or the sizes --nbands, --ngpown "
+                "and --ncouls (missing: " + missing + ")");
   if (n == 3)
     throw Error("deck " + deck + " sets no sizes (is it empty?): it needs nbands, ngpown and ncouls");
   throw Error("deck " + deck + " does not set " + missing + " (give it in the deck or as an option)");

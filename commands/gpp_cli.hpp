@@ -28,6 +28,9 @@ void check_sizes_given(CLI::App& app);
 /// --band-block, --ig-block, --team-size, --vector-length, --tile.
 void add_tunable_options(CLI::App& app, Tunables& t);
 
+/// A positive finite number (CLI11's PositiveNumber states its range as two 309-digit numbers).
+CLI::Validator positive_number();
+
 /// --repeat and --warmup.
 void add_timing_options(CLI::App& app, int& repeat, int& warmup);
 
@@ -42,8 +45,9 @@ void add_verify_options(CLI::App& app, std::string& verify, double& rtol);
 VerifyMode parse_verify_mode(const std::string& s);
 
 /// Parse args (without the command name) into app, on every rank (collective). Returns -1
-/// on success, 0 after printing the help; a refusal (an option, the deck file) throws
-/// mpi::CollectiveError on every rank, which main prints once.
+/// on success, 0 after printing the help; a refusal (an option, an empty value, the deck
+/// file) throws mpi::CollectiveError on every rank, which main prints once. For an app with
+/// --input, a lone FILE.dat (.h5, .hdf5) is read as --input FILE.dat.
 int parse(CLI::App& app, const std::string& command, const std::vector<std::string>& args);
 
 /// The policies a --policy value names ("all" or a comma-separated list).

@@ -92,7 +92,6 @@ std::string apply_tuning(const PolicyEntry& entry, Tunables& t, const Tunables* 
 
 namespace {
 Prepared prepare_this_rank(CLI::App& app, const RunOptions& o) {
-  if (app.count("--policy") > 0 && o.policy.empty()) throw Error("--policy is empty (give a policy name, a list, or all)");
   if (app.count("--name") > 0) check_deck_name(o.deck.name);
   const std::optional<SpaceKind> requested = o.space.empty() ? std::nullopt : std::optional(parse_space(o.space));
   const std::string policy_spec =
@@ -120,6 +119,7 @@ Prepared prepare_this_rank(CLI::App& app, const RunOptions& o) {
     if (const std::string given = deck_option_given(app); !given.empty())
       throw Error("--input " + o.input_path + " cannot be combined with " + given);
   } else {
+    check_sizes_given(app);  // "no deck" rather than the first size's range
     validate(o.deck);
   }
   // A bad tuning file is refused before the deck is made.

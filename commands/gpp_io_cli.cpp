@@ -26,16 +26,27 @@ std::string deck_option_given(CLI::App& app) {
   return "";
 }
 
-std::vector<std::string> input_file_as_option(const std::vector<std::string>& args) {
+bool names_input_file(const std::string& word) {
+  return ends_with(word, ".dat") || ends_with(word, ".h5") || ends_with(word, ".hdf5");
+}
+
+std::vector<std::string> input_file_as_option(const CLI::App& app, const std::vector<std::string>& args) {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    const bool after_file_option = i > 0 && (args[i - 1] == "--input" || args[i - 1] == "--output" ||
-                                             args[i - 1] == "--json" || args[i - 1] == "--csv" ||
-                                             args[i - 1] == "--deck");
-    if (!after_file_option && !a.empty() && a[0] != '-' &&
-        (ends_with(a, ".dat") || ends_with(a, ".h5") || ends_with(a, ".hdf5")))
-      out.push_back("--input");
+    if (a == "--") {  // the rest are positionals, as the user wrote them
+      out.insert(out.end(), args.begin() + std::ptrdiff_t(i), args.end());
+      break;
+    }
+    if (a.size() > 1 && a[0] == '-') {
+      // An option's value is the option's, whatever its name (--name si214.h5,
+      // --tuning-out tune.dat): only a word standing alone can be the input file.
+      out.push_back(a);
+      const CLI::Option* o = a.find('=') == std::string::npos ? app.get_option_no_throw(a) : nullptr;
+      if (o && o->get_type_size_max() > 0 && i + 1 < args.size()) out.push_back(args[++i]);
+      continue;
+    }
+    if (names_input_file(a)) out.push_back("--input");
     out.push_back(a);
   }
   return out;

@@ -64,13 +64,31 @@ void fill_matrix(HostComplexMatrix& m, F&& f) {
 
 }  // namespace
 
+// The ranges. An energy of magnitude kMaxEnergy (1e6 eV, or Ry) lies beyond every band
+// of every material (the deepest core levels are near 1e5 eV), so no physical deck is
+// refused. Within them every quantity the kernel forms stays far from overflow and
+// underflow: a frequency wx = e_lk + dw (iw - 2) - e is at most about 1e12 in magnitude
+// (|iw| <= kMaxFrequencyIndex, |e| <= kMaxEnergy + 41 + tol/4 for the random generator's
+// bands), the regular arm squares it (wx^2 - wtilde^2) and the reciprocal forms square
+// that again (|cden|^2 ~ wx^4 ~ 1e48, its reciprocal a normal double); beyond them
+// (efermi 1e308: wx^2 = inf) the sums are NaN and verification fails on input that should
+// have been refused. sexcut (a dimensionless cutoff factor, typically 4) is squared with
+// |I_eps|^2 by the optimised forms. gamma below kMinGamma has gamma^2 = 0, which is gamma
+// = 0: no broadening.
 void check_physics_parameters(const PhysicsParameters& p) {
-  if (!(p.gamma > 0) || !std::isfinite(p.gamma)) fail(p.gamma_name, " must be positive and finite (got ", p.gamma, ")");
-  if (!(p.sexcut >= 0) || !std::isfinite(p.sexcut)) fail("sexcut must be non-negative and finite (got ", p.sexcut, ")");
-  if (!(p.tol >= 0) || !std::isfinite(p.tol)) fail("tol must be non-negative and finite (got ", p.tol, ")");
-  if (!std::isfinite(p.e_lk)) fail("e_lk must be finite (got ", p.e_lk, ")");
-  if (!std::isfinite(p.dw)) fail(p.dw_name, " must be finite (got ", p.dw, ")");
-  if (!std::isfinite(p.efermi)) fail("efermi must be finite (got ", p.efermi, ")");
+  static_assert(kMaxEnergy == 1e6 && kMinGamma == 1e-150, "the messages below say the ranges");
+  auto energy = [](const char* name, double v, double low, const char* range) {
+    if (!(v >= low && v <= kMaxEnergy)) fail(name, " must be ", range, " (got ", v, ")");
+  };
+  energy(p.gamma_name, p.gamma, kMinGamma, "between 1e-150 and 1e6");
+  energy("sexcut", p.sexcut, 0, "between 0 and 1e6");
+  energy("tol", p.tol, 0, "between 0 and 1e6");
+  energy("e_lk", p.e_lk, -kMaxEnergy, "between -1e6 and 1e6");
+  energy(p.dw_name, p.dw, -kMaxEnergy, "between -1e6 and 1e6");
+  energy("efermi", p.efermi, -kMaxEnergy, "between -1e6 and 1e6");
+  for (const auto& [name, iw] : {std::pair<const char*, int>{"nstart", p.nstart}, {"nend", p.nend}})
+    if (iw < -kMaxFrequencyIndex || iw > kMaxFrequencyIndex)
+      fail(name, " must be between ", -kMaxFrequencyIndex, " and ", kMaxFrequencyIndex, " (got ", iw, ")");
 }
 
 namespace {
@@ -89,7 +107,7 @@ void common_checks(const DeckParams& p) {
   if (p.nvband < 0 || p.nvband > p.nbands)
     fail("nvband must be between 0 and nbands (", p.nbands, "), got ", p.nvband);
   if (p.ngpown > p.ncouls) fail("ngpown (", p.ngpown, ") must not exceed ncouls (", p.ncouls, ")");
-  check_physics_parameters({p.gamma, p.sexcut, p.tol, p.e_lk, p.dw, p.efermi, "gamma", "dw"});
+  check_physics_parameters({p.gamma, p.sexcut, p.tol, p.e_lk, p.dw, p.efermi, p.nstart, p.nend, "gamma", "dw"});
   if (p.skipped_gp < 0 || p.skipped_gp >= p.ngpown)
     fail("skipped_gp must be between 0 and ngpown-1 (got ", p.skipped_gp, ")");
   // Keep every matrix addressable with a 32-bit column index and a 64-bit size.
@@ -379,7 +397,8 @@ void validate(const InputDeck& in) {
   for (const auto& [name, v] : scalars)
     if (!std::isfinite(v)) fail("input scalar ", name, " is not finite (", v, ")");
   // The same checks as a TOML deck's (one function for every input path).
-  check_physics_parameters({in.sig_gamma, in.sexcut, in.tol, in.e_lk, in.sig_dw, in.efermi, "sig_gamma", "sig_dw"});
+  check_physics_parameters(
+      {in.sig_gamma, in.sexcut, in.tol, in.e_lk, in.sig_dw, in.efermi, in.nstart, in.nend, "sig_gamma", "sig_dw"});
   if (in.nvband < 0 || in.nvband > in.sig_ntband)
     fail("nvband must be between 0 and sig_ntband (", in.sig_ntband, "), got ", in.nvband);
   // Frequency-indexed values are named by iw, as in the Fortran arrays.
@@ -401,6 +420,10 @@ void validate(const InputDeck& in) {
              z.imag(), ")");
     }
   check_finite_vector(in.wfnkq_ekq, "wfnkq_ekq");
+  // Band energies are energies as e_lk is (check_physics_parameters: wx = e_lk + ... - e).
+  for (std::size_t i = 0; i < in.wfnkq_ekq.size(); ++i)
+    if (std::abs(in.wfnkq_ekq[i]) > kMaxEnergy)
+      fail("input array wfnkq_ekq(", i + 1, ") = ", in.wfnkq_ekq[i], ": band energies must be between -1e6 and 1e6");
   check_finite_vector(in.vcoul, "vcoul");
   check_finite_matrix(in.aqsmtemp, "aqsmtemp");
   check_finite_matrix(in.aqsntemp, "aqsntemp");

@@ -83,16 +83,25 @@ struct DeckParams {
   int skipped_gp = 1;    // G' whose index falls outside 1..ncouls (random generator)
 };
 
+/// Largest magnitude of an energy gpp accepts (e_lk, dw, efermi, tol, gamma, a file's band
+/// energies), in the deck's unit (eV or Ry), and of a frequency index (nstart, nend).
+inline constexpr double kMaxEnergy = 1e6;
+inline constexpr int kMaxFrequencyIndex = 1000000;
+/// Smallest gamma: limittwo = gamma^2 stays a positive normal double.
+inline constexpr double kMinGamma = 1e-150;
+
 /// The physical parameters every input path shares (a TOML deck's gamma, dw; a file's
 /// sig_gamma, sig_dw), with the names to report them under.
 struct PhysicsParameters {
   double gamma, sexcut, tol, e_lk, dw, efermi;
+  int nstart, nend;
   const char* gamma_name;
   const char* dw_name;
 };
 
-/// gamma > 0, sexcut >= 0, tol >= 0, everything finite: the one check used by synthetic
-/// decks, .dat and HDF5 files alike. Throws gpp::Error naming the first bad parameter.
+/// Each parameter within its range (kMaxEnergy and the others above): the one check used by
+/// synthetic decks, .dat and HDF5 files alike. Throws gpp::Error naming the first bad
+/// parameter and its range.
 void check_physics_parameters(const PhysicsParameters& p);
 
 /// Throws gpp::Error naming the first bad parameter.

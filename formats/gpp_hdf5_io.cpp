@@ -519,6 +519,9 @@ void preflight(const std::string& path) {
   }
   if (pid == 0) {
     ::close(fds[0]);
+    // The child may die of the crash it exists for: silently, not through a handler the
+    // parent installed (an MPI library's prints a stack trace of a dozen lines).
+    for (const int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, SIG_DFL);
     ::alarm(120);  // a damaged header that makes the library loop
     std::string msg;
     try {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdlib>
 
 namespace gpp::mpi {
 
@@ -25,6 +26,20 @@ int int_count(std::size_t n) {
   if (n > std::size_t(INT_MAX)) throw Error("MPI message of " + std::to_string(n) + " elements is too long");
   return int(n);
 }
+
+// Open MPI 4 starts a singleton (gpp run without a launcher, and every one-rank command) by
+// forking a daemon, orted, which gpp never needs: it serves MPI_Comm_spawn. The daemon
+// inherits the file-size limit (ulimit -f) and sizes shared-memory files with ftruncate (its
+// PMIx store, the hwloc topology); under a small limit that fails with SIGXFSZ and a dozen
+// PMIx lines, MPI_Init aborting, where the serial build writes its one line. Without the
+// daemon (ess_singleton_isolated) a singleton starts under any limit, and sooner: no
+// process to fork and connect to. A value the user set wins; other MPIs ignore the name; a
+// launched rank (mpiexec, srun) has its launcher's daemons already.
+void singleton_without_a_daemon() {
+  for (const char* launched : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
+    if (std::getenv(launched)) return;
+  ::setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
+}
 }  // namespace
 
 bool enabled() { return true; }
@@ -33,6 +48,7 @@ Environment::Environment(int& argc, char**& argv) {
   int already = 0;
   MPI_Initialized(&already);
   if (!already) {
+    singleton_without_a_daemon();
     MPI_Init(&argc, &argv);
     initialised_here() = true;
   }

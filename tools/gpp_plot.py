@@ -174,8 +174,12 @@ def positive(row, column):
 def read_ceilings(path):
     """The ceilings JSON: {device, date, peak (GFLOP/s), compute [...], bandwidth [(level, GB/s)]}."""
     text = read_input(path, "ceilings JSON")
+    def no_constant(name):
+        # Python reads NaN, Infinity and -Infinity, which JSON does not have.
+        raise ValueError(f"{name} is not a JSON number")
+
     try:
-        doc = json.loads(text)
+        doc = json.loads(text, parse_constant=no_constant)
     except (ValueError, RecursionError) as e:
         raise InputError(f"{path}: not valid JSON ({e})")
     if not isinstance(doc, dict):
@@ -193,6 +197,9 @@ def read_ceilings(path):
         value = obj[key]
         if not isinstance(value, types) or isinstance(value, bool):
             raise InputError(f"{path}: {where}{key} has the wrong type")
+        # A number too large for a double (1e999) reads as inf: no axis can hold it.
+        if isinstance(value, float) and not math.isfinite(value):
+            raise InputError(f"{path}: {where}{key} is not finite")
         return value
 
     device = need(doc, "device", dict, "")

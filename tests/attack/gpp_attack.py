@@ -809,6 +809,50 @@ def attack_numbers(h, deck):
         h.case("numbers", f"{args[0]} {name}", args, REFUSED, inputs=[deck])
 
 
+def attack_refusals(h, deck):
+    """Input that once ran, or was refused for the wrong reason or at length: one
+    line naming the problem, exit 1, nothing on stdout."""
+    w = h.work
+    sweep = ["sweep", deck, "--policy", "host", "--band-block", "4", "--repeat", "1"]
+    for name, args, says in [
+            ("sweep --policy ''", ["sweep", deck, "--policy", ""], "--policy: an empty value"),
+            ("tune --policy ''", ["tune", deck, "--policy", ""], "--policy: an empty value"),
+            ("run --json ''", ["run", deck, "--json", ""], "--json: an empty value"),
+            ("tune --budget 0", ["tune", deck, "--budget", "0"], "--budget: must be a positive finite number"),
+            ("sweep without a deck", ["sweep", "--policy", "host"], "no deck"),
+            ("run without a deck", ["run"], "no deck"),
+            ("--efermi 1e308", ["run", deck, "--efermi", "1e308"], "efermi must be between -1e6 and 1e6"),
+            ("--e-lk -1e300", ["run", deck, "--e-lk", "-1e300"], "e_lk must be between -1e6 and 1e6"),
+            ("--gamma 1e-300", ["run", deck, "--gamma", "1e-300"], "gamma must be between"),
+            ("--nstart INT_MIN", ["run", deck, "--nstart", "-2147483648", "--nend", "-2147483647"], "nstart must be"),
+            ("--tile 4x4 for a rank-3 tile", ["run", deck, "--policy", "v0-collapse3", "--tile", "4x4"], "needs 3 sizes"),
+            ("--tile 4x4,4", ["run", deck, "--policy", "v0-collapse3", "--tile", "4x4,4"], "give one tile"),
+            ("convert a deck name not found", ["convert", "no-such-deck", os.path.join(w, "n.dat")], "no deck"),
+            # An option's value with a dot is the option's: the refusal is the size, after them.
+            ("--tuning-out tune.dat", sweep + ["--tuning-out", os.path.join(w, "t.dat"), "--nbands", "0"],
+             "nbands must be positive"),
+            ("--name si214.h5", ["run", deck, "--name", "si214.h5", "--nbands", "0"], "nbands must be positive")]:
+        h.case("refusals", name, args, REFUSED, inputs=[deck], says=says)
+    for var in ("KOKKOS_PROFILE_LIBRARY", "KOKKOS_TOOLS_LIBS"):
+        h.case("refusals", f"{var}=/nonexistent.so", ["run", deck, "--repeat", "1"], REFUSED,
+               env={var: "/nonexistent.so"}, says="cannot load the Kokkos tools library")
+    # Accepted: the printed tile, an option's value with a dot.
+    h.case("refusals", "--tile 4x2x8 as printed", ["run", deck, "--policy", "v0-collapse3", "--tile", "4x2x8",
+                                                   "--repeat", "1"], GOOD)
+    h.case("refusals", "--name si214.h5 runs", ["run", deck, "--name", "si214.h5", "--repeat", "1"], GOOD)
+    if h.mpiexec:
+        return  # stdout is mpiexec's there; gpp's own is a pipe to the launcher
+    for name, args in [("run", ["run", deck, "--repeat", "1"]), ("sweep", sweep), ("policies", ["policies"])]:
+        h.runs += 1
+        with open("/dev/full", "wb") as full:
+            p = subprocess.run([h.gpp] + args, stdin=subprocess.DEVNULL, stdout=full, stderr=subprocess.PIPE,
+                               cwd=w, timeout=h.timeout)
+        cls = exit_class(p.returncode, b"", p.stderr)
+        if cls == "refused" and b"cannot write standard output" not in p.stderr:
+            cls = "wrong"
+        record(h, "refusals", f"{name} >/dev/full", cls, p.stderr, REFUSED)
+
+
 def attack_late(h, deck):
     """A write that fails (a full disk: ulimit -f) is one line on stderr and exit 1, with no
     partial file. A campaign prints each point's line as it finishes and writes its summary
@@ -995,6 +1039,8 @@ def main():
                 attack(h, deck, tuning, csv_path, ceil)
         if want("numbers"):
             attack_numbers(h, deck)
+        if want("refusals"):
+            attack_refusals(h, deck)
         if want("late"):
             attack_late(h, deck)
         if want("mpi"):

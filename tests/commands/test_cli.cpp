@@ -1,6 +1,7 @@
 // The gpp command line: bad input gives one line naming the problem and a non-zero
 // exit, nothing half-written; a good run verifies and writes its JSON record.
 #include "gpp_io_test_util.hpp"
+#include "gpp_policy.hpp"
 #include "gpp_runtime.hpp"
 
 #include <gtest/gtest.h>
@@ -250,6 +251,213 @@ TEST(NoDevice, ConvertNeedsNoDevice) {
   }
   std::remove(with.c_str());
   std::remove(without.c_str());
+}
+
+}  // namespace
+
+// Refusals: one line on stderr naming the problem, nothing on stdout, exit 1, before any
+// work; and beside each, the input it must not refuse.
+namespace {
+
+GPP_HOST_ONLY("Refusal.*");
+
+using gpp::test::gpp_exe_split;
+using gpp::test::SplitOutcome;
+
+void expect_refusal(const std::string& args, const std::string& what, const std::string& env = "") {
+  const SplitOutcome o = gpp_exe_split(args, env);
+  SCOPED_TRACE(env + " gpp " + args + "\nstdout: " + o.out + "\nstderr: " + o.err);
+  EXPECT_EQ(o.code, 1);
+  EXPECT_EQ(o.out, "");
+  EXPECT_EQ(count_lines(o.err), 1);
+  EXPECT_NE(o.err.find(what), std::string::npos);
+  EXPECT_LT(o.err.size(), 400u);
+}
+
+std::string temp_dir_path(const std::string& name) {
+  return ::testing::TempDir() + "gpp_refuse_" + std::to_string(::getpid()) + "_" + name;
+}
+
+// An empty value (an unset shell variable) would otherwise be read as "not given": sweep
+// and tune ran their default policy, run wrote no JSON.
+TEST(Refusal, EmptyValues) {
+  for (const auto& [args, what] : std::vector<std::pair<std::string, std::string>>{
+           {"sweep small --policy ''", "--policy: an empty value"},
+           {"sweep small --policies=", "--policies: an empty value"},
+           {"tune small --policy ''", "--policy: an empty value"},
+           {"run small --policy ''", "--policy: an empty value"},
+           {"bench small --policies ''", "--policies: an empty value"},
+           {"run small --json ''", "--json: an empty value"},
+           {"run small --tuning=", "--tuning: an empty value"},
+           {"run small --space ''", "--space: an empty value"},
+           {"run small --input ''", "--input: an empty value"},
+           {"run small --nbands ''", "--nbands: an empty value"},
+           {"sweep small --policy host --resume ''", "--resume: an empty value"},
+           {"run small ''", "an empty argument"},
+           {"convert small ''", "an empty argument"}})
+    expect_refusal(args, what);
+}
+
+// Kokkos warns (on stdout, among the run's lines) and runs without the tool.
+TEST(Refusal, KokkosToolsLibraryThatCannotLoad) {
+  const std::string text_file = deck_path("small.toml");
+  for (const auto& [env, what] : std::vector<std::pair<std::string, std::string>>{
+           {"KOKKOS_PROFILE_LIBRARY=/nonexistent.so", "KOKKOS_PROFILE_LIBRARY: cannot load the Kokkos tools library '/nonexistent.so'"},
+           {"KOKKOS_TOOLS_LIBS=/nonexistent.so", "KOKKOS_TOOLS_LIBS: cannot load the Kokkos tools library '/nonexistent.so'"},
+           {"KOKKOS_TOOLS_LIBS='libm.so.6;/nonexistent.so'", "library '/nonexistent.so'"},
+           {"KOKKOS_PROFILE_LIBRARY=" + text_file, "cannot load the Kokkos tools library"}}) {
+    expect_refusal("run small", what, env);
+    expect_refusal("policies", what, env);
+  }
+  expect_refusal("run small --kokkos-tools-library=/nonexistent.so", "option --kokkos-tools-library: cannot load");
+}
+
+// A value with a dot is its option's, not an input file (--input) standing alone.
+TEST(Refusal, ValueWithADotIsTheOptions) {
+  const std::string tuning = temp_dir_path("tune.dat");
+  // Parsed as meant: what is refused is the deck size given with them.
+  expect_refusal("run small --name si214.h5 --nbands 0", "nbands must be positive");
+  expect_refusal("sweep small --policy host --tuning-out " + tuning + " --nbands 0", "nbands must be positive");
+  expect_refusal("tune small --policy host --tuning-out " + tuning + " --nbands 0", "nbands must be positive");
+  expect_refusal("bench small --json " + temp_dir_path("b.h5") + " --nbands 0", "nbands must be positive");
+  // A lone FILE.dat is still the input file, an option's value or not beside it.
+  const std::string missing = temp_dir_path("missing.dat");
+  expect_refusal("run --name si214.h5 " + missing, missing);
+  expect_refusal("run " + missing + " --name si214.h5", missing);
+}
+
+TEST(Refusal, TuneBudget) {
+  expect_refusal("tune small --budget 0", "--budget: must be a positive finite number (got 0)");
+  expect_refusal("tune small --budget -5", "--budget: must be a positive finite number (got -5)");
+  expect_refusal("tune small --budget soon", "--budget: expected a positive number, got 'soon'");
+  expect_refusal("tune small --budget 1e9", "at most a year");
+}
+
+// Without a deck every command says a deck is needed (not that nbands must be positive).
+TEST(Refusal, NoDeck) {
+  for (const std::string& command :
+       std::vector<std::string>{"run", "bench", "sweep", "tune", "roofline --csv " + temp_dir_path("r.csv")})
+    expect_refusal(command, "no deck: give one (a name such as small or si214, or a .toml file) or the sizes");
+  expect_refusal("run --nbands 12 --ngpown 8", "no deck: give one");
+  expect_refusal("run --nbands 12 --ngpown 8", "(missing: ncouls)");
+}
+
+// Energies and frequency indices beyond their ranges (core/gpp_input.cpp) would overflow in
+// the kernel: --efermi 1e308 ran, summed NaN and reported a failed verification (exit 2).
+TEST(Refusal, DeckParametersBeyondTheirRanges) {
+  for (const auto& [args, what] : std::vector<std::pair<std::string, std::string>>{
+           {"--efermi 1e308", "efermi must be between -1e6 and 1e6 (got 1e+308)"},
+           {"--efermi -2e6", "efermi must be between -1e6 and 1e6"},
+           {"--e-lk 1e300", "e_lk must be between -1e6 and 1e6"},
+           {"--dw -1e7", "dw must be between -1e6 and 1e6"},
+           {"--tol 1e200", "tol must be between 0 and 1e6"},
+           {"--gamma 1e155", "gamma must be between 1e-150 and 1e6"},
+           {"--gamma 1e-200", "gamma must be between 1e-150 and 1e6"},
+           {"--sexcut 1e300", "sexcut must be between 0 and 1e6"},
+           {"--nstart -2147483648 --nend -2147483647", "nstart must be between -1000000 and 1000000"}}) {
+    expect_refusal("run small " + args, what);
+    expect_refusal("convert " + deck_path("small.toml") + " " + args + " " + temp_dir_path("p.dat"), what);
+  }
+  expect_refusal("run " + temp_file("efermi.toml", "nbands = 12\nngpown = 8\nncouls = 40\nnvband = 5\nefermi = 1e308\n"),
+                 "efermi must be between -1e6 and 1e6");
+}
+
+TEST(Refusal, TileOfAnotherShape) {
+  const std::string run = "run small --policy v0-collapse3 --tile ";
+  expect_refusal(run + "4x4", "--tile needs 3 sizes");
+  expect_refusal(run + "4x4x", "--tile: expected a positive integer, got ''");
+  expect_refusal(run + "4xx4", "--tile: expected a positive integer, got ''");
+  expect_refusal(run + "4x4,4", "--tile: give one tile, as 128x1x1 or 128,1,1 (got '4x4,4')");
+  expect_refusal(run + "0x1x1", "--tile: must be a positive integer (got 0)");
+  expect_refusal(run + "4x4x99999999", "--tile: must be at most");
+}
+
+TEST(Refusal, ConvertDeckNotFound) {
+  expect_refusal("convert no-such-deck " + temp_dir_path("x.dat"), "no deck 'no-such-deck' (looked for no-such-deck,");
+}
+
+}  // namespace
+
+// What the refusals above must not refuse, and what fails only at the end (stdout).
+namespace {
+
+const char* kTinySizes = "--nbands 12 --ngpown 8 --ncouls 40 --nvband 5";
+
+// Every command's output reaching stdout is checked: >/dev/full loses it, which exit 0 hid.
+TEST(CliOutput, StdoutThatCannotBeWrittenIsOneLine) {
+  for (const std::string& args :
+       {std::string("--version"), std::string("policies"), std::string("run small ") + kTiny,
+        std::string("sweep small --policy host --band-block 4,8 --warmup 0 ") + kTiny}) {
+    const SplitOutcome o = gpp_exe_split(args, "", ">/dev/full");
+    SCOPED_TRACE(args + "\nstderr: " + o.err);
+    EXPECT_EQ(o.code, 1);
+    EXPECT_EQ(count_lines(o.err), 1);
+    EXPECT_NE(o.err.find("error: cannot write standard output: No space left on device"), std::string::npos);
+  }
+  const SplitOutcome closed = gpp_exe_split("run small", "", ">&-");
+  EXPECT_EQ(closed.code, 1);
+  EXPECT_EQ(closed.err, "gpp run: error: standard output is closed (redirect it to a file or /dev/null)\n");
+  // The same commands, written: exit 0.
+  const SplitOutcome ok = gpp_exe_split("policies", "", ">/dev/null");
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  EXPECT_EQ(ok.err, "");
+}
+
+TEST(CliOutput, KokkosToolsLibraryThatLoadsRuns) {
+  const SplitOutcome o = gpp_exe_split(std::string("run small ") + kTiny, "KOKKOS_PROFILE_LIBRARY=libm.so.6");
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("PASSED"), std::string::npos) << o.out;
+}
+
+TEST(CliOutput, ValueWithADotRuns) {
+  const SplitOutcome o = gpp_exe_split(std::string("run small --name si214.h5 ") + kTiny);
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("RESULT deck=si214.h5 "), std::string::npos) << o.out;
+}
+
+// The tile as every output prints it, and as a list: the same tile runs.
+TEST(CliOutput, TileAsPrinted) {
+  for (const char* tile : {"4x2x8", "4,2,8"}) {
+    const SplitOutcome o =
+        gpp_exe_split(std::string("run small --policy v0-collapse3 --tile ") + tile + " " + kTiny);
+    SCOPED_TRACE(tile + std::string("\n") + o.out + o.err);
+    EXPECT_EQ(o.code, 0);
+    EXPECT_NE(o.out.find("tile=4x2x8"), std::string::npos);
+    EXPECT_NE(o.out.find("PASSED"), std::string::npos);
+  }
+}
+
+// At the ends of their ranges the deck's parameters run and verify on every policy.
+TEST(CliOutput, DeckParametersAtTheEndsOfTheirRangesVerify) {
+  for (const std::string& ends :
+       {std::string("--efermi 1e6 --e-lk -1e6 --dw 1e6 --tol 1e6 --gamma 1e6 --sexcut 1e6 --nstart 999999 --nend 1000000"),
+        std::string("--efermi -1e6 --e-lk 1e6 --dw -1e6 --tol 0 --gamma 1e-150 --sexcut 0 --nstart -1000000 --nend -999999"),
+        std::string("--efermi 0 --e-lk 0.5 --dw 1e-3 --tol 0 --gamma 1e-150 --sexcut 1e6")}) {
+    const SplitOutcome o = gpp_exe_split("run small --warmup 0 --policy all " + ends + " " + kTiny);
+    SCOPED_TRACE(ends + "\n" + o.out + o.err);
+    EXPECT_EQ(o.code, 0);
+    EXPECT_EQ(o.out.find("FAILED"), std::string::npos);
+    EXPECT_EQ(o.out.find("nan"), std::string::npos);
+    int verified = 0;  // one RESULT line per policy
+    for (std::size_t at = o.out.find(" verified=yes "); at != std::string::npos; at = o.out.find(" verified=yes ", at + 1))
+      ++verified;
+    EXPECT_EQ(verified, int(gpp::policy_registry().size()));
+  }
+}
+
+// convert finds a deck by name as run does: the same bytes as from the deck's path.
+TEST(CliOutput, ConvertFindsTheDeckByName) {
+  const std::string by_name = temp_dir_path("by-name.dat"), by_path = temp_dir_path("by-path.dat");
+  const SplitOutcome a = gpp_exe_split("convert small " + by_name + " " + kTinySizes);
+  const SplitOutcome b = gpp_exe_split("convert " + deck_path("small.toml") + " " + by_path + " " + kTinySizes);
+  ASSERT_EQ(a.code, 0) << a.err;
+  ASSERT_EQ(b.code, 0) << b.err;
+  std::ifstream fa(by_name, std::ios::binary), fb(by_path, std::ios::binary);
+  const std::string da((std::istreambuf_iterator<char>(fa)), {}), db((std::istreambuf_iterator<char>(fb)), {});
+  EXPECT_FALSE(da.empty());
+  EXPECT_EQ(da, db);
+  std::remove(by_name.c_str());
+  std::remove(by_path.c_str());
 }
 
 }  // namespace

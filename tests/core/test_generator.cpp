@@ -4,14 +4,20 @@
 #include "gpp_reference.hpp"
 #include "gpp_test_util.hpp"
 
+#include <climits>
+#include <limits>
+#include <tuple>
+
 namespace gpp::test {
 
 // Need neither Kokkos nor the device (the test main runs them where the device is missing).
 GPP_HOST_ONLY("ClosedForm.MiniAppBenchmarkValue");
 GPP_HOST_ONLY("Generator.RejectsBadParameters");
+GPP_HOST_ONLY("Generator.ParameterRanges");
 // Host arrays and host loops only: they run without Kokkos where Kokkos 4 allows it.
 GPP_HOST_VIEWS_ONLY("ClosedForm.MatchesHostReferenceOnUniformData");
 GPP_HOST_VIEWS_ONLY("Generator.DifferentSeedDifferentData");
+GPP_HOST_VIEWS_ONLY("Generator.FileBandEnergiesInRange");
 GPP_HOST_VIEWS_ONLY("Generator.NonUniformMapsAndSkippedGPrime");
 GPP_HOST_VIEWS_ONLY("Generator.SameSeedSameData");
 GPP_HOST_VIEWS_ONLY("Generator.ShareIsTheWholeDecksColumns");
@@ -171,6 +177,71 @@ TEST(Generator, RejectsBadParameters) {
   p = small_deck();
   p.sexcut = -1;
   EXPECT_THROW(generate(p), Error);
+}
+
+// Each physical parameter: accepted at both ends of its range, refused just beyond each
+// (and at inf and NaN), the message naming the key and the range.
+TEST(Generator, ParameterRanges) {
+  struct Range {
+    const char* key;
+    double DeckParams::*field;
+    double low, high, below, above;
+  };
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  for (const Range& r : {Range{"gamma", &DeckParams::gamma, 1e-150, 1e6, 0.9e-150, 1.0000001e6},
+                         Range{"sexcut", &DeckParams::sexcut, 0, 1e6, -1e-300, 1.0000001e6},
+                         Range{"tol", &DeckParams::tol, 0, 1e6, -1e-300, 1.0000001e6},
+                         Range{"e_lk", &DeckParams::e_lk, -1e6, 1e6, -1.0000001e6, 1.0000001e6},
+                         Range{"dw", &DeckParams::dw, -1e6, 1e6, -1.0000001e6, 1.0000001e6},
+                         Range{"efermi", &DeckParams::efermi, -1e6, 1e6, -1e308, 1e308}}) {
+    SCOPED_TRACE(r.key);
+    for (const double ok : {r.low, r.high}) {
+      DeckParams p = small_deck();
+      p.*r.field = ok;
+      EXPECT_NO_THROW(validate(p)) << ok;
+    }
+    for (const double bad : {r.below, r.above, inf, -inf, nan}) {
+      DeckParams p = small_deck();
+      p.*r.field = bad;
+      try {
+        validate(p);
+        ADD_FAILURE() << bad << " accepted";
+      } catch (const Error& e) {
+        EXPECT_EQ(std::string(e.what()).rfind(std::string(r.key) + " must be between ", 0), 0u) << e.what();
+      }
+    }
+  }
+  // Frequency indices: iw - 2 and dw (iw - 2) stay far from overflow.
+  for (const auto& [nstart, nend, ok] : {std::tuple{-1000000, -999999, true}, std::tuple{999999, 1000000, true},
+                                         std::tuple{-1000001, -1000000, false}, std::tuple{1000000, 1000001, false},
+                                         std::tuple{INT_MIN, INT_MIN + 1, false}}) {
+    DeckParams p = small_deck();
+    p.nstart = nstart;
+    p.nend = nend;
+    if (ok) {
+      EXPECT_NO_THROW(validate(p)) << nstart;
+    } else {
+      EXPECT_THROW(validate(p), Error) << nstart;
+    }
+  }
+}
+
+// A file's band energies are held to the same range as the deck's energies.
+TEST(Generator, FileBandEnergiesInRange) {
+  InputDeck in = generate(small_deck());
+  EXPECT_NO_THROW(validate(in));
+  in.wfnkq_ekq[3] = -1e6;
+  EXPECT_NO_THROW(validate(in));
+  in.wfnkq_ekq[3] = 1e300;
+  try {
+    validate(in);
+    ADD_FAILURE() << "a band energy of 1e300 accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("wfnkq_ekq(4)"), std::string::npos) << e.what();
+  }
+  in.wfnkq_ekq[3] = 0;
+  in.efermi = 1e308;
+  EXPECT_THROW(validate(in), Error);
 }
 
 DeckParams miniapp(int nbands, int nvband, int ncouls, int nodes) {

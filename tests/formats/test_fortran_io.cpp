@@ -278,13 +278,17 @@ class DamagedDat : public ::testing::Test {
 
 // sig_gamma <= 0 and tol < 0 are refused as in a TOML deck (one check for every input).
 TEST_F(DamagedDat, ParametersATomlDeckWouldRefuse) {
-  for (const auto& [gamma, tol, words] : {std::make_tuple(0.0, 1e-3, "sig_gamma must be positive and finite (got 0)"),
-                                          std::make_tuple(-0.5, 1e-3, "sig_gamma must be positive"),
-                                          std::make_tuple(0.5, -1e-3, "tol must be non-negative and finite")}) {
+  for (const auto& [gamma, tol, efermi, words] :
+       {std::make_tuple(0.0, 1e-3, 0.0, "sig_gamma must be between 1e-150 and 1e6 (got 0)"),
+        std::make_tuple(-0.5, 1e-3, 0.0, "sig_gamma must be between 1e-150 and 1e6 (got -0.5)"),
+        std::make_tuple(0.5, -1e-3, 0.0, "tol must be between 0 and 1e6 (got -0.001)"),
+        // Finite but beyond what the kernel's arithmetic holds (wx^2 overflows).
+        std::make_tuple(0.5, 1e-3, 1e308, "efermi must be between -1e6 and 1e6 (got 1e+308)")}) {
     Bytes b = good_;
     // Record 5: nstart, nend, sig_fdf (int), sig_dw, sig_gamma, e_lk; record 9: nvband, tol, efermi.
     std::memcpy(b.data() + rec_[4].payload + 20, &gamma, 8);
     std::memcpy(b.data() + rec_[8].payload + 4, &tol, 8);
+    std::memcpy(b.data() + rec_[8].payload + 12, &efermi, 8);
     write_bytes(path_, b);
     EXPECT_TRUE(fails_naming(path_, {words})) << words;
   }

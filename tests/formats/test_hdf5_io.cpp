@@ -350,11 +350,16 @@ TEST_F(DamagedH5, ParametersATomlDeckWouldRefuse) {
     });
   };
   set_real("sig_gamma", 0.0);
-  EXPECT_TRUE(h5_fails_naming(path_, "sig_gamma must be positive and finite (got 0)"));
+  EXPECT_TRUE(h5_fails_naming(path_, "sig_gamma must be between 1e-150 and 1e6 (got 0)"));
   set_real("sig_gamma", -0.5);
-  EXPECT_TRUE(h5_fails_naming(path_, "sig_gamma must be positive and finite (got -0.5)"));
+  EXPECT_TRUE(h5_fails_naming(path_, "sig_gamma must be between 1e-150 and 1e6 (got -0.5)"));
   set_real("tol", -1e-3);
-  EXPECT_TRUE(h5_fails_naming(path_, "tol must be non-negative and finite (got -0.001)"));
+  EXPECT_TRUE(h5_fails_naming(path_, "tol must be between 0 and 1e6 (got -0.001)"));
+  // Finite but beyond what the kernel's arithmetic holds (wx^2 overflows).
+  set_real("efermi", 1e308);
+  EXPECT_TRUE(h5_fails_naming(path_, "efermi must be between -1e6 and 1e6 (got 1e+308)"));
+  set_real("e_lk", -1e300);
+  EXPECT_TRUE(h5_fails_naming(path_, "e_lk must be between -1e6 and 1e6 (got -1e+300)"));
 }
 
 TEST_F(DamagedH5, NonFiniteValueNamedWithItsIndex) {

@@ -203,6 +203,35 @@ inline Outcome gpp_exe(const std::string& args, const std::string& env = "") {
   return o;
 }
 
+/// A gpp run's stdout and stderr apart (a refusal prints nothing on stdout).
+struct SplitOutcome {
+  int code;
+  std::string out, err;
+};
+
+/// Runs `gpp args` as gpp_exe does, stdout and stderr kept apart; `redirect` ("" or, say,
+/// ">/dev/full") replaces stdout's pipe.
+inline SplitOutcome gpp_exe_split(const std::string& args, const std::string& env = "",
+                                  const std::string& redirect = "") {
+  char err_path[] = "/tmp/gpp_test_stderr_XXXXXX";
+  const int fd = ::mkstemp(err_path);
+  SplitOutcome o{-1, "", ""};
+  if (fd < 0) return o;
+  ::close(fd);
+  const std::string cmd =
+      env + " OMP_PROC_BIND=false " + std::string(GPP_EXE) + " " + args + " 2>" + err_path + " " + redirect;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    std::array<char, 4096> buf;
+    while (fgets(buf.data(), buf.size(), p)) o.out += buf.data();
+    const int status = pclose(p);
+    o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  std::ifstream f(err_path);
+  o.err.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  std::remove(err_path);
+  return o;
+}
+
 /// A python3 that imports h5py ("" if none): the one CMake found, else Debian's
 /// /usr/bin/python3 (python3-h5py), which a pyenv or venv python3 on PATH may hide.
 inline std::string python_with_h5py() {

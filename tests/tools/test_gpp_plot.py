@@ -312,6 +312,19 @@ class BadInput(unittest.TestCase):
         bad = self.variant(CEILINGS, "c.json", lambda t: t.replace('"fma_ratio": 1.0', '"fma_ratio": 0.5', 1))
         self.refused(["roofline", "--csv", ROOFLINE, "--ceilings", bad, "--policy", "v0-collapse3"], "FP64 FMA peak")
 
+    def test_infinite_ceiling(self):
+        # Python's json reads Infinity and NaN, and 1e999 as inf; a roof at infinity has no axis.
+        for name, edit, says in [
+                ("inf.json", lambda t: t.replace('"gflops": 32900.0', '"gflops": Infinity', 1), "Infinity"),
+                ("nan.json", lambda t: t.replace('"gflops": 32900.0', '"gflops": NaN', 1), "NaN"),
+                ("big.json", lambda t: t.replace('"gbs": 2900.0', '"gbs": 1e999', 1), "bandwidth[0].gbs is not finite"),
+                ("big2.json", lambda t: t.replace('"gflops": 32900.0', '"gflops": -1e999', 1),
+                 "compute[0].gflops is not finite")]:
+            with self.subTest(name):
+                bad = self.variant(CEILINGS, name, edit)
+                self.refused(["roofline", "--csv", ROOFLINE, "--ceilings", bad, "--policy", "v8-bounded"], says)
+                self.refused(["path", "--csv", ROOFLINE, "--ceilings", bad, "--deck", "si214"], says)
+
     def test_unknown_policy(self):
         self.refused(["roofline", "--csv", ROOFLINE, "--ceilings", CEILINGS, "--policy", "v9-imaginary"],
                      "no row with policy 'v9-imaginary'", "v0-collapse3")

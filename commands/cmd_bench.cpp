@@ -8,8 +8,6 @@
 #include <iostream>
 #include <sstream>
 
-#include <unistd.h>
-
 namespace gpp::app {
 
 /// FLOPs per update used for the nominal FLOP rate: the paper's Nsight Compute count
@@ -24,17 +22,21 @@ int cmd_bench(const std::vector<std::string>& args) {
   add_run_options(app, o, "bench");
   if (int rc = parse(app, "bench", input_file_as_option(args)); rc >= 0) return rc;
 
-  Prepared p = prepare(app, o);
+  session::Progress progress;
+  Prepared p = prepare(app, o, &progress);
   Session& s = p.session;
   std::vector<std::string> command_line{"gpp", "bench"};
   command_line.insert(command_line.end(), args.begin(), args.end());
-  prepare_reference(s, parse_verify_mode(o.verify), o.rtol);
+  const VerifyMode mode = parse_verify_mode(o.verify);
+  progress.plan("bench", estimated_seconds(s, p.runs, mode, false, false, o.repeat + o.warmup),
+                "fewer repeats (--repeat 3 --warmup 0), a smaller deck (--ngpown, --ncouls, --nbands), fewer or "
+                "faster policies (v0-collapse3 is the slowest), --verify none");
+  prepare_reference(s, mode, o.rtol, false, &progress);
   RunRecord rec = make_record("bench", command_line, s);
 
   // The text is printed after the output files are written (a failed write is the one
-  // line); on a terminal, stderr shows which policy runs.
+  // line); stderr says what runs (session/gpp_progress.hpp).
   std::ostringstream out;
-  const bool progress = ::isatty(STDERR_FILENO);
   out << describe_deck(s);
   out << "verifying every run against the " << s.target.against << " (tolerance " << s.target.tolerance
             << ", took " << s.reference_s << " s)\n"
@@ -44,8 +46,7 @@ int cmd_bench(const std::vector<std::string>& args) {
             << "median [s]" << std::setw(12) << "min [s]" << std::setw(12) << "max [s]" << std::setw(12)
             << "updates/s" << std::setw(10) << "TFLOP/s" << std::setw(11) << "rel err" << "  verified\n";
   for (const auto& planned : p.runs) {
-    if (progress) std::cerr << "\rgpp bench: " << planned.entry->name << "    " << std::flush;
-    rec.runs.push_back(run_policy(s, *planned.entry, planned.space, planned.tunables, o.repeat, o.warmup));
+    rec.runs.push_back(run_policy(s, *planned.entry, planned.space, planned.tunables, o.repeat, o.warmup, &progress));
     rec.runs.back().tunables_source = planned.tunables_source;
     const PolicyRun& r = rec.runs.back();
     out << std::left << std::setw(15) << r.policy << std::setw(8) << to_string(r.space.kind) << std::right
@@ -55,7 +56,6 @@ int cmd_bench(const std::vector<std::string>& args) {
               << std::setw(11) << r.rel_error << "  " << (!s.target.performed() ? "n/a" : r.verified ? "yes" : "NO")
               << "\n";
   }
-  if (progress) std::cerr << "\r\033[K" << std::flush;
   update_after_runs(rec, s);
   out << "\n";
   for (const auto& r : rec.runs)

@@ -278,7 +278,7 @@ int cmd_roofline(const std::vector<std::string>& args) {
   // The text is printed after every file (CSV, JSON, charts) is written.
   std::ostringstream out;
   out << describe_deck(s) << "profiler: " << profiler << "\n";
-  const WorkCounter work(s, p.runs.front().space);
+  const WorkCounter work(s);
   const counts::ArmCounts& arms = work.arms;
   const counts::Shape& shape = work.shape;
   rec.branches = arms.branches();

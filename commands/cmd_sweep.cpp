@@ -271,7 +271,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   if (!resume.empty()) out << "; " << old.rows.size() << " rows already in " << resume;
   out << "\n\n";
 
-  const WorkCounter counter(s, p.runs.front().space);
+  const WorkCounter counter(s);
   const bool progress = ::isatty(STDERR_FILENO);
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<sweep::Row> done = old.rows;
@@ -390,7 +390,7 @@ int cmd_tune(const std::vector<std::string>& args) {
       << describe_tunables(current) << ", budget " << seconds(budget) << "\n\n";
   const bool progress = ::isatty(STDERR_FILENO);
 
-  const WorkCounter counter(s, k);
+  const WorkCounter counter(s);
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   // Every point tried, by its resolved tunables (invalid ones by the requested values).

@@ -69,19 +69,7 @@ void complete_share(Session& s) {
 }
 
 GppData<Kokkos::HostSpace> gp_columns(const GppData<Kokkos::HostSpace>& h, int first, int last) {
-  using Types = ViewTypes<Kokkos::HostSpace>;
-  GppData<Kokkos::HostSpace> d = h;
-  const auto cols = std::make_pair(first, last);
-  d.ngpown = last - first;
-  d.I_eps_array = Kokkos::subview(h.I_eps_array, Kokkos::ALL, cols);
-  d.wtilde_array = Kokkos::subview(h.wtilde_array, Kokkos::ALL, cols);
-  d.aqsmtemp_local_bt = Kokkos::subview(h.aqsmtemp_local_bt, Kokkos::ALL, cols);
-  d.vcoul_loc = Kokkos::subview(h.vcoul_loc, cols);
-  d.aqsmtemp_local = Types::ComplexMatrix(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::chunk::aqsmtemp_local"),
-                                          d.ngpown, d.nbands);
-  for (int n1 = 0; n1 < d.nbands; ++n1)
-    for (int c = 0; c < d.ngpown; ++c) d.aqsmtemp_local(c, n1) = h.aqsmtemp_local(first + c, n1);
-  return d;
+  return column_slice(h, first, last);
 }
 
 ChunkBytes chunk_bytes(const GppData<Kokkos::HostSpace>& h) {

@@ -168,8 +168,12 @@ KOKKOS_FORCEINLINE_FUNCTION Term term_from(const Row& p, const BandRow& n, const
   t.sch_i = u.a * n[kPi] + u.b * n[kPr];
   t.sch_scale = u.cc * q;  // 1/|wdiff|^2
   const double nr = u.a * u.c_r + u.bb, ni = 0.5 * u.b * u.wdiffr;  // (a + ib) conj(c)
-  t.ssx_r = u.regular ? n[kQr] * u.cr - n[kQiW] : n[kPr] * nr - n[kPi] * ni;
-  t.ssx_i = u.regular ? n[kQi] * u.cr + n[kQrW] : n[kPr] * ni + n[kPi] * nr;
+  // Both arms' values blended by m (exact: m is 1 or 0, and both are finite within the
+  // range): a select would make g++ load Q's rows under a mask, which it then did not
+  // vectorise.
+  const double m = u.regular ? 1.0 : 0.0;
+  t.ssx_r = m * (n[kQr] * u.cr - n[kQiW]) + (1.0 - m) * (n[kPr] * nr - n[kPi] * ni);
+  t.ssx_i = m * (n[kQi] * u.cr + n[kQrW]) + (1.0 - m) * (n[kPr] * ni + n[kPi] * nr);
   t.ssx_scale = u.regular ? rc : -0.25 * rn;
   const bool regular_over = p[kOsq] * rc > p[kCut2];
   const bool near_over = p[kIsq16] * (u.a * u.a + u.bb) * rn > p[kCut2];
@@ -183,6 +187,30 @@ KOKKOS_FORCEINLINE_FUNCTION Term vector_term(const Row& p, const BandRow& n, con
                                              const bool negative) {
   const TermParts u = term_parts(p, x, x2);
   return term_from(p, n, u, 1.0 / u.den, negative);
+}
+
+// A term of an empty band (occ = 0: its ssx adds nothing) from its parts and rw =
+// 1/|wdiff|^2, the one reciprocal its sch needs (shared by two frequencies). Its cut, which
+// the branch statistics count, is decided without one: |ssx|^2 > sexcut^2 |I_eps|^2 <=>
+// |Omega2|^2 > sexcut^2 |I_eps|^2 |cden|^2 (regular arm), |I_eps|^2 (a^2 + b^2) / 16 >
+// sexcut^2 |I_eps|^2 |c|^2 (near-pole arm).
+template <class Row, class BandRow>
+KOKKOS_FORCEINLINE_FUNCTION Term empty_term_from(const Row& p, const BandRow& n, const TermParts& u, const double rw,
+                                                 const bool negative) {
+  Term t;
+  t.regular = u.regular;
+  t.near = u.near;
+  t.sch_r = u.a * n[kPr] - u.b * n[kPi];
+  t.sch_i = u.a * n[kPi] + u.b * n[kPr];
+  t.sch_scale = rw;
+  t.ssx_r = t.ssx_i = t.ssx_scale = 0.0;
+  const bool regular_over = p[kOsq] > p[kCut2] * u.cden2;
+  const bool near_over = p[kIsq16] * (u.a * u.a + u.bb) > p[kCut2] * u.c2;
+  t.cut = negative & ((u.regular & regular_over) | (!u.regular & near_over));
+  // (a near-pole term adds nothing here, but one at |wdiff| = 0 is the zero arm's for the
+  // literal form, whose division gives NaN: such terms are left to it as well)
+  t.exceptional = (u.regular | u.near) & !(rw <= kRecipMax);
+  return t;
 }
 
 // |z| without overflow or underflow of the squares.
@@ -344,50 +372,62 @@ inline void finish_chunk(const double* rows, const int len, const double x, cons
   }
 }
 
-// One frequency of a band over a chunk.
-inline void chunk_terms(double* rows, const int len, const double x, const bool vector_form,
-                        const double limittwo, const double sexcut, ChunkSums& c) {
+// The terms of one or two frequencies of a band over a chunk, one `omp simd` loop per kind
+// of band and number of frequencies, each in a function of its own: g++ 12 left such loops
+// scalar when it inlined two or more of them into one function. Two frequencies share the
+// rows and one division (two independent chains per G).
+[[gnu::noinline]] void occupied_one(double* rows, const int len, const double x, ChunkSums& c) {
   const bool negative = x < 0.0;
   const double x2 = x * x;
   double sch_r = 0, sch_i = 0, ssx_r = 0, ssx_i = 0, arms = 0;
   double* const flags = rows + kFlag0 * kChunk;
-  if (vector_form) {
 #pragma omp simd reduction(+ : sch_r, sch_i, ssx_r, ssx_i, arms)
-    for (int k = 0; k < len; ++k)
-      add_term(vector_term(RowsAt{rows, k}, BandRowsAt{rows, k}, x, x2, negative), sch_r, sch_i, ssx_r, ssx_i, arms,
-               flags[k]);
-  }
+  for (int k = 0; k < len; ++k)
+    add_term(vector_term(RowsAt{rows, k}, BandRowsAt{rows, k}, x, x2, negative), sch_r, sch_i, ssx_r, ssx_i, arms,
+             flags[k]);
   c.sums[0] = sch_r;
   c.sums[1] = sch_i;
   c.sums[2] = ssx_r;
   c.sums[3] = ssx_i;
   c.arms = arms;
-  finish_chunk(rows, len, x, vector_form, limittwo, sexcut, flags, c);
 }
 
-// Two frequencies of a band over a chunk, from the same rows: two independent chains per
-// G, and one division for both terms.
-inline void chunk_terms2(double* rows, const int len, const double x0, const double x1,
-                         const bool vector_form, const double limittwo, const double sexcut, ChunkSums& c0,
-                         ChunkSums& c1) {
+[[gnu::noinline]] void empty_one(double* rows, const int len, const double x, ChunkSums& c) {
+  const bool negative = x < 0.0;
+  const double x2 = x * x;
+  double sch_r = 0, sch_i = 0, ssx_r = 0, ssx_i = 0, arms = 0;
+  double* const flags = rows + kFlag0 * kChunk;
+#pragma omp simd reduction(+ : sch_r, sch_i, arms)
+  for (int k = 0; k < len; ++k) {
+    const RowsAt p{rows, k};
+    const TermParts u = term_parts(p, x, x2);
+    add_term(empty_term_from(p, BandRowsAt{rows, k}, u, 1.0 / u.wdiffr, negative), sch_r, sch_i, ssx_r, ssx_i, arms,
+             flags[k]);
+  }
+  c.sums[0] = sch_r;
+  c.sums[1] = sch_i;
+  c.sums[2] = c.sums[3] = 0.0;
+  c.arms = arms;
+}
+
+// (a term is out of range where its shared reciprocal is, which its partner decides as
+// well: a partner with |wdiff| = 0 leaves both to literal_term)
+[[gnu::noinline]] void occupied_two(double* rows, const int len, const double x0, const double x1, ChunkSums& c0,
+                                    ChunkSums& c1) {
   const bool negative0 = x0 < 0.0, negative1 = x1 < 0.0;
   const double x02 = x0 * x0, x12 = x1 * x1;
   double sch_r0 = 0, sch_i0 = 0, ssx_r0 = 0, ssx_i0 = 0, arms0 = 0;
   double sch_r1 = 0, sch_i1 = 0, ssx_r1 = 0, ssx_i1 = 0, arms1 = 0;
   double* const flags0 = rows + kFlag0 * kChunk;
   double* const flags1 = rows + kFlag1 * kChunk;
-  if (vector_form) {
 #pragma omp simd reduction(+ : sch_r0, sch_i0, ssx_r0, ssx_i0, arms0, sch_r1, sch_i1, ssx_r1, ssx_i1, arms1)
-    for (int k = 0; k < len; ++k) {
-      const RowsAt p{rows, k};
-      const BandRowsAt n{rows, k};
-      const TermParts u0 = term_parts(p, x0, x02), u1 = term_parts(p, x1, x12);
-      const double q = 1.0 / (u0.den * u1.den);
-      // (a term is out of range where its shared reciprocal is, which its partner decides
-      // as well: a partner with |wdiff| = 0 leaves both to literal_term)
-      add_term(term_from(p, n, u0, u1.den * q, negative0), sch_r0, sch_i0, ssx_r0, ssx_i0, arms0, flags0[k]);
-      add_term(term_from(p, n, u1, u0.den * q, negative1), sch_r1, sch_i1, ssx_r1, ssx_i1, arms1, flags1[k]);
-    }
+  for (int k = 0; k < len; ++k) {
+    const RowsAt p{rows, k};
+    const BandRowsAt n{rows, k};
+    const TermParts u0 = term_parts(p, x0, x02), u1 = term_parts(p, x1, x12);
+    const double q = 1.0 / (u0.den * u1.den);
+    add_term(term_from(p, n, u0, u1.den * q, negative0), sch_r0, sch_i0, ssx_r0, ssx_i0, arms0, flags0[k]);
+    add_term(term_from(p, n, u1, u0.den * q, negative1), sch_r1, sch_i1, ssx_r1, ssx_i1, arms1, flags1[k]);
   }
   c0.sums[0] = sch_r0;
   c0.sums[1] = sch_i0;
@@ -399,8 +439,48 @@ inline void chunk_terms2(double* rows, const int len, const double x0, const dou
   c1.sums[2] = ssx_r1;
   c1.sums[3] = ssx_i1;
   c1.arms = arms1;
-  finish_chunk(rows, len, x0, vector_form, limittwo, sexcut, flags0, c0);
-  finish_chunk(rows, len, x1, vector_form, limittwo, sexcut, flags1, c1);
+}
+
+[[gnu::noinline]] void empty_two(double* rows, const int len, const double x0, const double x1, ChunkSums& c0,
+                                 ChunkSums& c1) {
+  const bool negative0 = x0 < 0.0, negative1 = x1 < 0.0;
+  const double x02 = x0 * x0, x12 = x1 * x1;
+  double sch_r0 = 0, sch_i0 = 0, ssx_r0 = 0, ssx_i0 = 0, arms0 = 0;
+  double sch_r1 = 0, sch_i1 = 0, ssx_r1 = 0, ssx_i1 = 0, arms1 = 0;
+  double* const flags0 = rows + kFlag0 * kChunk;
+  double* const flags1 = rows + kFlag1 * kChunk;
+#pragma omp simd reduction(+ : sch_r0, sch_i0, arms0, sch_r1, sch_i1, arms1)
+  for (int k = 0; k < len; ++k) {
+    const RowsAt p{rows, k};
+    const BandRowsAt n{rows, k};
+    const TermParts u0 = term_parts(p, x0, x02), u1 = term_parts(p, x1, x12);
+    const double q = 1.0 / (u0.wdiffr * u1.wdiffr);
+    add_term(empty_term_from(p, n, u0, u1.wdiffr * q, negative0), sch_r0, sch_i0, ssx_r0, ssx_i0, arms0, flags0[k]);
+    add_term(empty_term_from(p, n, u1, u0.wdiffr * q, negative1), sch_r1, sch_i1, ssx_r1, ssx_i1, arms1, flags1[k]);
+  }
+  c0.sums[0] = sch_r0;
+  c0.sums[1] = sch_i0;
+  c0.sums[2] = c0.sums[3] = 0.0;
+  c0.arms = arms0;
+  c1.sums[0] = sch_r1;
+  c1.sums[1] = sch_i1;
+  c1.sums[2] = c1.sums[3] = 0.0;
+  c1.arms = arms1;
+}
+
+// One frequency (x1 unused) or two of a band over a chunk, then the exceptional terms (or
+// all where the vector form's range does not hold) by literal_term.
+inline void chunk_terms(double* rows, const int len, const int frequencies, const double x0, const double x1,
+                        const bool occupied, const bool vector_form, const double limittwo, const double sexcut,
+                        ChunkSums (&c)[2]) {
+  if (vector_form) {
+    if (frequencies == 2)
+      (occupied ? occupied_two : empty_two)(rows, len, x0, x1, c[0], c[1]);
+    else
+      (occupied ? occupied_one : empty_one)(rows, len, x0, c[0]);
+  }
+  finish_chunk(rows, len, x0, vector_form, limittwo, sexcut, rows + kFlag0 * kChunk, c[0]);
+  if (frequencies == 2) finish_chunk(rows, len, x1, vector_form, limittwo, sexcut, rows + kFlag1 * kChunk, c[1]);
 }
 
 template <class ExecSpace>
@@ -470,13 +550,13 @@ void host_block(const ExecSpace& space, const GppData<typename ExecSpace::memory
               ChunkSums c[2];
               const double x0 = d.wx_array_t(iw, n1);
               int taken = 1;
+              double x1 = 0;
               if (iw + 1 < nw) {
-                const double x1 = d.wx_array_t(iw + 1, n1);
-                chunk_terms2(rows, len, x0, x1, in_range(x0) && in_range(x1), limittwo, sexcut, c[0], c[1]);
+                x1 = d.wx_array_t(iw + 1, n1);
                 taken = 2;
-              } else {
-                chunk_terms(rows, len, x0, in_range(x0), limittwo, sexcut, c[0]);
               }
+              chunk_terms(rows, len, taken, x0, x1, occ != 0.0, in_range(x0) && (taken == 1 || in_range(x1)),
+                          limittwo, sexcut, c);
               for (int j = 0; j < taken; ++j, ++iw) {
                 const double* chunk = c[j].sums;
                 Compensated* s = sums + 4 * iw;

@@ -10,9 +10,9 @@ struct Rates {
   double host_thread, device;
 };
 
-// Measured, per host thread: on Serial (an AMD EPYC core) and the 16 OpenMP threads of the
-// H100 machine's Intel host; per device: on an H100 (docs/measurements/bench-si214-h100.csv).
-// The priors are about a third of the first and a quarter of the second.
+// Per host thread about a third of what one AMD EPYC core (Serial) and each of 16 OpenMP
+// threads of an AVX-512 Intel host reached; per device about a quarter of an H100's
+// (docs/measurements/bench-si214-h100.csv).
 const std::map<std::string, Rates>& rate_table() {
   static const std::map<std::string, Rates> table = {
       {"v0-collapse3", {1.0e7, 5e9}},   {"v1-reciprocal", {1.5e7, 1e10}}, {"v2-branch2", {2e7, 1e10}},

@@ -31,7 +31,8 @@ int cmd_bench(const std::vector<std::string>& args) {
   o.more_inputs = {{"--resume", resume, "--csv", true}};
   check_shared_outputs(o.more_inputs, {{"--csv", o.csv_path}});
   PointRows rows(resume, o.csv_path);
-  Prepared p = prepare(app, o);
+  session::Progress progress;
+  Prepared p = prepare(app, o, &progress);
   Session& s = p.session;
   std::vector<std::string> command_line{"gpp", "bench"};
   command_line.insert(command_line.end(), args.begin(), args.end());
@@ -39,7 +40,11 @@ int cmd_bench(const std::vector<std::string>& args) {
   rows.start(rec);
   Campaign c("bench", args, p.runs.size());
   c.rows_to(rows.file());
-  start_verification(s, o);
+  progress.plan("bench",
+                estimated_seconds(s, p.runs, parse_verify_mode(o.verify), false, false, o.repeat + o.warmup),
+                "fewer repeats (--repeat 3 --warmup 0), a smaller deck (--ngpown, --ncouls, --nbands), fewer or "
+                "faster policies (v0-collapse3 is the slowest), --verify none");
+  start_verification(s, o, &progress);
   const RunRecord head = make_record("bench", command_line, s);
   rec.target = head.target;
   rec.reference = head.reference;

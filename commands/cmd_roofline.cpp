@@ -288,7 +288,8 @@ int cmd_roofline(const std::vector<std::string>& args) {
   std::optional<CeilingsSummary> ceilings;
   if (!ceilings_path.empty()) ceilings = read_ceilings(ceilings_path);
   if (!plot_dir.empty()) check_plot_tools(plot_dir, plot_timeout);
-  Prepared p = prepare(app, o);
+  session::Progress progress;
+  Prepared p = prepare(app, o, &progress);
   std::optional<double> peak;
   if (ceilings) {
     // The percentage of peak is this machine's: a ceilings file of another device (or
@@ -320,7 +321,7 @@ int cmd_roofline(const std::vector<std::string>& args) {
   }
   Campaign c("roofline", args, p.runs.size());
   c.rows_to(&csv);
-  start_verification(s, o);
+  start_verification(s, o, &progress, true);
   const RunRecord head = make_record("roofline", command_line, s);
   rec.target = head.target;
   rec.reference = head.reference;
@@ -331,7 +332,7 @@ int cmd_roofline(const std::vector<std::string>& args) {
   std::cout << "profiler: " << profiler << "\n";
   if (!resume.empty()) std::cout << done_points.size() << " rows already in " << resume << "\n";
   std::cout << "counting the arms of every term (the FLOP counts' branch mix) ...\n" << std::flush;
-  const WorkCounter work(s, p.runs.front().space);
+  const WorkCounter work(s, &progress);
   const counts::ArmCounts& arms = work.arms;
   const counts::Shape& shape = work.shape;
   rec.branches = arms.branches();

@@ -39,6 +39,12 @@ std::string describe_ranks(const PolicyRun& r) {
     << 4 * r.result.achtemp.size() << " doubles: " << r.comm_s * 1e6 << " us (median)\n";
   return o.str();
 }
+// A run long enough to be launched in G' slices (session/gpp_session.hpp, for_each_slice).
+std::string describe_slices(const PolicyRun& r) {
+  return "timed in " + std::to_string(r.launches) + " launches per run (G' slices of about " +
+         std::to_string(int(kSliceTarget)) + " s, each fenced and timed, partial sums added)\n";
+}
+
 }  // namespace
 
 int cmd_run(const std::vector<std::string>& args) {
@@ -50,36 +56,43 @@ int cmd_run(const std::vector<std::string>& args) {
   if (int rc = parse(app, "run", args); rc >= 0) return rc;
 
   // Everything that can be refused is refused here, before anything is printed.
-  Prepared p = prepare(app, o);
+  session::Progress progress;
+  Prepared p = prepare(app, o, &progress);
   Session& s = p.session;
   std::vector<std::string> command_line{"gpp", "run"};
   command_line.insert(command_line.end(), args.begin(), args.end());
-
-  prepare_reference(s, parse_verify_mode(o.verify), o.rtol);
-  RunRecord rec = make_record("run", command_line, s);
+  const VerifyMode mode = parse_verify_mode(o.verify);
   const SpaceKind first = p.runs.front().space;
-  rec.rank_placement = mpi::placement();
-  if (!no_branch_stats) {
-    BranchCounts b;
-    with_space(first, [&](auto space) { s.for_each_chunk(space, [&](const auto& data) { b += branch_statistics(space, data); }); });
-    long long counts[4] = {b.regular, b.near_pole, b.zero, b.cut};  // every rank's G'
-    mpi::sum(counts, 4);
-    b.regular = counts[0];
-    b.near_pole = counts[1];
-    b.zero = counts[2];
-    b.cut = counts[3];
-    rec.branches = b;
+
+  // The header, before the long work: provenance (the spaces of the runs to come) and deck.
+  {
+    RunRecord head = make_record("run", command_line, s);
+    for (const auto& planned : p.runs) {
+      PolicyRun planned_run;
+      planned_run.space = space_info(planned.space);
+      head.runs.push_back(planned_run);
+    }
+    std::cout << describe_provenance(head) << describe_deck(s) << std::flush;
   }
-  add_static_remainder(s, rec, first);
+  progress.plan("run", estimated_seconds(s, p.runs, mode, !no_branch_stats, true, o.repeat + o.warmup),
+                "fewer repeats (--repeat 1 --warmup 0), a smaller deck (--ngpown, --ncouls, --nbands), a faster "
+                "policy (host on a CPU, tuned on a GPU), --verify none, --no-branch-stats");
+
+  prepare_reference(s, mode, o.rtol, !no_branch_stats, &progress);
+  RunRecord rec = make_record("run", command_line, s);
+  rec.rank_placement = mpi::placement();
+  if (!no_branch_stats) rec.branches = s.arms->branches();
+  add_static_remainder(s, rec, first, &progress);
   for (const auto& planned : p.runs) {
-    rec.runs.push_back(run_policy(s, *planned.entry, planned.space, planned.tunables, o.repeat, o.warmup));
+    rec.runs.push_back(
+        run_policy(s, *planned.entry, planned.space, planned.tunables, o.repeat, o.warmup, &progress));
     rec.runs.back().tunables_source = planned.tunables_source;
   }
   update_after_runs(rec, s);
 
-  // The output files first: an output that fails (a full disk) is the one line printed.
+  // The output files first: an output that fails (a full disk) is the one line printed
+  // after the header.
   write_outputs(o, rec);
-  std::cout << describe_provenance(rec) << describe_deck(s);
   std::cout << "setup: " << s.setup_s << " s (generate/read, check, derive); transfer to device: " << rec.transfer_s
             << " s; data: " << gib(double(rec.data_bytes)) << (rec.ranks > 1 ? " on rank 0" : "") << "\n";
   for (SpaceKind k : {SpaceKind::Device, SpaceKind::Host})
@@ -88,10 +101,15 @@ int cmd_run(const std::vector<std::string>& args) {
                 << s.chunks(k).front().second - s.chunks(k).front().first
                 << " columns (--max-device-mem), each copied, run and freed; partial sums added\n";
   if (!s.synthetic) std::cout << describe_read(s);
-  if (rec.branches) std::cout << describe_branches(*rec.branches);
+  if (rec.branches)
+    std::cout << describe_branches(*rec.branches)
+              << (s.arms_s > 0 ? "branch statistics: counted in " + std::to_string(s.arms_s) + " s (a pass of the "
+                                     "fast reference; --no-branch-stats skips it)\n"
+                               : std::string());
   if (s.target.performed())
     std::cout << "verifying against the " << s.target.against << " (tolerance " << s.target.tolerance << ", took "
-              << s.reference_s << " s)\n";
+              << s.reference_s << " s" << (s.reference_s > 0 && rec.branches ? ", branch statistics included" : "")
+              << ")\n";
   const double updates = rec.deck.updates;
   if (rec.runs.size() == 1) {
     const auto& r = rec.runs[0];
@@ -106,6 +124,7 @@ int cmd_run(const std::vector<std::string>& args) {
     std::cout << std::setprecision(6) << "time: median " << r.median() << " s, min " << r.min() << " s, max "
               << r.max() << " s over " << r.times.size() << " repeats (warm-up excluded, transfers excluded)\n";
     std::cout << "updates/s: " << updates / r.median() << "\n";
+    if (r.launches > r.chunks) std::cout << describe_slices(r);
     if (r.ranks > 1) std::cout << describe_ranks(r);
   } else {
     for (const auto& r : rec.runs)
@@ -121,6 +140,8 @@ int cmd_run(const std::vector<std::string>& args) {
     for (const auto& r : rec.runs)
       std::cout << "tunables (" << r.policy << "): " << describe_tunables(r.tunables) << " (from: " << r.tunables_source
                 << ")\n";
+    for (const auto& r : rec.runs)
+      if (r.launches > r.chunks) std::cout << r.policy << ": " << describe_slices(r);
     std::cout << std::setprecision(6) << "\nachstemp = " << cplx(*rec.achstemp) << "\n";
   }
   if (s.target.performed()) {

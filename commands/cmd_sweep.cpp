@@ -324,7 +324,8 @@ int cmd_sweep(const std::vector<std::string>& args) {
   check_shared_outputs(o.more_inputs, {{"--csv", o.csv_path}, {"--tuning-out", tuning_out}});
   PointRows rows(resume, o.csv_path);
   if (!tuning_out.empty() && file_exists(tuning_out)) read_tuning_file(tuning_out);  // refused now, not at the end
-  Prepared p = prepare(app, o);
+  session::Progress progress;
+  Prepared p = prepare(app, o, &progress);
   Session& s = p.session;
   std::vector<std::vector<Tunables>> grids;
   std::size_t total = 0;
@@ -354,7 +355,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   rows.start(rec);
   Campaign c("sweep", args, total);
   c.rows_to(rows.file());
-  start_verification(s, o);
+  start_verification(s, o, &progress, true);
   // The record again, with the verification target; the rows' origin is unchanged.
   const RunRecord head_rec = make_record("sweep", command_line_of("sweep", args), s);
   rec.target = head_rec.target;
@@ -365,7 +366,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
        << rows.resumed_text() << "\n";
   if (o.csv_path.empty()) head << "(no --csv: a stopped sweep cannot be resumed)\n";
   std::cout << head.str() << "\n" << std::flush;
-  const WorkCounter counter(s, p.runs.front().space);
+  const WorkCounter counter(s, &progress);
   for (std::size_t i = 0; i < p.runs.size() && !c.stopped(); ++i) {
     const PlannedRun& planned = p.runs[i];
     for (const Tunables& point : grids[i]) {
@@ -480,7 +481,8 @@ int cmd_tune(const std::vector<std::string>& args) {
   check_shared_outputs(o.more_inputs, {{"--csv", o.csv_path}, {out_option, tuning_out}});
   PointRows rows(resume, o.csv_path);
   if (file_exists(tuning_out)) read_tuning_file(tuning_out);  // refused now, not at the end
-  Prepared p = prepare(app, o);
+  session::Progress progress;
+  Prepared p = prepare(app, o, &progress);
   Session& s = p.session;
   const PolicyEntry& entry = *p.runs.front().entry;
   const SpaceKind k = p.runs.front().space;
@@ -492,7 +494,7 @@ int cmd_tune(const std::vector<std::string>& args) {
   rows.start(rec);
   Campaign c("tune", args, 0);
   c.rows_to(rows.file());
-  start_verification(s, o);
+  start_verification(s, o, &progress, true);
   const RunRecord head_rec = make_record("tune", command_line_of("tune", args), s);
   rec.target = head_rec.target;
   rec.reference = head_rec.reference;
@@ -503,7 +505,7 @@ int cmd_tune(const std::vector<std::string>& args) {
        << "; a step is taken only when every run of the neighbour beats every run of the current point"
        << rows.resumed_text() << "\n";
   std::cout << head.str() << "\n" << std::flush;
-  const WorkCounter counter(s, k);
+  const WorkCounter counter(s, &progress);
   // Every point tried, by its resolved tunables (invalid ones by the requested values):
   // its times (one per timed run; a resumed row: its median) and whether it verified.
   struct Tried {

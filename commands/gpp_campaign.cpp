@@ -136,11 +136,11 @@ int Campaign::stop_summary(const std::string& not_written) {
   return 128 + sig;
 }
 
-void start_verification(Session& s, const RunOptions& o) {
+void start_verification(Session& s, const RunOptions& o, session::Progress* progress, const bool arms) {
   std::cout << describe_deck(s) << std::flush;
   const VerifyMode mode = parse_verify_mode(o.verify);
   if (mode != VerifyMode::None) std::cout << "preparing the verification target ...\n" << std::flush;
-  prepare_reference(s, mode, o.rtol);
+  prepare_reference(s, mode, o.rtol, arms, progress);
   if (s.target.performed())
     std::cout << "verifying every run against the " << s.target.against << " (tolerance " << s.target.tolerance
               << ", took " << duration_text(s.reference_s) << ")\n" << std::flush;

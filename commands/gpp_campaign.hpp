@@ -135,7 +135,9 @@ bool file_exists(const std::string& path);
 
 /// The start of a campaign's text: the deck, then the verification target made
 /// (prepare_reference) with a line before it on a long deck and what it took after it.
-void start_verification(Session& s, const RunOptions& o);
+/// `progress` (may be null) reports the reference pass where it is long; `arms`: the pass
+/// also counts the arms of every term (a WorkCounter then needs no pass of its own).
+void start_verification(Session& s, const RunOptions& o, session::Progress* progress = nullptr, bool arms = false);
 
 /// "12.3 s", "4 min 05 s", "2 h 10 min".
 std::string duration_text(double seconds);

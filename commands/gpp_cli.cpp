@@ -231,8 +231,8 @@ void add_input_option(CLI::App& app, std::string& input_path) {
 
 void add_verify_options(CLI::App& app, std::string& verify, double& rtol) {
   app.add_option("--verify", verify,
-                 "auto (closed form, stored reference, host reference up to 2e9 updates, else device reference), "
-                 "host, device, none")
+                 "auto (closed form for a uniform deck, an input file's stored reference, else the fast reference "
+                 "on the device where there is one, else on the host), host, device, none")
       ->check(CLI::IsMember({"auto", "host", "device", "none"}))
       ->capture_default_str();
   app.add_option("--rtol", rtol, "Relative tolerance of verification")->check(positive_number())->capture_default_str();

@@ -3,6 +3,7 @@
 #include "gpp_io_cli.hpp"
 #include "gpp_memory.hpp"
 #include "gpp_mpi.hpp"
+#include "gpp_estimate.hpp"
 #include "gpp_placement.hpp"
 #include "gpp_runtime.hpp"
 #include "gpp_static.hpp"
@@ -14,6 +15,8 @@
 #include <cstdio>
 #include <iomanip>
 #include <sstream>
+
+#include <sys/stat.h>
 
 namespace gpp::app {
 
@@ -58,6 +61,19 @@ std::string deck_file_of(CLI::App& app) {
 
 namespace {
 bool is_set(int v) { return v > 0; }
+
+// Bytes of this rank's share of a synthetic deck's arrays (aqsntemp, the two G' matrices,
+// aqsmtemp and its gathered copies).
+double deck_bytes(const DeckParams& d, const GpShare& share) {
+  const double c = sizeof(complex_t), ngpown = share.count(d.ngpown);
+  return c * (double(d.ncouls) * d.nbands + 2.0 * d.ncouls * ngpown + double(d.ncouls) * d.nbands +
+              2.0 * ngpown * d.nbands);
+}
+
+double file_size(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? double(st.st_size) : 0.0;
+}
 bool is_set(const std::vector<int>& tile) { return !tile.empty(); }
 }  // namespace
 
@@ -91,7 +107,7 @@ std::string apply_tuning(const PolicyEntry& entry, Tunables& t, const Tunables* 
 }
 
 namespace {
-Prepared prepare_this_rank(CLI::App& app, const RunOptions& o) {
+Prepared prepare_this_rank(CLI::App& app, const RunOptions& o, session::Progress* progress) {
   if (app.count("--name") > 0) check_deck_name(o.deck.name);
   const std::optional<SpaceKind> requested = o.space.empty() ? std::nullopt : std::optional(parse_space(o.space));
   const std::string policy_spec =
@@ -134,9 +150,16 @@ Prepared prepare_this_rank(CLI::App& app, const RunOptions& o) {
     check_memory_fits("deck " + o.deck.name, o.deck.nbands, share.count(o.deck.ngpown), o.deck.ncouls,
                       o.deck.nend - (long long)o.deck.nstart + 1);
   }
+  // Making the deck can take a while (reading, or generating and deriving, its arrays).
+  if (progress) {
+    const double bytes = o.input_path.empty() ? deck_bytes(o.deck, share) : double(file_size(o.input_path));
+    progress->start(o.input_path.empty() ? "generating deck " + o.deck.name : "reading " + o.input_path, 0,
+                    bytes / session::prior_setup_rate());
+  }
   Prepared p{o.input_path.empty() ? make_session(o.deck, share)
                                   : make_session_from_file(o.input_path, app.count("--name") ? o.deck.name : "", share),
              std::move(runs), tuning_path};
+  if (progress) progress->finish();
   for (const auto& r : p.runs) plan_chunks(p.session, r.space, max_device_bytes);
   // A rank's work decides its tunables' size class (one rank: the whole deck).
   const std::string size_class = sweep::size_class(p.session.host.updates());
@@ -159,9 +182,9 @@ Prepared prepare_this_rank(CLI::App& app, const RunOptions& o) {
 }
 }  // namespace
 
-Prepared prepare(CLI::App& app, const RunOptions& o) {
+Prepared prepare(CLI::App& app, const RunOptions& o, session::Progress* progress) {
   std::optional<Prepared> p;
-  mpi::collectively([&] { p.emplace(prepare_this_rank(app, o)); });
+  mpi::collectively([&] { p.emplace(prepare_this_rank(app, o, progress)); });
   // Every rank runs the same deck (its data's digest: one rank given another deck file,
   // seed or input would add its sums to the others') with the same tunables (a tuning
   // file differs between ranks when $HOME or $GPP_TUNING_FILE does).
@@ -191,19 +214,46 @@ std::string describe_branches(const BranchCounts& b) {
   return o.str();
 }
 
-void add_static_remainder(Session& s, RunRecord& r, SpaceKind k) {
-  // Each G' chunk's part, then every rank's (the sum is over n1 and G').
+double estimated_seconds(const Session& s, const std::vector<PlannedRun>& planned, VerifyMode mode, bool arms,
+                         bool with_static, int runs) {
+  const double updates = s.host.updates();
+  double seconds = 0;
+  if (with_static)
+    seconds += double(s.host.nbands) * s.host.ngpown * s.host.ncouls / session::prior_static_rate(planned.front().space);
+  if (const auto k = reference_space(s, mode)) {
+    seconds += updates / session::prior_reference_rate(*k);
+  } else if (arms) {
+    seconds += updates / session::prior_reference_rate(default_space());
+  }
+  for (const auto& r : planned) seconds += double(runs) * updates / session::prior_update_rate(r.entry->name, r.space);
+  return seconds;
+}
+
+void add_static_remainder(Session& s, RunRecord& r, SpaceKind k, session::Progress* progress) {
+  // Each G' chunk's part (in slices where it is long), then every rank's (the sum is over
+  // n1 and G').
   std::vector<std::complex<double>> achstemp{{0.0, 0.0}};
   double seconds = 0;
+  const double per_column_macs = double(s.host.nbands) * s.host.ncouls;
+  double per_column = per_column_macs / session::prior_static_rate(k);
+  if (progress)
+    progress->start("static remainder (" + std::string(to_string(k)) + ")", per_column_macs * s.host.ngpown,
+                    per_column * s.host.ngpown, "multiply-adds");
   with_space(k, [&](auto space) {
     s.for_each_chunk(space, [&](const auto& data) {
-      space.fence();
-      const auto t0 = std::chrono::steady_clock::now();
-      achstemp[0] += static_remainder(space, data);
-      space.fence();
-      seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      for_each_slice(space, data, per_column, false, [&](const auto& piece) {
+        space.fence();
+        const auto t0 = std::chrono::steady_clock::now();
+        achstemp[0] += static_remainder(space, piece);
+        space.fence();
+        const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        seconds += t;
+        if (progress) progress->advance(piece.ngpown * per_column_macs);
+        return t;
+      });
     });
   });
+  if (progress) progress->finish();
   mpi::sum(achstemp);
   r.achstemp = achstemp[0];
   r.static_s = mpi::max(seconds);

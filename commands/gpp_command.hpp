@@ -66,7 +66,8 @@ std::string apply_tuning(const PolicyEntry& entry, Tunables& t, const Tunables* 
 /// has been printed when this returns or throws. Collective: an error on any rank is
 /// thrown on every rank (mpi::CollectiveError); then every rank checks that it runs the
 /// same deck (a digest of its data) with the same tunables as rank 0.
-Prepared prepare(CLI::App& app, const RunOptions& o);
+/// Making the deck reports on `progress` (may be null) where it is long.
+Prepared prepare(CLI::App& app, const RunOptions& o, session::Progress* progress = nullptr);
 
 /// The outputs `o` asks for, with their options (more_outputs included).
 std::vector<OutputRequest> output_requests(const RunOptions& o);
@@ -82,16 +83,13 @@ void write_outputs(const RunOptions& o, const RunRecord& r);
 std::string describe_branches(const BranchCounts& b);
 
 /// The arm of every term of the session's deck, counted once: what the FLOP count of
-/// every point needs (docs/roofline.md, "Counting"). Counted on the device where the build
-/// has one (the counts do not depend on the space; on 16 CPU cores the count of the
-/// mini-app deck took as long as a run), else on the given space.
+/// every point needs (docs/roofline.md, "Counting"). The session's arms where its
+/// reference pass counted them, else one pass of the fast reference on the default space.
 struct WorkCounter {
   counts::Shape shape;
   counts::ArmCounts arms;
-  WorkCounter(Session& s, SpaceKind k)
-      : shape(counts::shape_of(s.host)),
-        arms(with_space(GPP_HAS_DEVICE_SPACE ? SpaceKind::Device : k,
-                        [&](auto space) { return counts::arm_statistics(space, s.data(space)); })) {}
+  WorkCounter(Session& s, session::Progress* progress = nullptr)
+      : shape(counts::shape_of(s.host)), arms(arm_counts(s, progress)) {}
   /// The counted FP64 FLOPs of one evaluation of `run`'s point, 0 for a point that did not run.
   double flops(const PolicyRun& run) const {
     if (run.times.empty()) return 0;
@@ -103,8 +101,16 @@ struct WorkCounter {
   }
 };
 
-/// Computes achstemp on the first run's space into the record, checked against the host
-/// reference's when the session has one.
-void add_static_remainder(Session& s, RunRecord& r, SpaceKind k);
+/// What a command's work on the session is expected to take before any of it ran (the
+/// priors of session/gpp_estimate.hpp): the reference pass (or the arms' pass where
+/// `arms` and the target needs none), the static remainder on the first run's space where
+/// `with_static`, and `runs` runs of each planned policy.
+double estimated_seconds(const Session& s, const std::vector<PlannedRun>& planned, VerifyMode mode, bool arms,
+                         bool with_static, int runs);
+
+/// Computes achstemp on the first run's space into the record, checked against the
+/// reference's when the session has one; in G' slices where it is long, reported on
+/// `progress` (may be null).
+void add_static_remainder(Session& s, RunRecord& r, SpaceKind k, session::Progress* progress = nullptr);
 
 }  // namespace gpp::app

@@ -104,7 +104,8 @@ struct ArmCounts {
   BranchCounts branches() const;
 };
 
-/// Classify every term on `space` with the literal physics (as branch_statistics).
+/// Classify every term on `space` with the literal physics (physics::sigma_term): the test
+/// oracle of the fast reference's counts (session/gpp_fast_reference.hpp), which runs use.
 template <class ExecSpace>
 ArmCounts arm_statistics(const ExecSpace& space, const GppData<typename ExecSpace::memory_space>& d);
 

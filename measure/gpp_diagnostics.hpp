@@ -1,7 +1,8 @@
 #pragma once
-// Diagnostics that run beside a policy: how often each arm of the physics is taken.
-#include "gpp_spaces.hpp"
-#include "gpp_types.hpp"
+// The deck's branch mix: how many terms take each arm of the physics, and how many the
+// sexcut cutoff zeroes (counted by the fast reference's pass, session/gpp_fast_reference.hpp,
+// or by counts::arm_statistics, measure/gpp_counts.hpp).
+#include <Kokkos_Core.hpp>
 
 #include <cstdint>
 
@@ -18,10 +19,5 @@ struct BranchCounts {
   }
   std::int64_t total() const { return regular + near_pole + zero; }
 };
-
-/// Classify every (band, G', G, frequency) term with the literal physics, on `space`
-/// (instantiated for every space of the build).
-template <class ExecSpace>
-BranchCounts branch_statistics(const ExecSpace& space, const GppData<typename ExecSpace::memory_space>& d);
 
 }  // namespace gpp

@@ -250,6 +250,7 @@ std::string to_json(const RunRecord& r) {
     o["rank_kernel_median_s"] = json_numbers(run.rank_kernel_s);
     o["comm_median_s"] = json_number(run.comm_s);
     o["chunks"] = run.chunks;
+    o["launches"] = run.launches;
     runs.push_back(std::move(o));
   }
   j["runs"] = std::move(runs);

@@ -65,6 +65,7 @@ struct PolicyRun {
   std::vector<double> rank_kernel_s;  // per rank, in rank order
   double comm_s = 0;                  // MPI_Allreduce of the 4*nw sums
   int chunks = 1;                     // G' chunks per pass on this space (--max-device-mem)
+  int launches = 1;                   // launches per timed run (chunks, and slices of a long run)
 };
 
 struct RunRecord {

@@ -6,10 +6,11 @@
 
 #include "gpp_compat.hpp"
 #include "gpp_backend.hpp"
-#include "gpp_device_reference.hpp"
+#include "gpp_estimate.hpp"
+#include "gpp_fast_reference.hpp"
 #include "gpp_interrupt.hpp"
 #include "gpp_mpi.hpp"
-#include "gpp_reference.hpp"
+#include "gpp_reference.hpp"  // closed_form_uniform
 #include "gpp_runtime.hpp"
 #include "gpp_stderr.hpp"
 #include "gpp_text.hpp"
@@ -69,19 +70,7 @@ void complete_share(Session& s) {
 }
 
 GppData<Kokkos::HostSpace> gp_columns(const GppData<Kokkos::HostSpace>& h, int first, int last) {
-  using Types = ViewTypes<Kokkos::HostSpace>;
-  GppData<Kokkos::HostSpace> d = h;
-  const auto cols = std::make_pair(first, last);
-  d.ngpown = last - first;
-  d.I_eps_array = Kokkos::subview(h.I_eps_array, Kokkos::ALL, cols);
-  d.wtilde_array = Kokkos::subview(h.wtilde_array, Kokkos::ALL, cols);
-  d.aqsmtemp_local_bt = Kokkos::subview(h.aqsmtemp_local_bt, Kokkos::ALL, cols);
-  d.vcoul_loc = Kokkos::subview(h.vcoul_loc, cols);
-  d.aqsmtemp_local = Types::ComplexMatrix(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::chunk::aqsmtemp_local"),
-                                          d.ngpown, d.nbands);
-  for (int n1 = 0; n1 < d.nbands; ++n1)
-    for (int c = 0; c < d.ngpown; ++c) d.aqsmtemp_local(c, n1) = h.aqsmtemp_local(first + c, n1);
-  return d;
+  return column_slice(h, first, last);
 }
 
 ChunkBytes chunk_bytes(const GppData<Kokkos::HostSpace>& h) {
@@ -271,43 +260,78 @@ Session make_session(const DeckParams& p, const GpShare& share) {
   return s;
 }
 
-void prepare_reference(Session& s, VerifyMode mode, double rtol) {
+namespace {
+// One pass of the fast reference over this rank's share on space k (each G' chunk in turn),
+// summed over the ranks.
+session::ReferencePass reference_pass(Session& s, SpaceKind k, const std::string& what, session::Progress* progress) {
+  const double updates = s.host.updates();
+  if (progress)
+    progress->start(what + " (" + to_string(k) + ")", updates, updates / session::prior_reference_rate(k));
+  session::ReferencePass pass;
+  const auto done = [&](double n) {
+    if (progress) progress->advance(n);
+  };
+  with_space(k, [&](auto space) {
+    s.for_each_chunk(space, [&](const auto& data) { pass += session::fast_reference(space, data, done); });
+  });
+  if (progress) progress->finish();
+  sum_over_ranks(pass.sums);
+  std::vector<std::complex<double>> achstemp{pass.achstemp};
+  mpi::sum(achstemp);
+  pass.achstemp = achstemp[0];
+  long long n[24];
+  for (int i = 0; i < 24; ++i) n[i] = pass.arms.n[i];
+  mpi::sum(n, 24);
+  for (int i = 0; i < 24; ++i) pass.arms.n[i] = n[i];
+  return pass;
+}
+}  // namespace
+
+std::optional<SpaceKind> reference_space(const Session& s, VerifyMode mode) {
+  if (mode == VerifyMode::None) return std::nullopt;
+  if (mode == VerifyMode::Host) return SpaceKind::Host;
+  if (mode == VerifyMode::Device) return default_space();  // the host in a build without a device
+  if ((s.params.generator == "uniform" && s.synthetic) || s.input.has_reference()) return std::nullopt;
+  return default_space();
+}
+
+void prepare_reference(Session& s, VerifyMode mode, double rtol, bool arms, session::Progress* progress) {
   compat::ScopedRegion region("gpp::reference");
   const auto t0 = std::chrono::steady_clock::now();
   s.target = Verification{};
   s.target.tolerance = rtol;
+  const std::optional<SpaceKind> pass_space = reference_space(s, mode);
   if (mode == VerifyMode::None) {
     s.target.against = "none";
-  } else if (mode == VerifyMode::Auto && s.params.generator == "uniform" && s.synthetic) {
+  } else if (!pass_space && s.params.generator == "uniform" && s.synthetic) {
     s.target.against = "closed form";
     // Each sum has nbands*ngpown*ncouls equal terms (constant data).
     s.target.tolerance = std::max(rtol, closed_form_tolerance(double(s.host.nbands) * s.ngpown_total * double(s.host.ncouls)));
     s.reference = apply_start_values(closed_form_uniform(s.params), s.input.asxtemp0, s.input.achtemp0);
-  } else if (mode == VerifyMode::Auto && s.input.has_reference()) {
+  } else if (!pass_space) {
     s.target.against = "stored reference";
     s.reference.achtemp = s.input.achtempref;
     s.reference.asxtemp = s.input.asxtempref;
-  } else if (mode == VerifyMode::Host || (mode == VerifyMode::Auto && s.updates_total <= kHostReferenceMaxUpdates)) {
-    // Each rank's share, then the sum over ranks (the deck's size decides, the same on
-    // every rank).
-    s.target.against = "host reference";
-    SigmaSums sums = reference_sums(s.host);
-    sum_over_ranks(sums);
-    s.reference = apply_start_values(sums, s.input.asxtemp0, s.input.achtemp0);
-    std::vector<std::complex<double>> achstemp{reference_achstemp(s.host)};
-    mpi::sum(achstemp);
-    s.reference_achstemp = achstemp[0];
   } else {
-    // The literal physics with compensated sums on the fastest space there is.
-    s.target.against = "device reference";
-    SigmaSums sums;
-    with_space(default_space(), [&](auto space) {
-      s.for_each_chunk(space, [&](const auto& data) { add_to(sums, device_reference_sums(space, data)); });
-    });
-    sum_over_ranks(sums);
-    s.reference = apply_start_values(sums, s.input.asxtemp0, s.input.achtemp0);
+    // The fast reference: the physics written apart from the policies, compensated sums,
+    // on the device where the build has one (Auto), and the arms from the same pass.
+    s.target.against = std::string(to_string(*pass_space)) + " reference";
+    const session::ReferencePass pass = reference_pass(s, *pass_space, "verification reference", progress);
+    s.reference = apply_start_values(pass.sums, s.input.asxtemp0, s.input.achtemp0);
+    s.reference_achstemp = pass.achstemp;
+    s.arms = pass.arms;
   }
-  s.reference_s = seconds_since(t0);
+  s.reference_s = pass_space ? seconds_since(t0) : 0;
+  if (arms && !s.arms) arm_counts(s, progress);
+}
+
+const counts::ArmCounts& arm_counts(Session& s, session::Progress* progress) {
+  if (!s.arms) {
+    const auto t0 = std::chrono::steady_clock::now();
+    s.arms = reference_pass(s, default_space(), "branch statistics", progress).arms;
+    s.arms_s = seconds_since(t0);
+  }
+  return *s.arms;
 }
 
 SpaceKind placement(const PolicyEntry& entry, std::optional<SpaceKind> requested) {
@@ -328,32 +352,70 @@ Tunables resolve(Session& s, const PolicyEntry& entry, SpaceKind k, const Tunabl
   });
 }
 
-PolicyRun run_policy(Session& s, const PolicyEntry& entry, SpaceKind k, const Tunables& t, int repeat, int warmup) {
+template <class Mem>
+GppData<Mem> column_slice(const GppData<Mem>& d, int first, int last) {
+  using Types = ViewTypes<Mem>;
+  GppData<Mem> c = d;
+  const auto cols = std::make_pair(first, last);
+  c.ngpown = last - first;
+  c.I_eps_array = Kokkos::subview(d.I_eps_array, Kokkos::ALL, cols);
+  c.wtilde_array = Kokkos::subview(d.wtilde_array, Kokkos::ALL, cols);
+  c.aqsmtemp_local_bt = Kokkos::subview(d.aqsmtemp_local_bt, Kokkos::ALL, cols);
+  c.vcoul_loc = Kokkos::subview(d.vcoul_loc, cols);
+  // (its G' index is the first: a range of rows is not a LayoutLeft view)
+  c.aqsmtemp_local = typename Types::ComplexMatrix(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::slice::aqsmtemp_local"), c.ngpown, d.nbands);
+  Kokkos::deep_copy(c.aqsmtemp_local, Kokkos::subview(d.aqsmtemp_local, cols, Kokkos::ALL));
+  return c;
+}
+template GppData<Kokkos::HostSpace> column_slice(const GppData<Kokkos::HostSpace>&, int, int);
+#if GPP_HAS_DEVICE_SPACE
+template GppData<DeviceExec::memory_space> column_slice(const GppData<DeviceExec::memory_space>&, int, int);
+#endif
+
+PolicyRun run_policy(Session& s, const PolicyEntry& entry, SpaceKind k, const Tunables& t, int repeat, int warmup,
+                     session::Progress* progress) {
   PolicyRun r;
   r.policy = entry.name;
   r.space = space_info(k);
   backend::Range range("gpp::policy::" + entry.name);  // ncu --nvtx-include "gpp::policy::NAME/"
   std::vector<double> kernel_s, comm_s;  // this rank's, per timed repeat
+  const double updates = s.host.updates();
+  // Seconds per G' column: the prior until a piece of work has been timed, then measured.
+  const double per_column_updates = updates / std::max(1, s.host.ngpown);
+  double per_column = per_column_updates / session::prior_update_rate(entry.name, k);
+  if (progress)
+    progress->start(entry.name + " on the " + to_string(k) + ": " +
+                        (warmup > 0 ? std::to_string(warmup) + " warm-up + " : std::string()) + std::to_string(repeat) +
+                        " timed run" + (repeat == 1 ? "" : "s"),
+                    double(warmup + repeat) * updates, double(warmup + repeat) * s.host.ngpown * per_column);
   with_space(k, [&](auto space) {
     r.tunables = resolve(s, entry, k, t);
-    // One pass: the policy on each G' chunk (kernel time: fenced, transfers excluded),
-    // then the sums of every rank (communication time).
-    auto once = [&] {
+    // One pass: the policy on each G' chunk, in slices where it is long (kernel time: fenced,
+    // transfers excluded), then the sums of every rank (communication time). The timed
+    // runs' slices are fixed; a warm-up's follow the rate it measures.
+    auto once = [&](const bool fixed) {
       SigmaSums sums;
       double kernel = 0;
+      int launches = 0;
       mpi::barrier();  // every rank starts together: the slowest rank's time is the job's
       s.for_each_chunk(space, [&](const auto& data) {
-        space.fence();
-        const auto t0 = std::chrono::steady_clock::now();
-        const SigmaSums part = entry.run(space, data, r.tunables);
-        space.fence();
-        kernel += seconds_since(t0);
-        add_to(sums, part);
+        launches += for_each_slice(space, data, per_column, fixed, [&](const auto& piece) {
+          space.fence();
+          const auto t0 = std::chrono::steady_clock::now();
+          const SigmaSums part = entry.run(space, piece, r.tunables);
+          space.fence();
+          const double seconds = seconds_since(t0);
+          kernel += seconds;
+          add_to(sums, part);
+          if (progress) progress->advance(piece.ngpown * per_column_updates);
+          return seconds;
+        });
       });
       const auto t1 = std::chrono::steady_clock::now();
       sum_over_ranks(sums);
       const double comm = seconds_since(t1);
-      return std::make_tuple(apply_start_values(sums, s.input.asxtemp0, s.input.achtemp0), kernel, comm);
+      return std::make_tuple(apply_start_values(sums, s.input.asxtemp0, s.input.achtemp0), kernel, comm, launches);
     };
     auto check = [&](const SigmaResult& res) {
       if (!s.target.performed()) return;
@@ -363,18 +425,20 @@ PolicyRun run_policy(Session& s, const PolicyEntry& entry, SpaceKind k, const Tu
     // A stop asked for (SIGINT, SIGTERM in a campaign) drops the point before its next run.
     for (int i = 0; i < warmup; ++i) {
       session::throw_if_stop_requested();
-      check(std::get<0>(once()));  // module load, first touch, allocations
+      check(std::get<0>(once(false)));  // module load, first touch, allocations
     }
     for (int i = 0; i < repeat; ++i) {
       session::throw_if_stop_requested();
-      auto [res, kernel, comm] = once();
+      auto [res, kernel, comm, launches] = once(true);
       kernel_s.push_back(kernel);
       comm_s.push_back(comm);
+      r.launches = std::max(r.launches, launches);
       backend::sample_memory();
       check(res);
       r.result = std::move(res);
     }
   });
+  if (progress) progress->finish();
   // A repeat takes the slowest rank's kernel time plus the reduction as the rank that
   // waited least saw it (the others' wait is the imbalance, not communication).
   std::vector<double> slowest(kernel_s), reduction(comm_s);

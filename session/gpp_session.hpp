@@ -3,11 +3,14 @@
 // memory; copied to the device the first time a run there needs it), its reference
 // result, and timed runs of policies on it. Shared by `gpp run`, `bench` and `sweep`.
 #include "gpp_backend.hpp"
+#include "gpp_counts.hpp"
 #include "gpp_input.hpp"
 #include "gpp_policy.hpp"
+#include "gpp_progress.hpp"
 #include "gpp_record.hpp"
 #include "gpp_result.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -17,12 +20,10 @@
 namespace gpp::app {
 
 /// Auto: closed form for uniform decks, the stored reference of an input file, else the
-/// host reference up to kHostReferenceMaxUpdates and the device reference beyond.
+/// fast reference (session/gpp_fast_reference.hpp) on the device where the build has one,
+/// else on the host; Host: the fast reference on the host; Device: on the device (the
+/// host in a build without one).
 enum class VerifyMode { Auto, Host, Device, None };
-
-/// Largest deck (updates) the automatic choice verifies with the host reference:
-/// ~50-100 ns per term on one core makes 2e9 terms a few minutes on a 16-core host.
-inline constexpr double kHostReferenceMaxUpdates = 2e9;
 
 struct Session {
   DeckParams params;
@@ -65,7 +66,11 @@ struct Session {
   Verification target;  // against, tolerance
   SigmaResult reference;
   std::optional<std::complex<double>> reference_achstemp;
-  double reference_s = 0;
+  double reference_s = 0;  // the reference pass (with the arms when they were asked for)
+  // Every term's arm (branch statistics, the work counts), from the reference pass or a
+  // pass of its own (arms_s) where the target needed none.
+  std::optional<counts::ArmCounts> arms;
+  double arms_s = 0;
 
   /// The data a kernel on `space` reads: the host arrays themselves on the host, the
   /// device copy on a device (copied, fenced and timed into transfer_s, on first use).
@@ -149,8 +154,19 @@ Session make_session_from_file(const std::string& path, const std::string& name 
 /// "read: ..." line of a session read from a file.
 std::string describe_read(const Session& s);
 
-/// Choose and compute the verification target.
-void prepare_reference(Session& s, VerifyMode mode, double rtol);
+/// Choose and compute the verification target; with `arms`, also every term's arm
+/// (s.arms), from the same pass, or from a pass of its own where the target needs none.
+/// Reports on `progress` (may be null).
+void prepare_reference(Session& s, VerifyMode mode, double rtol, bool arms = false,
+                       session::Progress* progress = nullptr);
+
+/// The space prepare_reference's pass runs on for `mode`; none where the target needs no
+/// pass (closed form, stored reference, --verify none).
+std::optional<SpaceKind> reference_space(const Session& s, VerifyMode mode);
+
+/// Every term's arm: s.arms, counted first (one pass of the fast reference on the
+/// default space) where prepare_reference did not.
+const counts::ArmCounts& arm_counts(Session& s, session::Progress* progress = nullptr);
 
 /// The space a policy runs on: `requested` if given, else the default space where the
 /// policy runs there, else the host. Throws gpp::Error if the policy does not run on the
@@ -161,8 +177,47 @@ SpaceKind placement(const PolicyEntry& entry, std::optional<SpaceKind> requested
 Tunables resolve(Session& s, const PolicyEntry& entry, SpaceKind k, const Tunables& t);
 
 /// `warmup` untimed runs, then `repeat` timed runs with fences, on space `k`; every
-/// run's result is verified.
-PolicyRun run_policy(Session& s, const PolicyEntry& entry, SpaceKind k, const Tunables& t, int repeat, int warmup = 1);
+/// run's result is verified. A run estimated longer than half a minute is launched in
+/// slices of G' columns of about ten seconds each (PolicyRun::launches), so that
+/// `progress` (may be null) can follow it.
+PolicyRun run_policy(Session& s, const PolicyEntry& entry, SpaceKind k, const Tunables& t, int repeat, int warmup = 1,
+                     session::Progress* progress = nullptr);
+
+/// The data of local G' columns [first, last) of `d`: the large matrices as column views
+/// (no copy), aqsmtemp_local copied (its G' index is the first).
+template <class Mem>
+GppData<Mem> column_slice(const GppData<Mem>& d, int first, int last);
+
+/// Work on `data` estimated longer than kSliceAbove seconds (`per_column`: seconds per G'
+/// column) runs in slices of G' columns of about kSliceTarget seconds each, each a launch
+/// whose partial result the caller adds, so that its progress can be followed; a launch's
+/// overhead (microseconds to a millisecond) is far below a slice's length. Shorter work is
+/// one launch. f(piece) runs a piece and returns its seconds, which refine per_column;
+/// with `fixed` the slices' width is decided once (timed runs), else after each slice from
+/// the rate measured so far. Returns the number of launches.
+inline constexpr double kSliceAbove = 30, kSliceTarget = 10;
+template <class ExecSpace, class F>
+int for_each_slice(const ExecSpace& space, const DataFor<ExecSpace>& data, double& per_column, bool fixed, F&& f) {
+  const int ngpown = data.ngpown;
+  // The fewest columns of a slice: four per thread of a host space (policies share G' out
+  // among threads), 128 on a device (a slice still fills it: 128 x ncouls threads).
+  const int min_width = std::min(
+      ngpown, std::max(1, kind_of<ExecSpace>() == SpaceKind::Host ? 4 * int(space.concurrency()) : 128));
+  const auto width_now = [&] {
+    const double estimate = ngpown * per_column;
+    if (!(estimate > kSliceAbove) || ngpown < 2 * min_width) return ngpown;
+    return std::clamp(int(ngpown * kSliceTarget / estimate), min_width, ngpown);
+  };
+  int width = width_now(), launches = 0;
+  for (int first = 0; first < ngpown; ++launches) {
+    const int last = std::min(ngpown, first + width);
+    const double seconds = last - first == ngpown ? f(data) : f(column_slice(data, first, last));
+    if (seconds > 0) per_column = seconds / (last - first);
+    first = last;
+    if (!fixed) width = width_now();
+  }
+  return launches;
+}
 
 /// A record of the command with the session's deck, setup and verification target
 /// (runs, branches and the static remainder are added by the command).

@@ -15,7 +15,7 @@ MARKERS = [
     ("v3-noabs", r"collapse3I\w*?physics4FormILb1ELb1ELb1E"), ("v4-collapse2", r"collapse2ILi"),
     ("v5-iw-outside", r"collapse2_one_frequency"), ("v6/v7-blocked", r"BlockedBody\w*?LaunchBoundsILj0ELj0E"),
     ("v8-bounded", r"BlockedBody\w*?LaunchBoundsILj512ELj1E"), ("tuned", r"tunedILi"), ("host", r"host_policyILi"),
-    ("device-reference", r"device_reference_sums"), ("branch-stats", r"branch_statistics"),
+    ("fast-reference", r"device_pass"), ("arm-counts", r"arm_statistics"),
     ("static-remainder", r"static_remainder"),
 ]
 

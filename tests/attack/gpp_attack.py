@@ -497,6 +497,10 @@ def attack_outputs(h, have_h5):
         if out_path.endswith(".h5") and not have_h5:
             continue
         cls, out, err = run_with_limits(h, args, fsize=512)  # smaller than any record
+        # `gpp run` prints its header (provenance, deck) before the long work
+        # (docs/wall-time.md): a failed write at the end is its one line after that header.
+        if cls == "late" and args[0] == "run" and out.startswith(b"gpp ") and b"RESULT" not in out:
+            cls = "refused" if err.count(b"\n") == 1 and err.endswith(b"\n") else "unclear"
         leftover = [f for f in os.listdir(w) if f.startswith(out_path)]
         if leftover:
             cls = "destroyed"

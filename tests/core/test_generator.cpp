@@ -1,5 +1,5 @@
 // Generator determinism and branch coverage; the uniform deck's closed form.
-#include "gpp_diagnostics.hpp"
+#include "gpp_counts.hpp"
 #include "gpp_physics.hpp"
 #include "gpp_reference.hpp"
 #include "gpp_test_util.hpp"
@@ -147,12 +147,13 @@ TEST(Generator, EveryBranchAndTheCutoffAreTaken) {
   const auto host = derive(in);
   const SpaceData data(host);
   for (const SpaceKind k : build_spaces()) {
-    const BranchCounts other = with_space(k, [&](auto space) { return branch_statistics(space, data.on(space)); });
-    const BranchCounts on_host = branch_statistics(HostExec(), host);
+    const BranchCounts other =
+        with_space(k, [&](auto space) { return counts::arm_statistics(space, data.on(space)).branches(); });
+    const BranchCounts on_host = counts::arm_statistics(HostExec(), host).branches();
     EXPECT_EQ(other.regular, on_host.regular);
     EXPECT_EQ(other.cut, on_host.cut);
   }
-  const BranchCounts c = branch_statistics(HostExec(), host);
+  const BranchCounts c = counts::arm_statistics(HostExec(), host).branches();
   EXPECT_EQ(c.total(), std::int64_t(p.nbands) * p.ngpown * p.ncouls * 2);
   EXPECT_GT(c.regular, 0);
   EXPECT_GT(c.near_pole, 0);

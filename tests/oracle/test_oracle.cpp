@@ -1,11 +1,11 @@
-// Every policy, the host reference, the device reference and the static remainder
+// Every policy, the host reference, the fast reference and the static remainder
 // against an oracle that shares no code with them: tools/oracle/gpp_oracle.f90, the
 // spec's literal physics in Fortran with quad-precision terms and sums, run on the
 // non-uniform decks of tests/oracle/ (every arm, the cutoff in both arms, the TOL_Zero
 // clamp deciding cuts, occupied/half/empty bands, skipped G'). Its results are stored in
 // tests/oracle/<deck>.expected; docs/oracle.md says how they were made.
-#include "gpp_device_reference.hpp"
-#include "gpp_diagnostics.hpp"
+#include "gpp_counts.hpp"
+#include "gpp_fast_reference.hpp"
 #include "gpp_fortran_io.hpp"
 #include "gpp_io_test_util.hpp"
 #include "gpp_policy.hpp"
@@ -147,21 +147,31 @@ SigmaSums run_policy(const PolicyEntry& e, SpaceKind k, const SpaceData& d) {
   return with_space(k, [&](auto space) { return e.run(space, d.on(space), Tunables{}); });
 }
 
+// The fast reference's pass on space k (cached: its sums, static remainder and arms are
+// each checked).
+const session::ReferencePass& fast_pass(SpaceKind k, const OracleProblem& p) {
+  static std::map<std::pair<const OracleProblem*, SpaceKind>, session::ReferencePass> cache;
+  if (cache.empty()) before_finalize().push_back([] { cache.clear(); });
+  const auto key = std::make_pair(&p, k);
+  if (!cache.count(key))
+    cache[key] = with_space(k, [&](auto space) { return session::fast_reference(space, p.data->on(space)); });
+  return cache[key];
+}
+
 // What is checked against the oracle: every registered policy on every space it is built
-// for ("policy@space"), and the two references (the device reference on every space).
+// for ("policy@space"), and the two references (the fast reference on every space).
 SigmaSums run_implementation(const std::string& name, const OracleProblem& p) {
   if (name == "host-reference") return reference_sums(p.data->host);
   const auto at = name.find('@');
   const SpaceKind k = name.substr(at + 1) == "device" ? SpaceKind::Device : SpaceKind::Host;
-  if (name.substr(0, at) == "device-reference")
-    return with_space(k, [&](auto space) { return device_reference_sums(space, p.data->on(space)); });
+  if (name.substr(0, at) == "fast-reference") return fast_pass(k, p).sums;
   return run_policy(find_policy(name.substr(0, at)), k, *p.data);
 }
 
 std::vector<std::string> implementations() {
   std::vector<std::string> names = {"host-reference"};
   for (const SpaceKind k : build_spaces()) {
-    names.push_back(std::string("device-reference@") + to_string(k));
+    names.push_back(std::string("fast-reference@") + to_string(k));
     for (const auto& e : policy_registry())
       if (e.runs_on(k)) names.push_back(e.name + "@" + to_string(k));
   }
@@ -291,11 +301,14 @@ TEST_P(OracleDeck, StaticRemainderMatches) {
   ASSERT_TRUE(same_data(p.input, p.expected));
   const std::complex<long double> want = p.expected.cplx("achstemp");
   const double atol = atol_for(double(p.expected.real("achstemp_magnitude")), double(p.expected.count("terms_per_sum")));
-  const struct {
-    const char* name;
+  struct Got {
+    std::string name;
     std::complex<double> got;
-  } got[] = {{"static_remainder", static_remainder(HostExec(), p.data->host)},
-             {"reference_achstemp", reference_achstemp(p.data->host)}};
+  };
+  std::vector<Got> got = {{"static_remainder", static_remainder(HostExec(), p.data->host)},
+                          {"reference_achstemp", reference_achstemp(p.data->host)}};
+  for (const SpaceKind k : build_spaces())
+    got.push_back({std::string("fast reference@") + to_string(k), fast_pass(k, p).achstemp});
   for (const auto& g : got) {
     const double diff = double(std::abs(std::complex<long double>(g.got.real(), g.got.imag()) - want));
     EXPECT_LE(diff, atol + kRtol * double(std::abs(want))) << g.name << " = " << g.got << ", oracle "
@@ -324,11 +337,18 @@ TEST_P(OracleDeck, BranchCountsMatchGppDiagnostics) {
   EXPECT_GT(o.count("bands_empty"), 0);
   EXPECT_GT(o.count("gp_skipped"), 0);
   EXPECT_GT(o.count("wx_clamped"), 0);
-  const BranchCounts c = branch_statistics(HostExec(), p.data->host);
-  EXPECT_EQ(c.regular, o.count("branch_regular"));
-  EXPECT_EQ(c.near_pole, o.count("branch_near_pole"));
-  EXPECT_EQ(c.zero, o.count("branch_zero"));
-  EXPECT_EQ(c.cut, o.count("cut"));
+  // The literal classification (counts::arm_statistics) and the fast reference's pass,
+  // which `gpp run` prints, on every space.
+  std::vector<std::pair<std::string, BranchCounts>> counted = {
+      {"arm_statistics", counts::arm_statistics(HostExec(), p.data->host).branches()}};
+  for (const SpaceKind k : build_spaces())
+    counted.push_back({std::string("fast reference@") + to_string(k), fast_pass(k, p).arms.branches()});
+  for (const auto& [name, c] : counted) {
+    EXPECT_EQ(c.regular, o.count("branch_regular")) << name;
+    EXPECT_EQ(c.near_pole, o.count("branch_near_pole")) << name;
+    EXPECT_EQ(c.zero, o.count("branch_zero")) << name;
+    EXPECT_EQ(c.cut, o.count("cut")) << name;
+  }
 }
 
 // With a Fortran compiler: regenerate the deck, rerun the oracle and compare with the

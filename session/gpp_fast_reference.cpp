@@ -1,0 +1,769 @@
+#include "gpp_fast_reference.hpp"
+
+#include "gpp_compat.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+namespace gpp::session {
+namespace {
+
+using gpp::operator+=;  // Kokkos 3.4 OpenMP joins through volatile references (gpp_compat.hpp)
+
+// The spec's constants, restated: the pass shares no code with the kernels.
+constexpr double kTolSmall = 1e-6;
+constexpr double kTolZero = 1e-12;
+constexpr double kLimitone = 1.0 / (4.0 * kTolSmall);
+
+// The vector form takes one reciprocal per term, or one per two frequencies. It is used
+// where its products stay far from overflow and from the subnormal range: pairs with
+// |wtilde|^2 <= kWtildeMax and |I_eps|^2, sexcut^2 |I_eps|^2 <= kIepsMax, bands with |wx|
+// <= kWxMax, and terms whose reciprocal is at most kRecipMax. With |wtilde|, |wx| <= M =
+// 1e14 a term's den (term_parts) is at most 400 M^10 = 4e142, two terms' 1.6e285: below
+// the overflow. Every other term is taken by literal_term, which divides as the spec
+// writes.
+constexpr double kWtildeMax = 1e28, kIepsMax = 1e100, kWxMax = 1e14;
+constexpr double kRecipMax = 1e250;
+
+// ArmCounts' arm index.
+constexpr int kRegular = 0, kNearPole = 1, kZeroArm = 2;
+
+// What the vector form reads of one (G, G') pair: one row each per chunk of G on a host.
+enum Field : int {
+  kWr, kWi,      // wtilde
+  kWi2,          // Im(wtilde)^2
+  kThrRegular,   // max(limittwo, |wtilde|^2 / limitone): the regular arm where |wdiff|^2 is above it
+  kThrNear,      // |wtilde|^2 / TOL_Zero: the near-pole arm (off the regular one) where |wdiff|^2 is below it
+  kW2r,          // Re(wtilde^2)
+  kW2i2,         // Im(wtilde^2)^2
+  kOsq,          // |Omega2|^2, Omega2 = wtilde^2 I_eps
+  kIsq16,        // |I_eps|^2 / 16
+  kCut2,         // sexcut^2 |I_eps|^2
+  kIr, kIi,      // I_eps
+  kOr, kOi,      // Omega2
+  kW2i,          // Im(wtilde^2)
+  kFields
+};
+// What a band adds to a pair: its aqsntemp at G times the pair's I_eps and Omega2.
+enum BandField : int {
+  kPr, kPi,      // P = I_eps aqsntemp
+  kQr, kQi,      // Q = Omega2 aqsntemp
+  kQrW, kQiW,    // Re Q and Im Q times Im(wtilde^2)
+  kBandFields
+};
+
+struct Pair {
+  double f[kFields];
+  bool in_range;  // within the vector form's bounds
+  KOKKOS_FORCEINLINE_FUNCTION double operator[](const int i) const { return f[i]; }
+};
+
+KOKKOS_FORCEINLINE_FUNCTION Pair make_pair_values(const double wr, const double wi, const double ir, const double ii,
+                                                  const double sexcut2, const double limittwo) {
+  Pair p;
+  const double wi2 = wi * wi, wabs2 = wr * wr + wi2;
+  const double w2r = wr * wr - wi2, w2i = 2.0 * wr * wi;
+  const double o_r = w2r * ir - w2i * ii, o_i = w2r * ii + w2i * ir;
+  const double ieps2 = ir * ir + ii * ii;
+  const double thr = wabs2 * (1.0 / kLimitone);
+  p.f[kWr] = wr;
+  p.f[kWi] = wi;
+  p.f[kWi2] = wi2;
+  p.f[kThrRegular] = thr > limittwo ? thr : limittwo;
+  p.f[kThrNear] = wabs2 * (1.0 / kTolZero);
+  p.f[kW2r] = w2r;
+  p.f[kW2i2] = w2i * w2i;
+  p.f[kOsq] = o_r * o_r + o_i * o_i;
+  p.f[kIsq16] = ieps2 * (1.0 / 16.0);
+  p.f[kCut2] = sexcut2 * ieps2;
+  p.f[kIr] = ir;
+  p.f[kIi] = ii;
+  p.f[kOr] = o_r;
+  p.f[kOi] = o_i;
+  p.f[kW2i] = w2i;
+  p.in_range = (wabs2 <= kWtildeMax) & (ieps2 <= kIepsMax) & (p.f[kCut2] <= kIepsMax);
+  return p;
+}
+
+struct Band {
+  double f[kBandFields];
+  KOKKOS_FORCEINLINE_FUNCTION double operator[](const int i) const { return f[i]; }
+};
+
+template <class Row>
+KOKKOS_FORCEINLINE_FUNCTION Band make_band_values(const Row& p, const double nr, const double ni) {
+  Band b;
+  b.f[kPr] = p[kIr] * nr - p[kIi] * ni;
+  b.f[kPi] = p[kIr] * ni + p[kIi] * nr;
+  b.f[kQr] = p[kOr] * nr - p[kOi] * ni;
+  b.f[kQi] = p[kOr] * ni + p[kOi] * nr;
+  b.f[kQrW] = b.f[kQr] * p[kW2i];
+  b.f[kQiW] = b.f[kQi] * p[kW2i];
+  return b;
+}
+
+// What one term adds, times the band's aqsntemp at G: sch aqsntemp = (sch_r + i sch_i)
+// sch_scale where the term adds to sch (adds_sch), ssx aqsntemp likewise (adds_ssx); its
+// arm and cut.
+struct Term {
+  double sch_r, sch_i, sch_scale;
+  double ssx_r, ssx_i, ssx_scale;
+  bool regular, near, cut;  // cut: only where regular or near
+  bool exceptional;         // outside the vector form's range: literal_term's to evaluate
+};
+
+// The term in real arithmetic with one reciprocal, every arm evaluated and the taken one
+// selected (vectorisable). With wdiff = wx - wtilde and wtilde conj(wdiff) = a + ib:
+//   delw = (a + ib) / |wdiff|^2 and |delw|^2 = |wtilde|^2 / |wdiff|^2, so the arm tests are
+//   comparisons of |wdiff|^2 with the pair's thresholds (kThrRegular, kThrNear).
+//   regular: sch = delw I_eps; ssx = Omega2 / cden = Omega2 conj(cden) / |cden|^2, cden =
+//   wx^2 - wtilde^2 = cr - i Im(wtilde^2); |ssx|^2 = |Omega2|^2 / |cden|^2.
+//   near pole: ssx = -Omega2 delw / (4 wtilde^2 (delw + 1/2)) = -I_eps (a + ib) conj(c) /
+//   (4 |c|^2), c = (delw + 1/2) |wdiff|^2 = (a + |wdiff|^2 / 2) + ib; |ssx|^2 = |I_eps|^2
+//   (a^2 + b^2) / (16 |c|^2).
+// Times aqsntemp: sch aqsn = (a + ib) P / |wdiff|^2, regular ssx aqsn = Q conj(cden) /
+// |cden|^2, near-pole ssx aqsn = -P (a + ib) conj(c) / (4 |c|^2). The three reciprocals
+// come from one division, of their product den (term_parts), which two frequencies of a
+// band may share (1/den_0 = den_1 / (den_0 den_1)). The sexcut test compares squares
+// (sexcut >= 0 is checked on input). Booleans are combined with & and |: g++ 12
+// vectorises no select between comparisons.
+// What a term's reciprocal needs, and its arm.
+struct TermParts {
+  double wdiffr, a, b, cr, cden2, c_r, bb, c2, cc;
+  double den;  // |wdiff|^2 |cden|^2 |c|^2
+  bool regular, near;
+};
+
+template <class Row>
+KOKKOS_FORCEINLINE_FUNCTION TermParts term_parts(const Row& p, const double x, const double x2) {
+  TermParts u;
+  const double dr = x - p[kWr];
+  u.wdiffr = dr * dr + p[kWi2];
+  u.a = p[kWr] * dr - p[kWi2];
+  u.b = p[kWi] * x;
+  u.regular = u.wdiffr > p[kThrRegular];
+  u.near = !u.regular & (u.wdiffr < p[kThrNear]);
+  u.cr = x2 - p[kW2r];
+  u.cden2 = u.cr * u.cr + p[kW2i2];
+  u.c_r = u.a + 0.5 * u.wdiffr;
+  u.bb = u.b * u.b;
+  u.c2 = u.c_r * u.c_r + u.bb;
+  u.cc = u.cden2 * u.c2;
+  u.den = u.wdiffr * u.cc;
+  return u;
+}
+
+// The term from its parts and q = 1 / den.
+template <class Row, class BandRow>
+KOKKOS_FORCEINLINE_FUNCTION Term term_from(const Row& p, const BandRow& n, const TermParts& u, const double q,
+                                           const bool negative) {
+  Term t;
+  t.regular = u.regular;
+  t.near = u.near;
+  const double wq = u.wdiffr * q;
+  const double rc = wq * u.c2, rn = wq * u.cden2;  // 1/|cden|^2, 1/|c|^2
+  t.sch_r = u.a * n[kPr] - u.b * n[kPi];
+  t.sch_i = u.a * n[kPi] + u.b * n[kPr];
+  t.sch_scale = u.cc * q;  // 1/|wdiff|^2
+  const double nr = u.a * u.c_r + u.bb, ni = 0.5 * u.b * u.wdiffr;  // (a + ib) conj(c)
+  // Both arms' values blended by m (exact: m is 1 or 0, and both are finite within the
+  // range): a select would make g++ load Q's rows under a mask, which it then did not
+  // vectorise.
+  const double m = u.regular ? 1.0 : 0.0;
+  t.ssx_r = m * (n[kQr] * u.cr - n[kQiW]) + (1.0 - m) * (n[kPr] * nr - n[kPi] * ni);
+  t.ssx_i = m * (n[kQi] * u.cr + n[kQrW]) + (1.0 - m) * (n[kPr] * ni + n[kPi] * nr);
+  t.ssx_scale = u.regular ? rc : -0.25 * rn;
+  const bool regular_over = p[kOsq] * rc > p[kCut2];
+  const bool near_over = p[kIsq16] * (u.a * u.a + u.bb) * rn > p[kCut2];
+  t.cut = negative & ((u.regular & regular_over) | (!u.regular & near_over));
+  t.exceptional = (u.regular | u.near) & !(q <= kRecipMax);
+  return t;
+}
+
+template <class Row, class BandRow>
+KOKKOS_FORCEINLINE_FUNCTION Term vector_term(const Row& p, const BandRow& n, const double x, const double x2,
+                                             const bool negative) {
+  const TermParts u = term_parts(p, x, x2);
+  return term_from(p, n, u, 1.0 / u.den, negative);
+}
+
+// A term of an empty band (occ = 0: its ssx adds nothing) from its parts and rw =
+// 1/|wdiff|^2, the one reciprocal its sch needs (shared by two frequencies). Its cut, which
+// the branch statistics count, is decided without one: |ssx|^2 > sexcut^2 |I_eps|^2 <=>
+// |Omega2|^2 > sexcut^2 |I_eps|^2 |cden|^2 (regular arm), |I_eps|^2 (a^2 + b^2) / 16 >
+// sexcut^2 |I_eps|^2 |c|^2 (near-pole arm).
+template <class Row, class BandRow>
+KOKKOS_FORCEINLINE_FUNCTION Term empty_term_from(const Row& p, const BandRow& n, const TermParts& u, const double rw,
+                                                 const bool negative) {
+  Term t;
+  t.regular = u.regular;
+  t.near = u.near;
+  t.sch_r = u.a * n[kPr] - u.b * n[kPi];
+  t.sch_i = u.a * n[kPi] + u.b * n[kPr];
+  t.sch_scale = rw;
+  t.ssx_r = t.ssx_i = t.ssx_scale = 0.0;
+  const bool regular_over = p[kOsq] > p[kCut2] * u.cden2;
+  const bool near_over = p[kIsq16] * (u.a * u.a + u.bb) > p[kCut2] * u.c2;
+  t.cut = negative & ((u.regular & regular_over) | (!u.regular & near_over));
+  // (a near-pole term adds nothing here, but one at |wdiff| = 0 is the zero arm's for the
+  // literal form, whose division gives NaN: such terms are left to it as well)
+  t.exceptional = (u.regular | u.near) & !(rw <= kRecipMax);
+  return t;
+}
+
+// |z| without overflow or underflow of the squares.
+KOKKOS_INLINE_FUNCTION double magnitude(const double re, const double im) {
+  const double ar = re < 0 ? -re : re, ai = im < 0 ? -im : im;
+  const double big = ar > ai ? ar : ai, small = ar > ai ? ai : ar;
+  if (big == 0.0 || !(big <= 1.7e308)) return big + small;  // 0, inf or NaN
+  const double r = small / big;
+  return big * ::sqrt(1.0 + r * r);
+}
+
+// The term as the spec writes it, in complex arithmetic (Kokkos' complex division scales
+// its operands), times aqsntemp (nr + i ni): where the vector form's range does not hold.
+KOKKOS_INLINE_FUNCTION Term literal_term(const double wr, const double wi, const double ir, const double ii,
+                                         const double x, const bool negative, const double limittwo,
+                                         const double sexcut, const double nr, const double ni) {
+  using C = Kokkos::complex<double>;
+  const C wtilde(wr, wi), I_eps(ir, ii), aqsn(nr, ni);
+  const C wtilde2 = wtilde * wtilde;
+  const C Omega2 = wtilde2 * I_eps;
+  const C wdiff = C(x, 0.0) - wtilde;
+  const C delw = wtilde / wdiff;
+  const double delwr = delw.real() * delw.real() + delw.imag() * delw.imag();
+  const double wdiffr = wdiff.real() * wdiff.real() + wdiff.imag() * wdiff.imag();
+  C sch(0.0, 0.0), ssx(0.0, 0.0);
+  Term t;
+  t.regular = wdiffr > limittwo && delwr < kLimitone;
+  t.near = !t.regular && delwr > kTolZero;
+  if (t.regular) {
+    sch = delw * I_eps;
+    const C cden = C(x * x, 0.0) - wtilde2;
+    ssx = Omega2 / cden;
+  } else if (t.near) {
+    const C cden = 4.0 * wtilde2 * (delw + C(0.5, 0.0));
+    ssx = -(Omega2 * delw) / cden;
+  }
+  t.cut = negative && magnitude(ssx.real(), ssx.imag()) > sexcut * magnitude(ir, ii);
+  const C sch_n = sch * aqsn, ssx_n = ssx * aqsn;
+  t.sch_r = sch_n.real();
+  t.sch_i = sch_n.imag();
+  t.ssx_r = ssx_n.real();
+  t.ssx_i = ssx_n.imag();
+  t.sch_scale = t.ssx_scale = 1.0;
+  t.exceptional = false;
+  return t;
+}
+
+// Neumaier's compensated sum: value = s + c.
+struct Compensated {
+  double s = 0, c = 0;
+  KOKKOS_INLINE_FUNCTION void add(const double x) {
+    const double t = s + x;
+    const double as = s < 0 ? -s : s, ax = x < 0 ? -x : x;
+    c += as >= ax ? (s - t) + x : (x - t) + s;
+    s = t;
+  }
+  // Another compensated sum: TwoSum of the leading parts, then the tails.
+  KOKKOS_INLINE_FUNCTION void merge(const Compensated& o) {
+    const double t = s + o.s;
+    const double bp = t - s;
+    const double err = (s - (t - bp)) + (o.s - bp);
+    s = t;
+    c += o.c + err;
+  }
+  KOKKOS_INLINE_FUNCTION double value() const { return s + c; }
+};
+
+KOKKOS_FORCEINLINE_FUNCTION int arm_of(const Term& t) { return t.regular ? kRegular : t.near ? kNearPole : kZeroArm; }
+
+// What a term adds: sch where regular, ssx where regular or near pole and not cut.
+KOKKOS_FORCEINLINE_FUNCTION bool adds_sch(const Term& t) { return t.regular; }
+KOKKOS_FORCEINLINE_FUNCTION bool adds_ssx(const Term& t) { return (t.regular | t.near) & !t.cut; }
+
+// ---- host spaces: G' in parallel, G in vector lanes --------------------------------------
+
+// G per chunk: a chunk's pair rows stay in L1 while every band of the block and every
+// frequency reads them. A chunk's sums are plain double sums over its G (at most kChunk /
+// lanes additions in a chain, then the lanes), compensated from there on.
+constexpr int kChunk = 128;
+static_assert(kChunk < 1024, "a chunk's arm counts are summed in fields of 10 bits");
+// and per frequency of a pair, the terms the vector form left to literal_term (1.0)
+enum Scratch : int { kBandRows = kFields, kAqsnR = kBandRows + kBandFields, kAqsnI, kFlag0, kFlag1, kRows };
+
+// One pair's fields in a chunk's rows (one buffer, rows kChunk apart: one base register).
+struct RowsAt {
+  const double* rows;
+  int k;
+  KOKKOS_FORCEINLINE_FUNCTION double operator[](const int f) const { return rows[f * kChunk + k]; }
+};
+// One pair's band fields in a chunk's rows.
+struct BandRowsAt {
+  const double* rows;
+  int k;
+  KOKKOS_FORCEINLINE_FUNCTION double operator[](const int f) const { return rows[(kBandRows + f) * kChunk + k]; }
+};
+
+// Per G', over all bands: per frequency sch (re, im) and ssx (re, im), then achstemp (re,
+// im): compensated, before the G' factors; and the arms.
+struct HostAccumulators {
+  Kokkos::View<Compensated**, Kokkos::LayoutRight, Kokkos::HostSpace> sums;  // (ngpown, 4 nw + 2)
+  Kokkos::View<std::int64_t**, Kokkos::LayoutRight, Kokkos::HostSpace> arms;  // (ngpown, 24)
+};
+
+// The arms of a chunk's terms in one sum, exact (integers below 2^53): regular, regular
+// and cut, near pole, near pole and cut, exceptional; 10 bits each.
+KOKKOS_FORCEINLINE_FUNCTION double arm_code(const Term& t) {
+  const double arm = t.regular ? 1.0 : t.near ? 0x1p20 : 0.0;
+  const double cut = t.cut & (t.regular | t.near) ? (t.regular ? 0x1p10 : 0x1p30) : 0.0;
+  return t.exceptional ? 0x1p40 : arm + cut;
+}
+
+// What one frequency of a band adds over a chunk: sch and ssx times aqsntemp (sums[0..3]),
+// the arms into by_arm[arm][cut].
+struct ChunkSums {
+  double sums[4] = {0, 0, 0, 0};
+  double arms = 0;  // arm_code's sum
+  std::int64_t by_arm[3][2] = {{0, 0}, {0, 0}, {0, 0}};
+};
+
+KOKKOS_FORCEINLINE_FUNCTION void add_term(const Term& t, double& sch_r, double& sch_i, double& ssx_r, double& ssx_i,
+                                          double& arms, double& flag) {
+  flag = t.exceptional ? 1.0 : 0.0;
+  const double s = adds_sch(t) & !t.exceptional ? t.sch_scale : 0.0;
+  const double u = adds_ssx(t) & !t.exceptional ? t.ssx_scale : 0.0;
+  sch_r += s * t.sch_r;
+  sch_i += s * t.sch_i;
+  ssx_r += u * t.ssx_r;
+  ssx_i += u * t.ssx_i;
+  arms += arm_code(t);
+}
+
+// The arm counts of a chunk from arm_code's sum, then the exceptional terms one by one
+// (literal_term): those the pass flagged (flags[k] != 0), or all where it did not run.
+inline void finish_chunk(const double* rows, const int len, const double x, const bool vector_form,
+                         const double limittwo, const double sexcut, const double* flags, ChunkSums& c) {
+  const bool negative = x < 0.0;
+  const auto code = std::int64_t(vector_form ? c.arms : 0x1p40 * len);
+  const auto field = [&](const int i) { return (code >> (10 * i)) & 1023; };
+  const std::int64_t exceptional = code >> 40;
+  c.by_arm[kRegular][0] += field(0) - field(1);
+  c.by_arm[kRegular][1] += field(1);
+  c.by_arm[kNearPole][0] += field(2) - field(3);
+  c.by_arm[kNearPole][1] += field(3);
+  c.by_arm[kZeroArm][0] += len - field(0) - field(2) - exceptional;
+  if (exceptional == 0) return;
+  for (int k = 0; k < len; ++k) {
+    if (vector_form && flags[k] == 0.0) continue;
+    const RowsAt p{rows, k};
+    const Term t = literal_term(p[kWr], p[kWi], p[kIr], p[kIi], x, negative, limittwo, sexcut, p[kAqsnR], p[kAqsnI]);
+    if (adds_sch(t)) {
+      c.sums[0] += t.sch_r;
+      c.sums[1] += t.sch_i;
+    }
+    if (adds_ssx(t)) {
+      c.sums[2] += t.ssx_r;
+      c.sums[3] += t.ssx_i;
+    }
+    c.by_arm[arm_of(t)][t.cut ? 1 : 0] += 1;
+  }
+}
+
+// The terms of one or two frequencies of a band over a chunk, one `omp simd` loop per kind
+// of band and number of frequencies, each in a function of its own: g++ 12 left such loops
+// scalar when it inlined two or more of them into one function. Two frequencies share the
+// rows and one division (two independent chains per G).
+[[gnu::noinline]] void occupied_one(double* rows, const int len, const double x, ChunkSums& c) {
+  const bool negative = x < 0.0;
+  const double x2 = x * x;
+  double sch_r = 0, sch_i = 0, ssx_r = 0, ssx_i = 0, arms = 0;
+  double* const flags = rows + kFlag0 * kChunk;
+#pragma omp simd reduction(+ : sch_r, sch_i, ssx_r, ssx_i, arms)
+  for (int k = 0; k < len; ++k)
+    add_term(vector_term(RowsAt{rows, k}, BandRowsAt{rows, k}, x, x2, negative), sch_r, sch_i, ssx_r, ssx_i, arms,
+             flags[k]);
+  c.sums[0] = sch_r;
+  c.sums[1] = sch_i;
+  c.sums[2] = ssx_r;
+  c.sums[3] = ssx_i;
+  c.arms = arms;
+}
+
+[[gnu::noinline]] void empty_one(double* rows, const int len, const double x, ChunkSums& c) {
+  const bool negative = x < 0.0;
+  const double x2 = x * x;
+  double sch_r = 0, sch_i = 0, ssx_r = 0, ssx_i = 0, arms = 0;
+  double* const flags = rows + kFlag0 * kChunk;
+#pragma omp simd reduction(+ : sch_r, sch_i, arms)
+  for (int k = 0; k < len; ++k) {
+    const RowsAt p{rows, k};
+    const TermParts u = term_parts(p, x, x2);
+    add_term(empty_term_from(p, BandRowsAt{rows, k}, u, 1.0 / u.wdiffr, negative), sch_r, sch_i, ssx_r, ssx_i, arms,
+             flags[k]);
+  }
+  c.sums[0] = sch_r;
+  c.sums[1] = sch_i;
+  c.sums[2] = c.sums[3] = 0.0;
+  c.arms = arms;
+}
+
+// (a term is out of range where its shared reciprocal is, which its partner decides as
+// well: a partner with |wdiff| = 0 leaves both to literal_term)
+[[gnu::noinline]] void occupied_two(double* rows, const int len, const double x0, const double x1, ChunkSums& c0,
+                                    ChunkSums& c1) {
+  const bool negative0 = x0 < 0.0, negative1 = x1 < 0.0;
+  const double x02 = x0 * x0, x12 = x1 * x1;
+  double sch_r0 = 0, sch_i0 = 0, ssx_r0 = 0, ssx_i0 = 0, arms0 = 0;
+  double sch_r1 = 0, sch_i1 = 0, ssx_r1 = 0, ssx_i1 = 0, arms1 = 0;
+  double* const flags0 = rows + kFlag0 * kChunk;
+  double* const flags1 = rows + kFlag1 * kChunk;
+#pragma omp simd reduction(+ : sch_r0, sch_i0, ssx_r0, ssx_i0, arms0, sch_r1, sch_i1, ssx_r1, ssx_i1, arms1)
+  for (int k = 0; k < len; ++k) {
+    const RowsAt p{rows, k};
+    const BandRowsAt n{rows, k};
+    const TermParts u0 = term_parts(p, x0, x02), u1 = term_parts(p, x1, x12);
+    const double q = 1.0 / (u0.den * u1.den);
+    add_term(term_from(p, n, u0, u1.den * q, negative0), sch_r0, sch_i0, ssx_r0, ssx_i0, arms0, flags0[k]);
+    add_term(term_from(p, n, u1, u0.den * q, negative1), sch_r1, sch_i1, ssx_r1, ssx_i1, arms1, flags1[k]);
+  }
+  c0.sums[0] = sch_r0;
+  c0.sums[1] = sch_i0;
+  c0.sums[2] = ssx_r0;
+  c0.sums[3] = ssx_i0;
+  c0.arms = arms0;
+  c1.sums[0] = sch_r1;
+  c1.sums[1] = sch_i1;
+  c1.sums[2] = ssx_r1;
+  c1.sums[3] = ssx_i1;
+  c1.arms = arms1;
+}
+
+[[gnu::noinline]] void empty_two(double* rows, const int len, const double x0, const double x1, ChunkSums& c0,
+                                 ChunkSums& c1) {
+  const bool negative0 = x0 < 0.0, negative1 = x1 < 0.0;
+  const double x02 = x0 * x0, x12 = x1 * x1;
+  double sch_r0 = 0, sch_i0 = 0, ssx_r0 = 0, ssx_i0 = 0, arms0 = 0;
+  double sch_r1 = 0, sch_i1 = 0, ssx_r1 = 0, ssx_i1 = 0, arms1 = 0;
+  double* const flags0 = rows + kFlag0 * kChunk;
+  double* const flags1 = rows + kFlag1 * kChunk;
+#pragma omp simd reduction(+ : sch_r0, sch_i0, arms0, sch_r1, sch_i1, arms1)
+  for (int k = 0; k < len; ++k) {
+    const RowsAt p{rows, k};
+    const BandRowsAt n{rows, k};
+    const TermParts u0 = term_parts(p, x0, x02), u1 = term_parts(p, x1, x12);
+    const double q = 1.0 / (u0.wdiffr * u1.wdiffr);
+    add_term(empty_term_from(p, n, u0, u1.wdiffr * q, negative0), sch_r0, sch_i0, ssx_r0, ssx_i0, arms0, flags0[k]);
+    add_term(empty_term_from(p, n, u1, u0.wdiffr * q, negative1), sch_r1, sch_i1, ssx_r1, ssx_i1, arms1, flags1[k]);
+  }
+  c0.sums[0] = sch_r0;
+  c0.sums[1] = sch_i0;
+  c0.sums[2] = c0.sums[3] = 0.0;
+  c0.arms = arms0;
+  c1.sums[0] = sch_r1;
+  c1.sums[1] = sch_i1;
+  c1.sums[2] = c1.sums[3] = 0.0;
+  c1.arms = arms1;
+}
+
+// One frequency (x1 unused) or two of a band over a chunk, then the exceptional terms (or
+// all where the vector form's range does not hold) by literal_term.
+inline void chunk_terms(double* rows, const int len, const int frequencies, const double x0, const double x1,
+                        const bool occupied, const bool vector_form, const double limittwo, const double sexcut,
+                        ChunkSums (&c)[2]) {
+  if (vector_form) {
+    if (frequencies == 2)
+      (occupied ? occupied_two : empty_two)(rows, len, x0, x1, c[0], c[1]);
+    else
+      (occupied ? occupied_one : empty_one)(rows, len, x0, c[0]);
+  }
+  finish_chunk(rows, len, x0, vector_form, limittwo, sexcut, rows + kFlag0 * kChunk, c[0]);
+  if (frequencies == 2) finish_chunk(rows, len, x1, vector_form, limittwo, sexcut, rows + kFlag1 * kChunk, c[1]);
+}
+
+template <class ExecSpace>
+void host_block(const ExecSpace& space, const GppData<typename ExecSpace::memory_space>& d, const int b0,
+                const int b1, const HostAccumulators& acc,
+                const Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace>& scratch,
+                const Kokkos::Experimental::UniqueToken<ExecSpace>& token) {
+  const int nw = d.nw, ncouls = d.ncouls;
+  const double limittwo = d.limittwo, sexcut = d.sexcut, sexcut2 = d.sexcut * d.sexcut;
+  Kokkos::parallel_for(
+      "gpp::reference::fast_host", Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, d.ngpown),
+      [&, b0, b1, nw, ncouls, limittwo, sexcut, sexcut2](const int igp) {
+        const int id = token.acquire();
+        double* const rows = &scratch(id, 0);  // kRows rows of kChunk
+        Compensated* sums = &acc.sums(igp, 0);
+        std::int64_t* arms = &acc.arms(igp, 0);
+        const double* const wt = reinterpret_cast<const double*>(&d.wtilde_array(0, igp));
+        const double* const ie = reinterpret_cast<const double*>(&d.I_eps_array(0, igp));
+        for (int c0 = 0; c0 < ncouls; c0 += kChunk) {
+          const int len = std::min(kChunk, ncouls - c0);
+          double outside = 0;
+          {
+            const double* __restrict w = wt + 2 * c0;
+            const double* __restrict e = ie + 2 * c0;
+            double* __restrict out = rows;
+#pragma omp simd reduction(+ : outside)
+            for (int k = 0; k < len; ++k) {
+              const Pair p = make_pair_values(w[2 * k], w[2 * k + 1], e[2 * k], e[2 * k + 1], sexcut2, limittwo);
+              for (int f = 0; f < kFields; ++f) out[f * kChunk + k] = p.f[f];
+              outside += p.in_range ? 0.0 : 1.0;
+            }
+          }
+          for (int n1 = b0; n1 < b1; ++n1) {
+            // The next band's aqsntemp at this chunk, 64 KB or more away from this one's:
+            // asked for now, it arrives while this band's terms are computed (else the band
+            // rows' loop waits for it, about a fifth of the pass).
+            if (n1 + 1 < b1) {
+              const char* next = reinterpret_cast<const char*>(&d.aqsntemp(c0, n1 + 1));
+              for (int byte = 0; byte < len * int(sizeof(complex_t)); byte += 64) __builtin_prefetch(next + byte);
+            }
+            // The band's rows (its aqsntemp, P and Q) and the static remainder's sum over
+            // the chunk of aqsntemp I_eps (= P).
+            double s_r = 0, s_i = 0;
+            {
+              const double* __restrict an = reinterpret_cast<const double*>(&d.aqsntemp(c0, n1));
+              const double* in = rows;
+              double* __restrict band = rows + kBandRows * kChunk;  // the band rows, then aqsntemp's
+#pragma omp simd reduction(+ : s_r, s_i)
+              for (int k = 0; k < len; ++k) {
+                const double nr = an[2 * k], ni = an[2 * k + 1];
+                const Band b = make_band_values(RowsAt{in, k}, nr, ni);
+                for (int f = 0; f < kBandFields; ++f) band[f * kChunk + k] = b.f[f];
+                band[kBandFields * kChunk + k] = nr;
+                band[(kBandFields + 1) * kChunk + k] = ni;
+                s_r += b.f[kPr];
+                s_i += b.f[kPi];
+              }
+            }
+            const complex_t aqsm = d.aqsmtemp_local(igp, n1);
+            const double mr = aqsm.real(), mi = -aqsm.imag();  // conj(aqsm): mat = conj(aqsm) aqsntemp
+            sums[4 * nw].add(-(mr * s_r - mi * s_i));          // achstemp: -conj(aqsm) sum(aqsn I_eps)
+            sums[4 * nw + 1].add(-(mr * s_i + mi * s_r));
+            const double occ = d.occ_array(n1);
+            // Frequencies two at a time, the last alone where nw is odd.
+            const auto in_range = [&](const double x) { return outside == 0 && x <= kWxMax && x >= -kWxMax; };
+            for (int iw = 0; iw < nw;) {
+              ChunkSums c[2];
+              const double x0 = d.wx_array_t(iw, n1);
+              int taken = 1;
+              double x1 = 0;
+              if (iw + 1 < nw) {
+                x1 = d.wx_array_t(iw + 1, n1);
+                taken = 2;
+              }
+              chunk_terms(rows, len, taken, x0, x1, occ != 0.0, in_range(x0) && (taken == 1 || in_range(x1)),
+                          limittwo, sexcut, c);
+              for (int j = 0; j < taken; ++j, ++iw) {
+                const double* chunk = c[j].sums;
+                Compensated* s = sums + 4 * iw;
+                s[0].add(mr * chunk[0] - mi * chunk[1]);
+                s[1].add(mr * chunk[1] + mi * chunk[0]);
+                s[2].add(occ * (mr * chunk[2] - mi * chunk[3]));
+                s[3].add(occ * (mr * chunk[3] + mi * chunk[2]));
+                const bool negative = d.wx_array_t(iw, n1) < 0.0;
+                for (int arm = 0; arm < 3; ++arm)
+                  for (int cut = 0; cut < 2; ++cut)
+                    arms[counts::ArmCounts::index(occ != 0.0, negative, arm, cut)] += c[j].by_arm[arm][cut];
+              }
+            }
+          }
+        }
+        token.release(id);
+      });
+  space.fence();
+}
+
+template <class ExecSpace>
+ReferencePass host_pass(const ExecSpace& space, const GppData<typename ExecSpace::memory_space>& d,
+                        const std::function<void(double)>& done) {
+  const int nw = d.nw, ngpown = d.ngpown;
+  HostAccumulators acc{Kokkos::View<Compensated**, Kokkos::LayoutRight, Kokkos::HostSpace>(
+                           "gpp::reference::fast_sums", ngpown, 4 * nw + 2),
+                       Kokkos::View<std::int64_t**, Kokkos::LayoutRight, Kokkos::HostSpace>(
+                           "gpp::reference::fast_arms", ngpown, 24)};
+  Kokkos::Experimental::UniqueToken<ExecSpace> token(space);
+  Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> scratch(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::reference::fast_rows"), token.size(), kRows * kChunk);
+  for (int b0 = 0; b0 < d.nbands; b0 += kReferenceBandBlock) {
+    const int b1 = std::min(d.nbands, b0 + kReferenceBandBlock);
+    host_block(space, d, b0, b1, acc, scratch, token);
+    if (done) done(double(b1 - b0) * ngpown * double(d.ncouls) * nw);
+  }
+  // Every G' with its factors (0.5 vcoul for sch and achstemp, vcoul for ssx), in G' order:
+  // the result does not depend on the number of threads.
+  std::vector<Compensated> total(std::size_t(4 * nw + 2));
+  ReferencePass r;
+  for (int igp = 0; igp < ngpown; ++igp) {
+    const double v = d.vcoul_loc(igp);
+    for (int k = 0; k < 4 * nw + 2; ++k) {
+      const bool half = k >= 4 * nw || k % 4 < 2;
+      total[std::size_t(k)].add((half ? 0.5 * v : v) * acc.sums(igp, k).value());
+    }
+    for (int i = 0; i < 24; ++i) r.arms.n[i] += acc.arms(igp, i);
+  }
+  r.sums.sch_sum.resize(std::size_t(nw));
+  r.sums.ssx_sum.resize(std::size_t(nw));
+  for (int iw = 0; iw < nw; ++iw) {
+    r.sums.sch_sum[std::size_t(iw)] = {total[4 * iw].value(), total[4 * iw + 1].value()};
+    r.sums.ssx_sum[std::size_t(iw)] = {total[4 * iw + 2].value(), total[4 * iw + 3].value()};
+  }
+  r.achstemp = {total[4 * nw].value(), total[4 * nw + 1].value()};
+  return r;
+}
+
+// ---- devices: one thread per (G, G') pair --------------------------------------------------
+
+// One thread's (and then the launch's) sums of one frequency: sch, ssx, achstemp (re, im),
+// with the G' factors applied, and the arms.
+struct DeviceAccum {
+  Compensated v[6];
+  std::int64_t arms[24];
+  KOKKOS_INLINE_FUNCTION DeviceAccum() {
+    for (int i = 0; i < 24; ++i) arms[i] = 0;
+  }
+  KOKKOS_INLINE_FUNCTION DeviceAccum& operator+=(const DeviceAccum& o) {
+    for (int k = 0; k < 6; ++k) v[k].merge(o.v[k]);
+    for (int i = 0; i < 24; ++i) arms[i] += o.arms[i];
+    return *this;
+  }
+};
+
+template <class Value>
+struct MergeReducer {
+  using reducer = MergeReducer;
+  using value_type = Value;
+  using result_view_type = Kokkos::View<value_type, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+  KOKKOS_INLINE_FUNCTION explicit MergeReducer(value_type& value) : value_(&value) {}
+  KOKKOS_INLINE_FUNCTION void join(value_type& dest, const value_type& src) const { dest += src; }
+  KOKKOS_INLINE_FUNCTION void init(value_type& value) const { value = value_type(); }
+  KOKKOS_INLINE_FUNCTION value_type& reference() const { return *value_.data(); }
+  KOKKOS_INLINE_FUNCTION result_view_type view() const { return value_; }
+  KOKKOS_INLINE_FUNCTION bool references_scalar() const { return true; }
+
+ private:
+  result_view_type value_;
+};
+
+template <class ExecSpace>
+ReferencePass device_pass(const ExecSpace& space, const GppData<typename ExecSpace::memory_space>& d,
+                          const std::function<void(double)>& done) {
+  const int nw = d.nw;
+  const double limittwo = d.limittwo, sexcut = d.sexcut, sexcut2 = d.sexcut * d.sexcut;
+  const auto aqsntemp = d.aqsntemp;
+  const auto aqsmtemp_local = d.aqsmtemp_local;
+  const auto I_eps_array = d.I_eps_array;
+  const auto wtilde_array = d.wtilde_array;
+  const auto wx_array_t = d.wx_array_t;
+  const auto occ_array = d.occ_array;
+  const auto vcoul_loc = d.vcoul_loc;
+  std::vector<Compensated> total(std::size_t(4 * nw + 2));
+  ReferencePass r;
+  using Policy = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2, Kokkos::Iterate::Left, Kokkos::Iterate::Left>,
+                                       Kokkos::IndexType<int>>;
+  for (int b0 = 0; b0 < d.nbands; b0 += kReferenceBandBlock) {
+    const int b1 = std::min(d.nbands, b0 + kReferenceBandBlock);
+    // One launch per frequency, so that any number of frequencies works; achstemp with
+    // the first.
+    for (int iw = 0; iw < nw; ++iw) {
+      DeviceAccum launch;
+      Kokkos::parallel_reduce(
+          "gpp::reference::fast_device", Policy(space, {0, 0}, {d.ncouls, d.ngpown}, {128, 1}),
+          KOKKOS_LAMBDA(const int ig, const int igp, DeviceAccum& out) {
+            const complex_t w = wtilde_array(ig, igp), e = I_eps_array(ig, igp);
+            const Pair p = make_pair_values(w.real(), w.imag(), e.real(), e.imag(), sexcut2, limittwo);
+            const double v = vcoul_loc(igp);
+            DeviceAccum mine;
+            for (int n1 = b0; n1 < b1; ++n1) {
+              const double x = wx_array_t(iw, n1);
+              const bool negative = x < 0.0;
+              const complex_t aqsm = aqsmtemp_local(igp, n1), aqsn = aqsntemp(ig, n1);
+              Term t = vector_term(p, make_band_values(p, aqsn.real(), aqsn.imag()), x, x * x, negative);
+              if (t.exceptional || !p.in_range || !(x <= kWxMax && x >= -kWxMax))
+                t = literal_term(w.real(), w.imag(), e.real(), e.imag(), x, negative, limittwo, sexcut, aqsn.real(),
+                                 aqsn.imag());
+              const double mr = aqsm.real(), mi = -aqsm.imag();  // conj(aqsm): mat = conj(aqsm) aqsntemp
+              const double occ = occ_array(n1);
+              if (adds_sch(t)) {
+                const double sr = t.sch_scale * t.sch_r, si = t.sch_scale * t.sch_i;
+                mine.v[0].add(mr * sr - mi * si);
+                mine.v[1].add(mr * si + mi * sr);
+              }
+              if (adds_ssx(t)) {
+                const double sr = t.ssx_scale * t.ssx_r, si = t.ssx_scale * t.ssx_i;
+                mine.v[2].add(occ * (mr * sr - mi * si));
+                mine.v[3].add(occ * (mr * si + mi * sr));
+              }
+              mine.arms[counts::ArmCounts::index(occ != 0.0, negative, arm_of(t), t.cut)] += 1;
+              if (iw == 0) {  // achstemp: -conj(aqsm) aqsn I_eps
+                const double pr = e.real() * aqsn.real() - e.imag() * aqsn.imag();
+                const double pi = e.real() * aqsn.imag() + e.imag() * aqsn.real();
+                mine.v[4].add(-(mr * pr - mi * pi));
+                mine.v[5].add(-(mr * pi + mi * pr));
+              }
+            }
+            for (int k = 0; k < 6; ++k) {
+              const double f = k == 2 || k == 3 ? v : 0.5 * v;
+              mine.v[k].s *= f;
+              mine.v[k].c *= f;
+            }
+            out += mine;
+          },
+          MergeReducer<DeviceAccum>(launch));
+      for (int k = 0; k < 4; ++k) total[std::size_t(4 * iw + k)].merge(launch.v[k]);
+      if (iw == 0) {
+        total[std::size_t(4 * nw)].merge(launch.v[4]);
+        total[std::size_t(4 * nw + 1)].merge(launch.v[5]);
+      }
+      for (int i = 0; i < 24; ++i) r.arms.n[i] += launch.arms[i];
+    }
+    if (done) done(double(b1 - b0) * d.ngpown * double(d.ncouls) * nw);
+  }
+  r.sums.sch_sum.resize(std::size_t(nw));
+  r.sums.ssx_sum.resize(std::size_t(nw));
+  for (int iw = 0; iw < nw; ++iw) {
+    r.sums.sch_sum[std::size_t(iw)] = {total[4 * iw].value(), total[4 * iw + 1].value()};
+    r.sums.ssx_sum[std::size_t(iw)] = {total[4 * iw + 2].value(), total[4 * iw + 3].value()};
+  }
+  r.achstemp = {total[4 * nw].value(), total[4 * nw + 1].value()};
+  return r;
+}
+
+}  // namespace
+
+ReferencePass& ReferencePass::operator+=(const ReferencePass& o) {
+  if (sums.sch_sum.empty()) {
+    sums = o.sums;
+  } else {
+    for (std::size_t w = 0; w < o.sums.sch_sum.size(); ++w) {
+      sums.sch_sum[w] += o.sums.sch_sum[w];
+      sums.ssx_sum[w] += o.sums.ssx_sum[w];
+    }
+  }
+  achstemp += o.achstemp;
+  arms += o.arms;
+  return *this;
+}
+
+template <class ExecSpace>
+ReferencePass fast_reference(const ExecSpace& space, const GppData<typename ExecSpace::memory_space>& d,
+                             const std::function<void(double)>& done) {
+  compat::ScopedRegion region("gpp::reference::fast");
+  if constexpr (kind_of<ExecSpace>() == SpaceKind::Host) {
+    return host_pass(space, d, done);
+  } else {
+    return device_pass(space, d, done);
+  }
+}
+
+template ReferencePass fast_reference(const HostExec&, const GppData<HostExec::memory_space>&,
+                                      const std::function<void(double)>&);
+#if GPP_HAS_DEVICE_SPACE
+template ReferencePass fast_reference(const DeviceExec&, const GppData<DeviceExec::memory_space>&,
+                                      const std::function<void(double)>&);
+#endif
+
+}  // namespace gpp::session

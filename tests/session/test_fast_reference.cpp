@@ -1,0 +1,233 @@
+// The fast reference (session/gpp_fast_reference.hpp) against the long-double host
+// reference and the literal classification of arms (both core/ and measure/, sharing no
+// code with it), on every space; G' slices of a run; verification that fails a wrong
+// result; and what verification costs beside a run.
+#include "gpp_counts.hpp"
+#include "gpp_fast_reference.hpp"
+#include "gpp_reference.hpp"
+#include "gpp_session.hpp"
+#include "gpp_test_util.hpp"
+
+#include <cmath>
+#include <ctime>
+
+namespace gpp::test {
+namespace {
+
+// Both references compensate their sums; only each term's rounding (a few ulps, in
+// different operations) and the fast reference's plain sums over at most kChunk / lanes
+// terms of a chunk separate them: on these decks' cancellation (results ~1e-2 of the sum
+// of the terms' magnitudes) that is below 1e-14 of the result, and 1e-13 still lies 1000
+// times below the verification tolerance, while an indexing or arm slip moves a result by
+// 1e-5 or more.
+constexpr double kRefTol = 1e-13;
+
+struct Checked {
+  SigmaResult reference;
+  std::complex<double> achstemp;
+  counts::ArmCounts arms;
+};
+
+Checked literal_of(const InputDeck& in, const GppData<Kokkos::HostSpace>& host) {
+  return {apply_start_values(reference_sums(host), in.asxtemp0, in.achtemp0), reference_achstemp(host),
+          counts::arm_statistics(HostExec(), host)};
+}
+
+// The fast reference on every space against the long-double reference and the literal arms.
+void expect_matches_literal(const InputDeck& in, const std::string& what) {
+  const SpaceData data(derive(in));
+  const Checked want = literal_of(in, data.host);
+  for (const SpaceKind k : build_spaces()) {
+    SCOPED_TRACE(what + " on the " + to_string(k));
+    double reported = 0;
+    const session::ReferencePass got = with_space(k, [&](auto space) {
+      return session::fast_reference(space, data.on(space), [&](double n) { reported += n; });
+    });
+    ASSERT_EQ(got.sums.sch_sum.size(), std::size_t(data.host.nw));
+    EXPECT_TRUE(results_close(apply_start_values(got.sums, in.asxtemp0, in.achtemp0), want.reference, kRefTol));
+    EXPECT_TRUE(close(got.achstemp, want.achstemp, kRefTol));
+    for (int i = 0; i < 24; ++i) EXPECT_EQ(got.arms.n[i], want.arms.n[i]) << "bucket " << i;
+    EXPECT_EQ(reported, data.host.updates());  // progress: every term, once
+  }
+}
+
+// Decks of one to five frequencies (pairs and a single one on the host), several band
+// blocks with a short last one, G chunks with a short last one, occupied, half-occupied
+// and empty bands, a skipped G'.
+TEST(FastReference, MatchesTheLiteralReferenceAndArms) {
+  for (const int nw : {1, 2, 3, 5}) {
+    DeckParams p = small_deck(70, 17, 300, 30);
+    p.nstart = 1;
+    p.nend = nw;
+    p.skipped_gp = 1;
+    expect_matches_literal(generate(p), "nw=" + std::to_string(nw));
+  }
+}
+
+// Terms outside the vector form's range go through the literal form: pairs with a huge
+// plasmon-pole frequency or a huge I_eps (every term of their G chunks), a band with |wx|
+// of 1e20 (all its terms), and wx = wtilde exactly (|wdiff| = 0: the one reciprocal is
+// infinite; the literal division gives NaN, the zero arm). Each moves the sums, so a wrong
+// fallback would show.
+TEST(FastReference, TermsOutsideTheVectorFormTakeTheLiteralForm) {
+  DeckParams p = small_deck(40, 9, 260, 16);
+  p.nstart = 1;
+  p.nend = 3;
+  const InputDeck plain = generate(p);
+  const auto wx = derive(plain).wx_array_t;
+  struct Case {
+    std::string what;
+    std::function<void(InputDeck&)> perturb;
+  };
+  const std::vector<Case> cases = {
+      {"huge wtilde",
+       [&](InputDeck& in) {
+         for (int igp = 0; igp < p.ngpown; ++igp)
+           for (int ig = igp % 7; ig < p.ncouls; ig += 7) in.wtilde_array(ig, igp) *= 1e45;
+       }},
+      {"huge I_eps",
+       [&](InputDeck& in) {
+         for (int igp = 0; igp < p.ngpown; ++igp)
+           for (int ig = igp % 5; ig < p.ncouls; ig += 9) in.I_eps_array(ig, igp) *= 1e60;
+       }},
+      {"huge wx", [&](InputDeck& in) { in.wfnkq_ekq[std::size_t(in.peinf_indext_dist[3] - 1)] = 1e20; }},
+      {"wx = wtilde", [&](InputDeck& in) {
+         for (int igp = 0; igp < p.ngpown; ++igp)
+           for (int ig = igp % 5; ig < p.ncouls; ig += 11) in.wtilde_array(ig, igp) = complex_t(wx(1, ig % p.nbands), 0);
+       }}};
+  for (const Case& c : cases) {
+    InputDeck in = plain;  // its Views are shared: the two perturbed ones are copies
+    in.wtilde_array = HostComplexMatrix("wtilde", p.ncouls, p.ngpown);
+    Kokkos::deep_copy(in.wtilde_array, plain.wtilde_array);
+    in.I_eps_array = HostComplexMatrix("I_eps", p.ncouls, p.ngpown);
+    Kokkos::deep_copy(in.I_eps_array, plain.I_eps_array);
+    c.perturb(in);
+    const SigmaResult before = literal_of(plain, derive(plain)).reference;
+    EXPECT_FALSE(results_close(literal_of(in, derive(in)).reference, before, 1e-6)) << c.what << " changes nothing";
+    expect_matches_literal(in, c.what);
+  }
+}
+
+// A run in G' slices (for_each_slice over column_slice) adds up to the run in one launch:
+// only the order of the sums differs.
+TEST(FastReference, SlicesAddUpToTheWhole) {
+  const SpaceData data(derive(generate(small_deck(24, 37, 150, 10))));
+  for (const SpaceKind k : build_spaces()) {
+    with_space(k, [&](auto space) {
+      const auto& d = data.on(space);
+      const session::ReferencePass whole = session::fast_reference(space, d);
+      session::ReferencePass parts;
+      // 37 columns at 10 s a column: 370 s, slices of about kSliceTarget, no narrower than
+      // the space allows.
+      double per_column = 10;
+      std::vector<int> widths;
+      const int launches = app::for_each_slice(space, d, per_column, true, [&](const auto& piece) {
+        parts += session::fast_reference(space, piece);
+        widths.push_back(piece.ngpown);
+        return 10.0 * piece.ngpown;
+      });
+      int covered = 0;
+      for (const int w : widths) covered += w;
+      EXPECT_EQ(covered, d.ngpown);
+      EXPECT_EQ(launches, int(widths.size()));
+      const int min_width = k == SpaceKind::Host ? 4 * int(space.concurrency()) : 128;
+      if (d.ngpown >= 2 * min_width) {
+        EXPECT_GT(launches, 1) << to_string(k);
+      }
+      EXPECT_TRUE(results_close(SigmaResult{parts.sums.sch_sum, parts.sums.ssx_sum},
+                                SigmaResult{whole.sums.sch_sum, whole.sums.ssx_sum}, 1e-14))
+          << to_string(k);
+      for (int i = 0; i < 24; ++i) EXPECT_EQ(parts.arms.n[i], whole.arms.n[i]);
+    });
+  }
+}
+
+// Work estimated below kSliceAbove is one launch; a warm-up's slices follow the rate it
+// measures (here each slice reports a tenth of the estimate: the next ones widen).
+TEST(FastReference, SlicesFollowTheMeasuredRate) {
+  const SpaceData data(derive(generate(small_deck(8, 400, 400, 4))));
+  with_space(SpaceKind::Host, [&](auto space) {
+    const auto& d = data.on(space);
+    double per_column = 0.01;  // 4 s in all
+    EXPECT_EQ(app::for_each_slice(space, d, per_column, false, [](const auto&) { return 0.0; }), 1);
+    per_column = 1;  // 400 s: slices of 10 columns, until the first reports 0.1 s a column
+    std::vector<int> widths;
+    app::for_each_slice(space, d, per_column, false, [&](const auto& piece) {
+      widths.push_back(piece.ngpown);
+      return 0.1 * piece.ngpown;
+    });
+    ASSERT_GE(widths.size(), 2u);
+    const int min_width = std::min(400, 4 * int(space.concurrency()));
+    EXPECT_EQ(widths.front(), std::max(10, min_width));
+    EXPECT_GT(widths[1], widths.front());
+  });
+}
+
+// ---- verification ------------------------------------------------------------------------
+
+// The host policy's sums, perturbed by a relative amount (a wrong result of a given size).
+double g_perturbation = 0;
+SigmaSums perturbed_host(const HostExec& space, const DataFor<HostExec>& d, Tunables& t, RunMode mode) {
+  SigmaSums s = find_policy("host").on_host(space, d, t, mode);
+  for (auto& v : s.sch_sum) v *= 1 + g_perturbation;
+  for (auto& v : s.ssx_sum) v *= 1 + g_perturbation;
+  return s;
+}
+
+// A result wrong by 100 times the tolerance fails verification (exit 2, status "wrong");
+// one off by a hundredth of it passes: verification is two-sided, at its tolerance.
+TEST(Verification, AWrongResultFails) {
+  app::Session s = app::make_session(small_deck(32, 24, 400, 12));
+  app::prepare_reference(s, app::VerifyMode::Host, kDefaultRtol);
+  ASSERT_EQ(s.target.against, "host reference");
+  PolicyEntry wrong = find_policy("host");
+  wrong.on_host = perturbed_host;
+  for (const double f : {100.0, 0.01}) {
+    g_perturbation = f * kDefaultRtol;
+    const app::PolicyRun r = app::run_policy(s, wrong, SpaceKind::Host, Tunables{}, 2, 1);
+    EXPECT_EQ(r.verified, f < 1) << f;
+    EXPECT_EQ(r.status, f < 1 ? "ok" : "wrong") << f;
+    EXPECT_GT(r.rel_error, 0.1 * g_perturbation);
+  }
+  g_perturbation = 0;
+}
+
+// What verification and the branch statistics cost beside the run they check: the
+// reference pass (arms included) and a pass for the arms alone each take at most a few
+// kernel runs of the host policy on the same space (about two on one AVX2 core; the
+// long-double reference they replace took 33, docs/wall-time.md). Each is the least of
+// three, in the process's CPU time (all its threads), so that other work on a busy
+// machine does not decide.
+double cpu_seconds() { return double(std::clock()) / CLOCKS_PER_SEC; }
+
+template <class F>
+double least_of_three(const F& f) {
+  double least = INFINITY;
+  for (int i = 0; i < 3; ++i) {
+    const double t0 = cpu_seconds();
+    f();
+    least = std::min(least, cpu_seconds() - t0);
+  }
+  return least;
+}
+
+TEST(Verification, CostsAboutOneRun) {
+  app::Session s = app::make_session(small_deck(64, 48, 4096, 28));
+  const double reference_s = least_of_three([&] { app::prepare_reference(s, app::VerifyMode::Host, kDefaultRtol, true); });
+  ASSERT_TRUE(s.arms.has_value());
+  const double arms_s = least_of_three([&] {
+    s.arms.reset();
+    app::prepare_reference(s, app::VerifyMode::None, kDefaultRtol, true);
+  });
+  app::prepare_reference(s, app::VerifyMode::Host, kDefaultRtol);
+  const PolicyEntry& host = find_policy("host");
+  app::PolicyRun r;
+  const double run_s = least_of_three([&] { r = app::run_policy(s, host, SpaceKind::Host, Tunables{}, 1, 0); });
+  ASSERT_TRUE(r.verified);
+  EXPECT_GT(reference_s, 0);
+  EXPECT_LE(reference_s, 3 * run_s + 0.02) << "kernel " << run_s << " s";
+  EXPECT_LE(arms_s, 3 * run_s + 0.02) << "kernel " << run_s << " s";
+}
+
+}  // namespace
+}  // namespace gpp::test

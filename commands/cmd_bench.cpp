@@ -26,9 +26,12 @@ int cmd_bench(const std::vector<std::string>& args) {
 
   Prepared p = prepare(app, o);
   Session& s = p.session;
+  PhaseClock clock(s);
+  clock.setup_done();
   std::vector<std::string> command_line{"gpp", "bench"};
   command_line.insert(command_line.end(), args.begin(), args.end());
   prepare_reference(s, parse_verify_mode(o.verify), o.rtol);
+  clock.verification_done();
   RunRecord rec = make_record("bench", command_line, s);
 
   // The text is printed after the output files are written (a failed write is the one
@@ -57,6 +60,8 @@ int cmd_bench(const std::vector<std::string>& args) {
   }
   if (progress) std::cerr << "\r\033[K" << std::flush;
   update_after_runs(rec, s);
+  clock.kernels_done();
+  rec.time_to_solution = clock.now();
   out << "\n";
   for (const auto& r : rec.runs)
     out << "tunables (" << r.policy << "): " << describe_tunables(r.tunables) << " (from: " << r.tunables_source
@@ -64,7 +69,7 @@ int cmd_bench(const std::vector<std::string>& args) {
   out << describe_provenance(rec);
   for (const auto& r : rec.runs) out << result_line(rec, r) << "\n";
   write_outputs(o, rec);
-  std::cout << out.str() << std::flush;
+  std::cout << out.str() << PhaseClock::describe(clock.now()) << std::flush;
   return rec.passed() ? 0 : 2;
 }
 

@@ -39,6 +39,39 @@ std::string describe_ranks(const PolicyRun& r) {
     << 4 * r.result.achtemp.size() << " doubles: " << r.comm_s * 1e6 << " us (median)\n";
   return o.str();
 }
+// One-off host -> device copies: how much, how long, how fast.
+std::string describe_transfer(const RunRecord& r) {
+  std::ostringstream o;
+  o << std::setprecision(4) << "transfer to device: " << r.transfer_s << " s";
+  if (r.transfer_bytes > 0) {
+    o << " (copied once: " << r.transfer_bytes / 1e9 << " GB";
+    if (r.transfer_copy_s > 0)
+      o << ", copies " << r.transfer_copy_s << " s at " << r.transfer_bytes / r.transfer_copy_s / 1e9
+        << " GB/s through page-locked staging";
+    o << ")";
+  }
+  o << "\n";
+  return o.str();
+}
+// The plan of a chunked space.
+std::string describe_chunks(const ChunkPlan& c, SpaceKind k) {
+  std::ostringstream o;
+  o << "G' chunks on the " << to_string(k) << " (--max-device-mem): " << c.resident << " of " << c.ngpown
+    << " columns resident, " << c.ngpown - c.resident << " streamed each pass in " << c.streamed.size()
+    << " chunks of at most " << c.width << " through " << c.slots
+    << (c.slots == 1 ? " buffer" : " buffers (copies overlap kernels)") << "; partial sums added\n";
+  return o.str();
+}
+// A chunked run's time with the copies and the copies' bandwidth.
+std::string describe_streaming(const PolicyRun& r) {
+  std::ostringstream o;
+  o << std::setprecision(4) << "time with chunk copies: median " << r.median_with_transfers()
+    << " s (transfers included: every pass streams " << r.stream_bytes / 1e9 << " GB";
+  if (r.stream_copy_s > 0)
+    o << "; copies " << r.stream_copy_s << " s a pass at " << r.stream_bytes / r.stream_copy_s / 1e9 << " GB/s";
+  o << "; " << r.median_with_transfers() - r.median() << " s a pass not hidden behind kernels)\n";
+  return o.str();
+}
 }  // namespace
 
 int cmd_run(const std::vector<std::string>& args) {
@@ -53,10 +86,13 @@ int cmd_run(const std::vector<std::string>& args) {
   // Everything that can be refused is refused here, before anything is printed.
   Prepared p = prepare(app, o);
   Session& s = p.session;
+  PhaseClock clock(s);
+  clock.setup_done();
   std::vector<std::string> command_line{"gpp", "run"};
   command_line.insert(command_line.end(), args.begin(), args.end());
 
   prepare_reference(s, parse_verify_mode(o.verify), o.rtol);
+  clock.verification_done();
   RunRecord rec = make_record("run", command_line, s);
   const SpaceKind first = p.runs.front().space;
   rec.rank_placement = mpi::placement();
@@ -77,17 +113,18 @@ int cmd_run(const std::vector<std::string>& args) {
     rec.runs.back().tunables_source = planned.tunables_source;
   }
   update_after_runs(rec, s);
+  clock.kernels_done();
+  rec.time_to_solution = clock.now();
 
   // The output files first: an output that fails (a full disk) is the one line printed.
   write_outputs(o, rec);
   std::cout << describe_provenance(rec) << describe_deck(s);
-  std::cout << "setup: " << s.setup_s << " s (generate/read, check, derive); transfer to device: " << rec.transfer_s
-            << " s; data: " << gib(double(rec.data_bytes)) << (rec.ranks > 1 ? " on rank 0" : "") << "\n";
+  std::cout << "setup: " << s.setup_s << " s (generate/read, check, derive); data: " << gib(double(rec.data_bytes))
+            << (rec.ranks > 1 ? " on rank 0" : "") << "\n";
+  std::cout << describe_transfer(rec);
   for (SpaceKind k : {SpaceKind::Device, SpaceKind::Host})
-    if (s.chunks(k).size() > 1 && std::any_of(rec.runs.begin(), rec.runs.end(), [&](const PolicyRun& r) { return r.space.kind == k; }))
-      std::cout << "G' chunks on the " << to_string(k) << ": " << s.chunks(k).size() << " per pass of at most "
-                << s.chunks(k).front().second - s.chunks(k).front().first
-                << " columns (--max-device-mem), each copied, run and freed; partial sums added\n";
+    if (s.chunks(k).chunked() && std::any_of(rec.runs.begin(), rec.runs.end(), [&](const PolicyRun& r) { return r.space.kind == k; }))
+      std::cout << describe_chunks(s.chunks(k), k);
   if (!s.synthetic) std::cout << describe_read(s);
   if (rec.branches) std::cout << describe_branches(*rec.branches);
   if (s.target.performed())
@@ -106,6 +143,7 @@ int cmd_run(const std::vector<std::string>& args) {
               << (rec.build.kokkos_kernels ? "KokkosBlas::gemm" : "built-in product") << ")\n";
     std::cout << std::setprecision(6) << "time: median " << r.median() << " s, min " << r.min() << " s, max "
               << r.max() << " s over " << r.times.size() << " repeats (warm-up excluded, transfers excluded)\n";
+    if (r.chunks > 1 && r.stream_bytes > 0) std::cout << describe_streaming(r);
     std::cout << "updates/s: " << updates / r.median() << "\n";
     if (r.ranks > 1) std::cout << describe_ranks(r);
   } else {
@@ -122,6 +160,8 @@ int cmd_run(const std::vector<std::string>& args) {
     for (const auto& r : rec.runs)
       std::cout << "tunables (" << r.policy << "): " << describe_tunables(r.tunables) << " (from: " << r.tunables_source
                 << ")\n";
+    for (const auto& r : rec.runs)
+      if (r.chunks > 1 && r.stream_bytes > 0) std::cout << r.policy << ": " << describe_streaming(r);
     std::cout << std::setprecision(6) << "\nachstemp = " << cplx(*rec.achstemp) << "\n";
   }
   if (s.target.performed()) {
@@ -140,6 +180,7 @@ int cmd_run(const std::vector<std::string>& args) {
     std::cout << "device memory in use, peak sampled: " << gib(double(rec.device_mem_peak_bytes))
               << " (whole device, context included)\n";
   for (const auto& r : rec.runs) std::cout << result_line(rec, r) << "\n";
+  std::cout << PhaseClock::describe(clock.now()) << std::flush;
   return rec.passed() ? 0 : 2;
 }
 

@@ -67,36 +67,10 @@ void complete_share(Session& s) {
   s.skipped_gp_total = skipped;
 }
 
-GppData<Kokkos::HostSpace> gp_columns(const GppData<Kokkos::HostSpace>& h, int first, int last) {
-  using Types = ViewTypes<Kokkos::HostSpace>;
-  GppData<Kokkos::HostSpace> d = h;
-  const auto cols = std::make_pair(first, last);
-  d.ngpown = last - first;
-  d.I_eps_array = Kokkos::subview(h.I_eps_array, Kokkos::ALL, cols);
-  d.wtilde_array = Kokkos::subview(h.wtilde_array, Kokkos::ALL, cols);
-  d.aqsmtemp_local_bt = Kokkos::subview(h.aqsmtemp_local_bt, Kokkos::ALL, cols);
-  d.vcoul_loc = Kokkos::subview(h.vcoul_loc, cols);
-  d.aqsmtemp_local = Types::ComplexMatrix(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::chunk::aqsmtemp_local"),
-                                          d.ngpown, d.nbands);
-  for (int n1 = 0; n1 < d.nbands; ++n1)
-    for (int c = 0; c < d.ngpown; ++c) d.aqsmtemp_local(c, n1) = h.aqsmtemp_local(first + c, n1);
-  return d;
-}
-
-ChunkBytes chunk_bytes(const GppData<Kokkos::HostSpace>& h) {
-  const double c = sizeof(complex_t), r = sizeof(double);
-  ChunkBytes b;
-  // to_memory_space: aqsntemp, wx_array_t and wx_array_bt, occ_array in every chunk.
-  b.replicated = c * double(h.ncouls) * h.nbands + 2 * r * double(h.nw) * h.nbands + r * h.nbands;
-  // wtilde_array and I_eps_array, aqsmtemp_local and its band-contiguous copy, vcoul_loc,
-  // and the static remainder's S (nbands x G') while achstemp is computed.
-  b.per_column = 2 * c * double(h.ncouls) + 3 * c * double(h.nbands) + r;
-  return b;
-}
-
 void plan_chunks(Session& s, SpaceKind k, long long max_bytes) {
   auto& plan = k == SpaceKind::Host ? s.chunks_host : s.chunks_device;
-  plan.clear();
+  plan = ChunkPlan{};
+  (k == SpaceKind::Host ? s.stream_host : s.stream_device).reset();
   double budget = double(max_bytes);
   if (max_bytes <= 0) {
     if (k == SpaceKind::Host || !kHasDeviceSpace) return;  // the host reads its arrays in place
@@ -116,8 +90,39 @@ void plan_chunks(Session& s, SpaceKind k, long long max_bytes) {
       << " GiB and each G' column " << b.per_column / 1048576.0 << " MiB";
     throw Error(o.str());
   }
-  const int width = int(std::min<double>(columns, ngpown));
-  for (int first = 0; first < ngpown; first += width) plan.emplace_back(first, std::min(ngpown, first + width));
+  plan = plan_columns(ngpown, (long long)std::min<double>(columns, ngpown), b);
+}
+
+double Session::transfer_s() const {
+  double t = 0;
+  for (SpaceKind k : {SpaceKind::Device, SpaceKind::Host}) {
+    const StreamStats st = stream_stats(k);
+    t += st.upload_s + st.exposed_s();
+  }
+  return t;
+}
+
+StreamStats Session::stream_stats(SpaceKind k) const {
+  StreamStats sum;
+  auto add = [&](const auto& stream) {
+    if (!stream) return;
+    const StreamStats& st = stream->stats();
+    sum.upload_bytes += st.upload_bytes;
+    sum.upload_s += st.upload_s;
+    sum.upload_copy_s = sum.upload_copy_s < 0 || st.upload_copy_s < 0 ? -1 : sum.upload_copy_s + st.upload_copy_s;
+    sum.passes += st.passes;
+    sum.stream_bytes += st.stream_bytes;
+    sum.copy_s = sum.copy_s < 0 || st.copy_s < 0 ? -1 : sum.copy_s + st.copy_s;
+    sum.pass_s += st.pass_s;
+    sum.kernel_s += st.kernel_s;
+  };
+  if (k == SpaceKind::Host) {
+    add(stream_host);
+  } else if (kHasDeviceSpace) {
+    add(stream_device);
+    add(whole_device);
+  }
+  return sum;
 }
 
 long long parse_bytes(const std::string& text, const std::string& option) {
@@ -153,17 +158,20 @@ const DataFor<ExecSpace>& Session::data(const ExecSpace& space) {
     (void)space;
     return host;
   } else {
-    if (!on_device) {
-      compat::ScopedRegion region("gpp::transfer");
-      space.fence();
-      const auto t0 = std::chrono::steady_clock::now();
-      device = to_memory_space<typename ExecSpace::memory_space>(host);
-      space.fence();
-      transfer_s = seconds_since(t0);
-      on_device = true;
-      backend::sample_memory();
+    compat::ScopedRegion region("gpp::transfer");
+    ChunkStream<ExecSpace>* whole = &stream(space);
+    if (chunks_device.chunked()) {
+      // A chunked device asked for the whole share (what counting the work reads).
+      if (!whole_device) {
+        ChunkPlan all;
+        all.ngpown = all.resident = host.ngpown;
+        whole_device = std::make_unique<ChunkStream<ExecSpace>>(host, all);
+      }
+      whole = whole_device.get();
     }
-    return device;
+    const auto& d = whole->resident(space);
+    backend::sample_memory();
+    return d;
   }
 }
 template const DataFor<HostExec>& Session::data(const HostExec&);
@@ -332,15 +340,20 @@ PolicyRun run_policy(Session& s, const PolicyEntry& entry, SpaceKind k, const Tu
   r.policy = entry.name;
   r.space = space_info(k);
   backend::Range range("gpp::policy::" + entry.name);  // ncu --nvtx-include "gpp::policy::NAME/"
-  std::vector<double> kernel_s, comm_s;  // this rank's, per timed repeat
+  std::vector<double> kernel_s, pass_s, comm_s;  // this rank's, per timed repeat
+  StreamStats before;
   with_space(k, [&](auto space) {
     r.tunables = resolve(s, entry, k, t);
-    // One pass: the policy on each G' chunk (kernel time: fenced, transfers excluded),
+    before = s.stream_stats(k);
+    // One pass: the policy on each G' chunk (kernel time: fenced, the chunks' copies
+    // excluded; pass time: the copies that were not hidden behind a kernel included),
     // then the sums of every rank (communication time).
     auto once = [&] {
       SigmaSums sums;
       double kernel = 0;
       mpi::barrier();  // every rank starts together: the slowest rank's time is the job's
+      space.fence();
+      const auto tp = std::chrono::steady_clock::now();
       s.for_each_chunk(space, [&](const auto& data) {
         space.fence();
         const auto t0 = std::chrono::steady_clock::now();
@@ -349,10 +362,11 @@ PolicyRun run_policy(Session& s, const PolicyEntry& entry, SpaceKind k, const Tu
         kernel += seconds_since(t0);
         add_to(sums, part);
       });
+      const double pass = seconds_since(tp);
       const auto t1 = std::chrono::steady_clock::now();
       sum_over_ranks(sums);
       const double comm = seconds_since(t1);
-      return std::make_tuple(apply_start_values(sums, s.input.asxtemp0, s.input.achtemp0), kernel, comm);
+      return std::make_tuple(apply_start_values(sums, s.input.asxtemp0, s.input.achtemp0), kernel, pass, comm);
     };
     auto check = [&](const SigmaResult& res) {
       if (!s.target.performed()) return;
@@ -361,8 +375,9 @@ PolicyRun run_policy(Session& s, const PolicyEntry& entry, SpaceKind k, const Tu
     };
     for (int i = 0; i < warmup; ++i) check(std::get<0>(once()));  // module load, first touch, allocations
     for (int i = 0; i < repeat; ++i) {
-      auto [res, kernel, comm] = once();
+      auto [res, kernel, pass, comm] = once();
       kernel_s.push_back(kernel);
+      pass_s.push_back(pass);
       comm_s.push_back(comm);
       backend::sample_memory();
       check(res);
@@ -371,14 +386,24 @@ PolicyRun run_policy(Session& s, const PolicyEntry& entry, SpaceKind k, const Tu
   });
   // A repeat takes the slowest rank's kernel time plus the reduction as the rank that
   // waited least saw it (the others' wait is the imbalance, not communication).
-  std::vector<double> slowest(kernel_s), reduction(comm_s);
+  std::vector<double> slowest(kernel_s), slowest_pass(pass_s), reduction(comm_s);
   mpi::max(slowest);
+  mpi::max(slowest_pass);
   mpi::min(reduction);
-  for (std::size_t i = 0; i < slowest.size(); ++i) r.times.push_back(slowest[i] + reduction[i]);
+  for (std::size_t i = 0; i < slowest.size(); ++i) {
+    r.times.push_back(slowest[i] + reduction[i]);
+    r.times_with_transfers.push_back(slowest_pass[i] + reduction[i]);
+  }
   r.ranks = mpi::size();
   r.rank_kernel_s = mpi::gather(median_of(kernel_s));
   r.comm_s = median_of(reduction);
-  r.chunks = std::max<int>(1, int(s.chunks(k).size()));
+  // The streamed chunks' copies of this rank, per pass (warm-up included).
+  const StreamStats after = s.stream_stats(k);
+  if (const int passes = after.passes - before.passes; passes > 0) {
+    r.stream_bytes = (after.stream_bytes - before.stream_bytes) / passes;
+    r.stream_copy_s = after.copy_s < 0 || before.copy_s < 0 ? -1 : (after.copy_s - before.copy_s) / passes;
+  }
+  r.chunks = std::max(1, s.chunks(k).launches());
   // Every rank verified the same sums; the worst error any rank saw is the run's.
   r.rel_error = mpi::max(r.rel_error);
   r.verified = s.target.performed() && r.rel_error <= s.target.tolerance;
@@ -421,8 +446,38 @@ RunRecord make_record(const std::string& command, const std::vector<std::string>
 }
 
 void update_after_runs(RunRecord& r, const Session& s) {
-  r.transfer_s = s.transfer_s + s.chunk_transfer_s;
+  r.transfer_s = s.transfer_s();
+  const StreamStats st = s.stream_stats(SpaceKind::Device);
+  r.transfer_bytes = st.upload_bytes;
+  r.transfer_copy_s = st.upload_copy_s;
   r.device_mem_peak_bytes = backend::memory_peak();
+}
+
+void PhaseClock::mark(const int phase) {
+  at_[phase] = runtime::seconds_since_start();
+  transfer_[phase] = s_.transfer_s();
+  for (int k = phase + 1; k < 3; ++k) at_[k] = at_[phase], transfer_[k] = transfer_[phase];
+}
+
+TimeToSolution PhaseClock::now() const {
+  TimeToSolution t;
+  t.total_s = runtime::seconds_since_start();
+  const double transfer = s_.transfer_s();
+  t.setup_s = at_[0] - transfer_[0];
+  t.verification_s = (at_[1] - at_[0]) - (transfer_[1] - transfer_[0]);
+  t.kernel_s = (at_[2] - at_[1]) - (transfer_[2] - transfer_[1]);
+  t.transfer_s = transfer;
+  t.output_s = (t.total_s - at_[2]) - (transfer - transfer_[2]);
+  return t;
+}
+
+std::string PhaseClock::describe(const TimeToSolution& t) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "time to solution [s]: setup %.3f + transfer %.3f + kernels %.3f + verification %.3f + output %.3f\n"
+                "time to solution: %.3f s (the wall time since gpp started)\n",
+                t.setup_s, t.transfer_s, t.kernel_s, t.verification_s, t.output_s, t.total_s);
+  return buf;
 }
 
 std::string describe_deck(const Session& s) {

@@ -51,6 +51,9 @@ int cmd_ceilings(const std::vector<std::string>& args) {
     if (!host)
       c.sweep_rotated = ceilings::bandwidth_sweep(space, 32768.0, max_bytes, per_trial, quick ? 2 : 3, rotated_method, true);
     c.bandwidth = pick_levels(c.sweep, caches, host, c.sweep_rotated);
+    // The link the G' chunks stream over (docs/mpi.md): 1 GiB each way.
+    if constexpr (kind_of<decltype(space)>() == SpaceKind::Device)
+      c.host_link = ceilings::host_link(space, quick ? 8.0 * 1048576 : 1073741824.0, quick ? 2 : 5, c.host_link_method);
     for (auto& l : c.bandwidth)
       l.method = (l.method.find("rotated") != std::string::npos ? rotated_method : method) + "; level: " + l.method +
                  " (cache sizes: " + caches.source + ")";
@@ -67,6 +70,8 @@ int cmd_ceilings(const std::vector<std::string>& args) {
   out << "sweep (working set bytes: GB/s):";
   for (const auto& p : c.sweep) out << " " << (long long)p.working_set_bytes << ": " << p.gbs;
   out << "\n";
+  for (const auto& p : c.host_link)
+    out << "link, " << p.direction << " (" << p.memory << " host memory): " << p.gbs << " GB/s\n";
   if (!c.sweep_rotated.empty()) {
     out << "rotated sweep (no L1 reuse):";
     for (const auto& p : c.sweep_rotated) out << " " << (long long)p.working_set_bytes << ": " << p.gbs;

@@ -120,6 +120,19 @@ std::string to_json(const CeilingsFile& c) {
   };
   j["sweep"] = points(c.sweep);
   if (!c.sweep_rotated.empty()) j["sweep_rotated"] = points(c.sweep_rotated);
+  if (!c.host_link.empty()) {
+    Json a = Json::array();
+    for (const auto& p : c.host_link) {
+      Json o = Json::object();
+      o["direction"] = p.direction;
+      o["host_memory"] = p.memory;
+      o["gbs"] = json_number(p.gbs);
+      o["bytes"] = (long long)p.bytes;
+      o["method"] = c.host_link_method;
+      a.push_back(std::move(o));
+    }
+    j["host_link"] = std::move(a);
+  }
   return dump_json(j);
 }
 

@@ -39,6 +39,8 @@ struct CeilingsFile {
   ceilings::Measured fp64;
   std::vector<BandwidthLevel> bandwidth;
   std::vector<ceilings::SweepPoint> sweep, sweep_rotated;  // rotated: GPUs only
+  std::vector<ceilings::LinkPoint> host_link;              // GPUs only
+  std::string host_link_method;
 };
 std::string to_json(const CeilingsFile& c);
 

@@ -1,6 +1,7 @@
 // `gpp ceilings [--space device|host] [--json FILE] [--quick]`: the machine's FP64 FMA
 // peak and the bandwidth of each memory level, measured with Kokkos on the chosen space
 // (docs/roofline.md); the JSON every roofline chart reads (docs/formats.md).
+#include "gpp_backend.hpp"
 #include "gpp_cli.hpp"
 #include "gpp_record.hpp"
 #include "gpp_outputs.hpp"
@@ -39,6 +40,11 @@ int cmd_ceilings(const std::vector<std::string>& args) {
     c.clock_mhz = caches.clock_mhz;
     c.multiprocessors = host ? 0 : caches.units;
     c.concurrency = space.concurrency();
+    if (!host) {
+      const backend::Memory m = backend::device_memory();  // before this command allocates anything
+      c.memory_bytes = double(m.total);
+      c.memory_free_bytes = double(m.free);
+    }
     // Run time: the FMA launches last >= 0.05 s (host 0.1 s) each; the sweep reads
     // >= 2 GB (host 0.25 GB) per launch and 4 launches per working set.
     c.fp64 = ceilings::fma_peak(space, quick ? 2 : 5, quick ? 0.002 : host ? 0.1 : 0.05);
@@ -62,8 +68,11 @@ int cmd_ceilings(const std::vector<std::string>& args) {
   // The file first: a failed write is the one line printed.
   if (!json_path.empty()) write_file_atomically(json_path, to_json(c));
   std::ostringstream out;
-  out << "device: " << c.device << " (" << c.backend << ", " << c.space << " space)\n"
-            << std::setprecision(4) << "FP64 FMA peak: " << c.fp64.value << " GFLOP/s (" << c.fp64.method << ")\n";
+  out << "device: " << c.device << " (" << c.backend << ", " << c.space << " space)\n";
+  if (c.memory_bytes > 0)
+    out << std::setprecision(4) << "device memory: " << c.memory_bytes / 1073741824.0 << " GiB, "
+        << c.memory_free_bytes / 1073741824.0 << " GiB free\n";
+  out << std::setprecision(4) << "FP64 FMA peak: " << c.fp64.value << " GFLOP/s (" << c.fp64.method << ")\n";
   for (const auto& l : c.bandwidth)
     out << std::left << std::setw(5) << l.level << std::right << std::setw(10) << l.gbs << " GB/s at "
               << l.working_set_bytes << " bytes\n";

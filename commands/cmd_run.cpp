@@ -42,13 +42,13 @@ std::string describe_ranks(const PolicyRun& r) {
 // One-off host -> device copies: how much, how long, how fast.
 std::string describe_transfer(const RunRecord& r) {
   std::ostringstream o;
-  o << std::setprecision(4) << "transfer to device: " << r.transfer_s << " s";
+  o << std::setprecision(4) << "transfer: " << r.transfer_s
+    << " s (host -> device copies, and the chunks' copies into their buffers, not hidden behind kernels)";
   if (r.transfer_bytes > 0) {
-    o << " (copied once: " << r.transfer_bytes / 1e9 << " GB";
+    o << "; copied once: " << r.transfer_bytes / 1e9 << " GB";
     if (r.transfer_copy_s > 0)
-      o << ", copies " << r.transfer_copy_s << " s at " << r.transfer_bytes / r.transfer_copy_s / 1e9
-        << " GB/s through page-locked staging";
-    o << ")";
+      o << " (copies " << r.transfer_copy_s << " s at " << r.transfer_bytes / r.transfer_copy_s / 1e9
+        << " GB/s through page-locked staging)";
   }
   o << "\n";
   return o.str();

@@ -91,6 +91,8 @@ std::string to_json(const CeilingsFile& c) {
   device["sm_clock_mhz"] = c.clock_mhz > 0 ? json_number(c.clock_mhz) : Json(nullptr);
   device["multiprocessors"] = c.multiprocessors > 0 ? Json(c.multiprocessors) : Json(nullptr);
   device["concurrency"] = c.concurrency;
+  device["memory_bytes"] = c.memory_bytes > 0 ? Json((long long)c.memory_bytes) : Json(nullptr);
+  device["memory_free_bytes"] = c.memory_bytes > 0 ? Json((long long)c.memory_free_bytes) : Json(nullptr);
   j["device"] = std::move(device);
   Json peak = Json::object();
   peak["name"] = "FP64 FMA peak";

@@ -36,6 +36,7 @@ struct CeilingsFile {
   std::string device, backend, space;
   double clock_mhz = 0;
   int multiprocessors = 0, concurrency = 0;
+  double memory_bytes = 0, memory_free_bytes = 0;  // device memory (0: the host space)
   ceilings::Measured fp64;
   std::vector<BandwidthLevel> bandwidth;
   std::vector<ceilings::SweepPoint> sweep, sweep_rotated;  // rotated: GPUs only

@@ -70,7 +70,10 @@ void complete_share(Session& s) {
 void plan_chunks(Session& s, SpaceKind k, long long max_bytes) {
   auto& plan = k == SpaceKind::Host ? s.chunks_host : s.chunks_device;
   plan = ChunkPlan{};
-  (k == SpaceKind::Host ? s.stream_host : s.stream_device).reset();
+  if (k == SpaceKind::Host)
+    s.stream_host.reset();
+  else
+    s.stream_device.reset();
   double budget = double(max_bytes);
   if (max_bytes <= 0) {
     if (k == SpaceKind::Host || !kHasDeviceSpace) return;  // the host reads its arrays in place

@@ -188,7 +188,7 @@ template <class ExecSpace>
 std::vector<LinkPoint> host_link(const ExecSpace& space, const double bytes, const int trials, std::string& method) {
   static_assert(kind_of<ExecSpace>() == SpaceKind::Device, "the host-device link of a device space");
   const std::size_t n = std::size_t(bytes);
-  auto alloc = [](const char* label) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, label); };
+  auto alloc = [](const char* label) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)); };
   Kokkos::View<char*, typename ExecSpace::memory_space> device(alloc("gpp::ceilings::link_device"), n);
   Kokkos::View<char*, backend::PinnedSpace> pinned(alloc("gpp::ceilings::link_pinned"), n);
   Kokkos::View<char*, Kokkos::HostSpace> pageable(alloc("gpp::ceilings::link_pageable"), n);

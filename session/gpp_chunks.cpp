@@ -403,16 +403,9 @@ const typename ChunkStream<ExecSpace>::Data& ChunkStream<ExecSpace>::resident(co
   } else {
     using Types = ViewTypes<Mem>;
     Data& d = resident_;
-    d.nbands = h.nbands;
+    copy_scalars(h, d);
     d.ngpown = R;
-    d.ncouls = h.ncouls;
-    d.nw = h.nw;
-    d.nstart = h.nstart;
-    d.nend = h.nend;
-    d.limitone = h.limitone;
-    d.limittwo = h.limittwo;
-    d.sexcut = h.sexcut;
-    auto alloc = [](const char* label) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, label); };
+    auto alloc = [](const char* label) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)); };
     d.aqsntemp = typename Types::ComplexMatrix(alloc("gpp::data::aqsntemp"), h.ncouls, h.nbands);
     d.wx_array_t = typename Types::RealMatrix(alloc("gpp::data::wx_array_t"), h.nw, h.nbands);
     d.wx_array_bt = typename Types::RealMatrix(alloc("gpp::data::wx_array_bt"), h.nbands, h.nw);

@@ -18,6 +18,7 @@
 #include <cctype>
 #include <cmath>
 #include <sstream>
+#include <thread>
 
 namespace gpp::app {
 namespace {
@@ -184,10 +185,36 @@ template const DataFor<DeviceExec>& Session::data(const DeviceExec&);
 
 namespace {
 // 64-bit words mixed in one after another (FNV-style multiply, then a final avalanche):
-// a few GB/s, so the digest of an si510 file costs about a second.
+// a few GB/s on one core. An array of 64 MiB or more is digested in blocks of 16 MiB by
+// several threads, and the blocks' digests are mixed in order: the same value for any
+// thread count (si510's file in about 0.1 s on 16 cores instead of a second).
 class Digest {
  public:
   void bytes(const void* data, std::size_t n) {
+    constexpr std::size_t kBlock = std::size_t(16) << 20;
+    if (n >= 4 * kBlock) {
+      const auto* p = static_cast<const unsigned char*>(data);
+      const std::size_t blocks = (n + kBlock - 1) / kBlock;
+      std::vector<std::uint64_t> words(blocks);
+      const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16);
+      auto part = [&](const std::size_t t) {
+        for (std::size_t b = t; b < blocks; b += threads) {
+          Digest d;
+          d.serial(p + b * kBlock, std::min(kBlock, n - b * kBlock));
+          words[b] = d.h_;
+        }
+      };
+      std::vector<std::thread> helpers;
+      for (std::size_t t = 1; t < std::min(threads, blocks); ++t) helpers.emplace_back(part, t);
+      part(0);
+      for (std::thread& h : helpers) h.join();
+      for (const std::uint64_t w : words) word(w);
+      word(n);
+      return;
+    }
+    serial(data, n);
+  }
+  void serial(const void* data, std::size_t n) {
     const auto* p = static_cast<const unsigned char*>(data);
     std::size_t i = 0;
     for (; i + 8 <= n; i += 8) {

@@ -126,6 +126,8 @@ int gpp_main(int argc, char* argv[]) {
     if (gpp::mpi::size() > 1 && !c->many_ranks)
       throw gpp::mpi::CollectiveError("runs on one rank; under mpirun, use gpp run (docs/mpi.md)");
     return c->run(args);
+  } catch (const gpp::app::StdoutLost&) {  // main's check of stdout prints the line
+    return 1;
   } catch (const gpp::mpi::CollectiveError& e) {  // every rank has it: rank 0 prints it
     std::cerr << "gpp " << command << ": error: " << gpp::app::one_line(e.what()) << "\n";
     return 1;

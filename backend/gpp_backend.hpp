@@ -21,6 +21,10 @@
 //   memory()                           free and total bytes of the device Kokkos drives
 //   push_marker(name), pop_marker()    profiler ranges (NVTX, roctx), kMarkers says
 //                                      whether they reach a profiler
+//   PinnedSpace                        page-locked host memory the device copies from
+//                                      at the link's speed (HostSpace without a device)
+//   QueueTimer                         start(space), stop(space), seconds(): the device
+//                                      time between two marks in an instance's queue
 // and, for device code, `reciprocal(x)` below picks each backend's fast 1/x, `mul_add`
 // makes a*b + c one fma in GPU code, and the warp functions (warp_all, warp_together,
 // warp_exclusive_sum, warp_sync, prefetch_l1) say what a warp does together on each.
@@ -164,6 +168,16 @@ inline void sample_memory() {
   const long long now = memory_in_use();
   if (now > memory_peak()) memory_peak() = now;
 }
+
+/// Page-locked host memory (HostSpace in a build without a device): the staging buffers
+/// of the G' chunks' copies (session/gpp_chunks.hpp).
+using PinnedSpace = Device::PinnedSpace;
+
+/// Times asynchronous work of one execution space instance (a copy that overlaps kernels
+/// of another): the device's own marks on a device space, the clock on the host (where
+/// that work is synchronous). seconds() once the instance was fenced after stop().
+template <class ExecSpace>
+using QueueTimer = std::conditional_t<kind_of<ExecSpace>() == SpaceKind::Device, Device::QueueTimer, HostQueueTimer>;
 
 /// Whether Range reaches a profiler of its own beyond Kokkos's tools (NVTX, roctx).
 inline constexpr bool kMarkers = Device::kMarkers;

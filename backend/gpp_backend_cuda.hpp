@@ -26,6 +26,48 @@ struct Cuda {
   static constexpr const char* kName = "CUDA";
   static constexpr bool kMarkers = GPP_HAVE_NVTX;
 
+  /// Page-locked host memory: the DMA engines read it at the link's speed, and a copy from
+  /// it returns at once (pageable memory is staged by the driver, synchronously).
+  using PinnedSpace = Kokkos::CudaHostPinnedSpace;
+
+  /// Two events on an instance's stream: the time the GPU spent between them (a copy that
+  /// overlaps kernels of another stream), read once the stream was fenced. A failed call
+  /// is cleared at once: Kokkos reads cudaGetLastError after its launches.
+  class QueueTimer {
+   public:
+    QueueTimer() {
+      ok_ = cudaEventCreate(&start_) == cudaSuccess && cudaEventCreate(&stop_) == cudaSuccess;
+      if (!ok_) (void)cudaGetLastError();
+    }
+    ~QueueTimer() {
+      if (start_) (void)cudaEventDestroy(start_);
+      if (stop_) (void)cudaEventDestroy(stop_);
+    }
+    QueueTimer(const QueueTimer&) = delete;
+    QueueTimer& operator=(const QueueTimer&) = delete;
+    void start(const Kokkos::Cuda& space) { record(start_, space); }
+    void stop(const Kokkos::Cuda& space) { record(stop_, space); }
+    /// Seconds from start() to stop(); -1 when the runtime could not time them.
+    double seconds() {
+      float ms = 0;
+      if (!ok_ || cudaEventElapsedTime(&ms, start_, stop_) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+      }
+      return 1e-3 * double(ms);
+    }
+
+   private:
+    void record(cudaEvent_t e, const Kokkos::Cuda& space) {
+      if (ok_ && cudaEventRecord(e, space.cuda_stream()) != cudaSuccess) {
+        (void)cudaGetLastError();
+        ok_ = false;
+      }
+    }
+    cudaEvent_t start_ = nullptr, stop_ = nullptr;
+    bool ok_ = false;
+  };
+
   /// The compute capability Kokkos compiled for (its architecture option).
   static std::string target() {
 #if defined(KOKKOS_ARCH_VOLTA70)

@@ -27,6 +27,45 @@ struct Hip {
   static constexpr bool kMarkers = false;
 #endif
 
+  /// Page-locked host memory: the DMA engines read it at the link's speed.
+  using PinnedSpace = Kokkos::HIPHostPinnedSpace;
+
+  /// Two events on an instance's stream (Cuda::QueueTimer's counterpart).
+  class QueueTimer {
+   public:
+    QueueTimer() {
+      ok_ = hipEventCreate(&start_) == hipSuccess && hipEventCreate(&stop_) == hipSuccess;
+      if (!ok_) (void)hipGetLastError();
+    }
+    ~QueueTimer() {
+      if (start_) (void)hipEventDestroy(start_);
+      if (stop_) (void)hipEventDestroy(stop_);
+    }
+    QueueTimer(const QueueTimer&) = delete;
+    QueueTimer& operator=(const QueueTimer&) = delete;
+    void start(const Kokkos::HIP& space) { record(start_, space); }
+    void stop(const Kokkos::HIP& space) { record(stop_, space); }
+    /// Seconds from start() to stop(); -1 when the runtime could not time them.
+    double seconds() {
+      float ms = 0;
+      if (!ok_ || hipEventElapsedTime(&ms, start_, stop_) != hipSuccess) {
+        (void)hipGetLastError();
+        return -1;
+      }
+      return 1e-3 * double(ms);
+    }
+
+   private:
+    void record(hipEvent_t e, const Kokkos::HIP& space) {
+      if (ok_ && hipEventRecord(e, space.hip_stream()) != hipSuccess) {
+        (void)hipGetLastError();
+        ok_ = false;
+      }
+    }
+    hipEvent_t start_ = nullptr, stop_ = nullptr;
+    bool ok_ = false;
+  };
+
   /// The GPU architecture Kokkos compiled for (its architecture option).
   static std::string target() {
 #if defined(KOKKOS_ARCH_AMD_GFX906)

@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
 #include <string>
 
@@ -46,11 +47,31 @@ struct Host {
   }
 };
 
+/// Times work on a host execution space, which runs a copy synchronously: the clock
+/// around it (the QueueTimer of gpp_backend.hpp on the host).
+class HostQueueTimer {
+ public:
+  template <class ExecSpace>
+  void start(const ExecSpace&) {
+    t0_ = std::chrono::steady_clock::now();
+  }
+  template <class ExecSpace>
+  void stop(const ExecSpace&) {
+    t1_ = std::chrono::steady_clock::now();
+  }
+  double seconds() const { return std::chrono::duration<double>(t1_ - t0_).count(); }
+
+ private:
+  std::chrono::steady_clock::time_point t0_, t1_;
+};
+
 /// The device backend of a build without one: no devices, no markers (properties and
 /// placement are never asked of it: every space of such a build is the host's).
 struct NoDevice {
   static constexpr const char* kName = "";
   static constexpr bool kMarkers = false;
+  using PinnedSpace = Kokkos::HostSpace;
+  using QueueTimer = HostQueueTimer;
   static std::string target() { return ""; }
   static Visible visible() { return {}; }
   template <class ExecSpace>

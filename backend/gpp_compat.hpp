@@ -66,6 +66,25 @@ class ScopedRegion {
   ScopedRegion& operator=(const ScopedRegion&) = delete;
 };
 
+/// A second instance of a device execution space, with a queue of its own: work given to
+/// it (the G' chunks' copies) runs beside the kernels of `space`. Kokkos 4 and 5 make it
+/// with partition_space; Kokkos 3.4 has none, and there the copies share `space`'s queue
+/// (they then run between the kernels: the same results, no overlap). A host space is
+/// returned as it is: its copies are synchronous, and an OpenMP partition would split
+/// its threads.
+template <class ExecSpace>
+ExecSpace independent_instance(const ExecSpace& space) {
+  if constexpr (std::is_same_v<ExecSpace, Kokkos::DefaultHostExecutionSpace>) {
+    return space;
+  } else {
+#if KOKKOS_VERSION >= 40000
+    return Kokkos::Experimental::partition_space(space, 1)[0];
+#else
+    return space;
+#endif
+  }
+}
+
 #if defined(GPP_HAVE_KOKKOSKERNELS)
 /// C = alpha op(A) op(B) + beta C on `space` (Kokkos Kernels 3.4 has no execution-space
 /// argument: it runs on the Views' default space, fenced around).

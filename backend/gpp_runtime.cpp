@@ -4,6 +4,7 @@
 #include "gpp_error.hpp"
 #include "gpp_stderr.hpp"
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 
@@ -19,6 +20,8 @@ State& state() {
   static State s;
   return s;
 }
+
+const std::chrono::steady_clock::time_point program_start = std::chrono::steady_clock::now();
 
 // The words Kokkos 3.x reads without the "kokkos-" prefix (and leaves in argv).
 constexpr const char* kLegacyOptions[] = {"--threads", "--numa", "--device", "--device-id", "--ndevices", "--num-devices"};
@@ -107,6 +110,10 @@ void start() {
 }
 
 bool running() { return Kokkos::is_initialized(); }
+
+double seconds_since_start() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - program_start).count();
+}
 
 void stop() {
   State& s = state();

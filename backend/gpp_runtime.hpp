@@ -41,6 +41,10 @@ void start();
 /// Whether Kokkos runs (started here or by a test main).
 bool running();
 
+/// Seconds since the program started (its static initialisation, before MPI and
+/// Kokkos): the wall time a command's time to solution adds up to.
+double seconds_since_start();
+
 /// Finalises Kokkos if start() started it (the end of main, before MPI ends).
 void stop();
 

@@ -34,6 +34,8 @@ int cmd_bench(const std::vector<std::string>& args) {
   session::Progress progress;
   Prepared p = prepare(app, o, &progress);
   Session& s = p.session;
+  PhaseClock clock(s);
+  clock.setup_done();
   std::vector<std::string> command_line{"gpp", "bench"};
   command_line.insert(command_line.end(), args.begin(), args.end());
   RunRecord rec = make_record("bench", command_line, s);
@@ -45,6 +47,7 @@ int cmd_bench(const std::vector<std::string>& args) {
                 "fewer repeats (--repeat 3 --warmup 0), a smaller deck (--ngpown, --ncouls, --nbands), fewer or "
                 "faster policies (v0-collapse3 is the slowest), --verify none");
   start_verification(s, o, &progress);
+  clock.verification_done();
   const RunRecord head = make_record("bench", command_line, s);
   rec.target = head.target;
   rec.reference = head.reference;
@@ -83,6 +86,8 @@ int cmd_bench(const std::vector<std::string>& args) {
   }
   if (c.stopped()) return c.stop_summary(o.json_path.empty() ? "" : "--json " + o.json_path);
   update_after_runs(rec, s);
+  clock.kernels_done();
+  rec.time_to_solution = clock.now();
   std::ostringstream out;
   out << "\n";
   if (c.skipped() > 0) out << c.skipped() << " policies skipped (already in " << o.csv_path << ")\n";
@@ -95,7 +100,7 @@ int cmd_bench(const std::vector<std::string>& args) {
   RunOptions summaries = o;
   summaries.csv_path.clear();
   write_outputs(summaries, rec);
-  std::cout << out.str() << std::flush;
+  std::cout << out.str() << PhaseClock::describe(clock.now()) << std::flush;
   return rec.passed() ? 0 : 2;
 }
 

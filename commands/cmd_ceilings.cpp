@@ -1,6 +1,7 @@
 // `gpp ceilings [--space device|host] [--json FILE] [--quick]`: the machine's FP64 FMA
 // peak and the bandwidth of each memory level, measured with Kokkos on the chosen space
 // (docs/roofline.md); the JSON every roofline chart reads (docs/formats.md).
+#include "gpp_backend.hpp"
 #include "gpp_campaign.hpp"
 #include "gpp_cli.hpp"
 #include "gpp_record.hpp"
@@ -38,9 +39,10 @@ int cmd_ceilings(const std::vector<std::string>& args) {
   const double min_bytes = host ? 8192.0 : 32768.0;  // inside one core's L1 / inside the L1s
   const double max_bytes = quick ? 4.0 * 1048576 : host ? 1073741824.0 : 2147483648.0;
   const std::size_t sizes = std::size_t(std::floor(std::log2(max_bytes * 1.0001 / min_bytes))) + 1;
-  Campaign run("ceilings", args, 1 + sizes * (host ? 1 : 2));
+  Campaign run("ceilings", args, 1 + sizes * (host ? 1 : 2) + (host ? 0 : 1));
   std::cout << "measuring the ceilings of the " << to_string(kind) << " space: the FP64 FMA peak, then a bandwidth "
-            << "sweep of " << sizes << " working sets" << (host ? "" : " (twice: plain and rotated)") << "\n"
+            << "sweep of " << sizes << " working sets"
+            << (host ? "" : " (twice: plain and rotated), then the host-device link") << "\n"
             << std::flush;
   bool stopped = false;
   with_space(kind, [&](auto space) {
@@ -51,6 +53,11 @@ int cmd_ceilings(const std::vector<std::string>& args) {
     c.clock_mhz = caches.clock_mhz;
     c.multiprocessors = host ? 0 : caches.units;
     c.concurrency = space.concurrency();
+    if (!host) {
+      const backend::Memory m = backend::device_memory();  // before this command allocates anything
+      c.memory_bytes = double(m.total);
+      c.memory_free_bytes = double(m.free);
+    }
     // Run time: the FMA launches last >= 0.05 s (host 0.1 s) each; the sweep reads
     // >= 2 GB (host 0.25 GB) per launch and 4 launches per working set.
     if (!run.next("FP64 FMA peak")) return;
@@ -84,6 +91,18 @@ int cmd_ceilings(const std::vector<std::string>& args) {
       if (stopped) return;
     }
     c.bandwidth = pick_levels(c.sweep, caches, host, c.sweep_rotated);
+    // The link the G' chunks stream over (docs/mpi.md): 1 GiB each way.
+    if constexpr (kind_of<decltype(space)>() == SpaceKind::Device) {
+      if (!run.next("host-device link")) {
+        stopped = true;
+        return;
+      }
+      c.host_link = ceilings::host_link(space, quick ? 8.0 * 1048576 : 1073741824.0, quick ? 2 : 5, c.host_link_method);
+      std::ostringstream line;
+      line << std::setprecision(4) << "host-device link:";
+      for (const auto& p : c.host_link) line << " " << p.direction << " (" << p.memory << "): " << p.gbs << " GB/s;";
+      run.done("", line.str());
+    }
     for (auto& l : c.bandwidth)
       l.method = (l.method.find("rotated") != std::string::npos ? rotated_method : method) + "; level: " + l.method +
                  " (cache sizes: " + caches.source + ")";
@@ -93,14 +112,19 @@ int cmd_ceilings(const std::vector<std::string>& args) {
   // The file first: a failed write is the one line printed.
   if (!json_path.empty()) write_file_atomically(json_path, to_json(c));
   std::ostringstream out;
-  out << "device: " << c.device << " (" << c.backend << ", " << c.space << " space)\n"
-            << std::setprecision(4) << "FP64 FMA peak: " << c.fp64.value << " GFLOP/s (" << c.fp64.method << ")\n";
+  out << "device: " << c.device << " (" << c.backend << ", " << c.space << " space)\n";
+  if (c.memory_bytes > 0)
+    out << std::setprecision(4) << "device memory: " << c.memory_bytes / 1073741824.0 << " GiB, "
+        << c.memory_free_bytes / 1073741824.0 << " GiB free\n";
+  out << std::setprecision(4) << "FP64 FMA peak: " << c.fp64.value << " GFLOP/s (" << c.fp64.method << ")\n";
   for (const auto& l : c.bandwidth)
     out << std::left << std::setw(5) << l.level << std::right << std::setw(10) << l.gbs << " GB/s at "
               << l.working_set_bytes << " bytes\n";
   out << "sweep (working set bytes: GB/s):";
   for (const auto& p : c.sweep) out << " " << (long long)p.working_set_bytes << ": " << p.gbs;
   out << "\n";
+  for (const auto& p : c.host_link)
+    out << "link, " << p.direction << " (" << p.memory << " host memory): " << p.gbs << " GB/s\n";
   if (!c.sweep_rotated.empty()) {
     out << "rotated sweep (no L1 reuse):";
     for (const auto& p : c.sweep_rotated) out << " " << (long long)p.working_set_bytes << ": " << p.gbs;

@@ -45,6 +45,39 @@ std::string describe_slices(const PolicyRun& r) {
          std::to_string(int(kSliceTarget)) + " s, each fenced and timed, partial sums added)\n";
 }
 
+// One-off host -> device copies: how much, how long, how fast.
+std::string describe_transfer(const RunRecord& r) {
+  std::ostringstream o;
+  o << std::setprecision(4) << "transfer: " << r.transfer_s
+    << " s (host -> device copies, and the chunks' copies into their buffers, not hidden behind kernels)";
+  if (r.transfer_bytes > 0) {
+    o << "; copied once: " << r.transfer_bytes / 1e9 << " GB";
+    if (r.transfer_copy_s > 0)
+      o << " (copies " << r.transfer_copy_s << " s at " << r.transfer_bytes / r.transfer_copy_s / 1e9
+        << " GB/s through page-locked staging)";
+  }
+  o << "\n";
+  return o.str();
+}
+// The plan of a chunked space.
+std::string describe_chunks(const ChunkPlan& c, SpaceKind k) {
+  std::ostringstream o;
+  o << "G' chunks on the " << to_string(k) << " (--max-device-mem): " << c.resident << " of " << c.ngpown
+    << " columns resident, " << c.ngpown - c.resident << " streamed each pass in " << c.streamed.size()
+    << " chunks of at most " << c.width << " through " << c.slots
+    << (c.slots == 1 ? " buffer" : " buffers (copies overlap kernels)") << "; partial sums added\n";
+  return o.str();
+}
+// A chunked run's time with the copies and the copies' bandwidth.
+std::string describe_streaming(const PolicyRun& r) {
+  std::ostringstream o;
+  o << std::setprecision(4) << "time with chunk copies: median " << r.median_with_transfers()
+    << " s (transfers included: every pass streams " << r.stream_bytes / 1e9 << " GB";
+  if (r.stream_copy_s > 0)
+    o << "; copies " << r.stream_copy_s << " s a pass at " << r.stream_bytes / r.stream_copy_s / 1e9 << " GB/s";
+  o << "; " << r.median_with_transfers() - r.median() << " s a pass not hidden behind kernels)\n";
+  return o.str();
+}
 }  // namespace
 
 int cmd_run(const std::vector<std::string>& args) {
@@ -59,6 +92,8 @@ int cmd_run(const std::vector<std::string>& args) {
   session::Progress progress;
   Prepared p = prepare(app, o, &progress);
   Session& s = p.session;
+  PhaseClock clock(s);
+  clock.setup_done();
   std::vector<std::string> command_line{"gpp", "run"};
   command_line.insert(command_line.end(), args.begin(), args.end());
   const VerifyMode mode = parse_verify_mode(o.verify);
@@ -79,6 +114,7 @@ int cmd_run(const std::vector<std::string>& args) {
                 "policy (host on a CPU, tuned on a GPU), --verify none, --no-branch-stats");
 
   prepare_reference(s, mode, o.rtol, !no_branch_stats, &progress);
+  clock.verification_done();
   RunRecord rec = make_record("run", command_line, s);
   rec.rank_placement = mpi::placement();
   if (!no_branch_stats) rec.branches = s.arms->branches();
@@ -89,17 +125,18 @@ int cmd_run(const std::vector<std::string>& args) {
     rec.runs.back().tunables_source = planned.tunables_source;
   }
   update_after_runs(rec, s);
+  clock.kernels_done();
+  rec.time_to_solution = clock.now();
 
   // The output files first: an output that fails (a full disk) is the one line printed
   // after the header.
   write_outputs(o, rec);
-  std::cout << "setup: " << s.setup_s << " s (generate/read, check, derive); transfer to device: " << rec.transfer_s
-            << " s; data: " << gib(double(rec.data_bytes)) << (rec.ranks > 1 ? " on rank 0" : "") << "\n";
+  std::cout << "setup: " << s.setup_s << " s (generate/read, check, derive); data: " << gib(double(rec.data_bytes))
+            << (rec.ranks > 1 ? " on rank 0" : "") << "\n";
+  std::cout << describe_transfer(rec);
   for (SpaceKind k : {SpaceKind::Device, SpaceKind::Host})
-    if (s.chunks(k).size() > 1 && std::any_of(rec.runs.begin(), rec.runs.end(), [&](const PolicyRun& r) { return r.space.kind == k; }))
-      std::cout << "G' chunks on the " << to_string(k) << ": " << s.chunks(k).size() << " per pass of at most "
-                << s.chunks(k).front().second - s.chunks(k).front().first
-                << " columns (--max-device-mem), each copied, run and freed; partial sums added\n";
+    if (s.chunks(k).chunked() && std::any_of(rec.runs.begin(), rec.runs.end(), [&](const PolicyRun& r) { return r.space.kind == k; }))
+      std::cout << describe_chunks(s.chunks(k), k);
   if (!s.synthetic) std::cout << describe_read(s);
   if (rec.branches)
     std::cout << describe_branches(*rec.branches)
@@ -123,6 +160,7 @@ int cmd_run(const std::vector<std::string>& args) {
               << (rec.build.kokkos_kernels ? "KokkosBlas::gemm" : "built-in product") << ")\n";
     std::cout << std::setprecision(6) << "time: median " << r.median() << " s, min " << r.min() << " s, max "
               << r.max() << " s over " << r.times.size() << " repeats (warm-up excluded, transfers excluded)\n";
+    if (r.chunks > 1 && r.stream_bytes > 0) std::cout << describe_streaming(r);
     std::cout << "updates/s: " << updates / r.median() << "\n";
     if (r.launches > r.chunks) std::cout << describe_slices(r);
     if (r.ranks > 1) std::cout << describe_ranks(r);
@@ -142,6 +180,8 @@ int cmd_run(const std::vector<std::string>& args) {
                 << ")\n";
     for (const auto& r : rec.runs)
       if (r.launches > r.chunks) std::cout << r.policy << ": " << describe_slices(r);
+    for (const auto& r : rec.runs)
+      if (r.chunks > 1 && r.stream_bytes > 0) std::cout << r.policy << ": " << describe_streaming(r);
     std::cout << std::setprecision(6) << "\nachstemp = " << cplx(*rec.achstemp) << "\n";
   }
   if (s.target.performed()) {
@@ -160,6 +200,7 @@ int cmd_run(const std::vector<std::string>& args) {
     std::cout << "device memory in use, peak sampled: " << gib(double(rec.device_mem_peak_bytes))
               << " (whole device, context included)\n";
   for (const auto& r : rec.runs) std::cout << result_line(rec, r) << "\n";
+  std::cout << PhaseClock::describe(clock.now()) << std::flush;
   return rec.passed() ? 0 : 2;
 }
 

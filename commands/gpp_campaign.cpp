@@ -1,4 +1,5 @@
 #include "gpp_campaign.hpp"
+#include "gpp_commands.hpp"
 
 #include "gpp_error.hpp"
 
@@ -96,7 +97,7 @@ void Campaign::done(const std::string& row, const std::string& line) {
   if (rows_ && !row.empty()) rows_->append(row);
   clear_line();
   std::cout << "[" << measured_ + skipped_ << "/" << planned_ << "] " << line << "\n" << std::flush;
-  if (!std::cout) throw Error("cannot write the standard output (a full disk or a closed pipe)");
+  if (!std::cout) throw StdoutLost{};  // main says so
   status(false);
 }
 

@@ -19,6 +19,10 @@ int cmd_policies(const std::vector<std::string>& args);
 /// `gpp --version`: version, git hash, Kokkos version and the backends compiled in.
 int cmd_version(std::ostream& out);
 
+/// Thrown by a command that stops because its standard output cannot be written (a full
+/// disk, /dev/full): main reports it, in the one line it prints for every command.
+struct StdoutLost {};
+
 struct Command {
   const char* name;
   const char* summary;

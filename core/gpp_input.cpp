@@ -481,22 +481,33 @@ GppData<Kokkos::HostSpace> derive(const InputDeck& in) {
   d.aqsmtemp_local = runtime::host_view<Types::ComplexMatrix>("gpp::data::aqsmtemp_local", d.ngpown, d.nbands);
   d.aqsmtemp_local_bt = runtime::host_view<Types::ComplexMatrix>("gpp::data::aqsmtemp_local_bt", d.nbands, d.ngpown);
   d.vcoul_loc = runtime::host_view<Types::RealVector>("gpp::data::vcoul_loc", d.ngpown);
+  // The G index (0-based) of each local G', -1 for a skipped one (both arrays 0 there).
+  std::vector<int> g_of(std::size_t(d.ngpown));
   for (int my = 0; my < d.ngpown; ++my) {
     const int igp = in.indinv[in.inv_igp_index[my] - 1];
-    if (igp < 1 || igp > d.ncouls) {  // skipped G': both are 0
-      d.vcoul_loc(my) = 0.0;
-      for (int n1 = 0; n1 < d.nbands; ++n1) {
-        d.aqsmtemp_local(my, n1) = complex_t(0.0, 0.0);
-        d.aqsmtemp_local_bt(n1, my) = complex_t(0.0, 0.0);
-      }
-      continue;
-    }
-    d.vcoul_loc(my) = in.vcoul[igp - 1];
-    for (int n1 = 0; n1 < d.nbands; ++n1) {
-      d.aqsmtemp_local(my, n1) = in.aqsmtemp(igp - 1, n1);
-      d.aqsmtemp_local_bt(n1, my) = in.aqsmtemp(igp - 1, n1);
-    }
+    const bool skipped = igp < 1 || igp > d.ncouls;
+    g_of[std::size_t(my)] = skipped ? -1 : igp - 1;
+    d.vcoul_loc(my) = skipped ? 0.0 : in.vcoul[igp - 1];
   }
+  // Parallel on the host, each thread writing whole columns: aqsmtemp_local by band
+  // (its reads stay in one column of aqsmtemp), then its band-contiguous copy by blocks
+  // of G' (read from aqsmtemp_local, which holds them contiguous).
+  const auto local = d.aqsmtemp_local;
+  runtime::host_parallel_for("gpp::data::aqsmtemp_local", d.nbands, [&](const long long n1) {
+    for (int my = 0; my < d.ngpown; ++my) {
+      const int g = g_of[std::size_t(my)];
+      local(my, int(n1)) = g < 0 ? complex_t(0.0, 0.0) : in.aqsmtemp(g, int(n1));
+    }
+  });
+  constexpr int kGpBlock = 64;
+  const auto bt = d.aqsmtemp_local_bt;
+  const int ngpown = d.ngpown, nbands = d.nbands;
+  runtime::host_parallel_for("gpp::data::aqsmtemp_local_bt", (ngpown + kGpBlock - 1) / kGpBlock,
+                             [&](const long long block) {
+                               const int first = int(block) * kGpBlock, last = std::min(ngpown, first + kGpBlock);
+                               for (int n1 = 0; n1 < nbands; ++n1)
+                                 for (int my = first; my < last; ++my) bt(n1, my) = local(my, n1);
+                             });
   return d;
 }
 

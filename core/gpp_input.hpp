@@ -155,14 +155,7 @@ void copy_gp_arrays(const GppData<Kokkos::HostSpace>& h, GppData<MemorySpace>& d
 template <class MemorySpace>
 GppData<MemorySpace> to_memory_space(const GppData<Kokkos::HostSpace>& h) {
   GppData<MemorySpace> d;
-  d.nbands = h.nbands;
-  d.ncouls = h.ncouls;
-  d.nw = h.nw;
-  d.nstart = h.nstart;
-  d.nend = h.nend;
-  d.limitone = h.limitone;
-  d.limittwo = h.limittwo;
-  d.sexcut = h.sexcut;
+  copy_scalars(h, d);
   auto copy = [](const auto& v) { return Kokkos::create_mirror_view_and_copy(MemorySpace(), v); };
   d.aqsntemp = copy(h.aqsntemp);
   d.wx_array_t = copy(h.wx_array_t);

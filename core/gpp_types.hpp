@@ -60,6 +60,21 @@ struct GppData {
   double updates() const { return double(nbands) * ngpown * double(ncouls) * nw; }
 };
 
+/// Every field of `from` but its arrays (sizes, frequencies, limits) into `to`, whose
+/// arrays live in another memory space or hold other columns.
+template <class To, class From>
+void copy_scalars(const GppData<From>& from, GppData<To>& to) {
+  to.nbands = from.nbands;
+  to.ngpown = from.ngpown;
+  to.ncouls = from.ncouls;
+  to.nw = from.nw;
+  to.nstart = from.nstart;
+  to.nend = from.nend;
+  to.limitone = from.limitone;
+  to.limittwo = from.limittwo;
+  to.sexcut = from.sexcut;
+}
+
 /// The kernel's result: sums over all terms, before the start values are applied.
 struct SigmaSums {
   std::vector<std::complex<double>> sch_sum;  // (nw)

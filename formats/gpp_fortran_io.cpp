@@ -2,6 +2,7 @@
 
 #include "gpp_atomic_file.hpp"
 #include "gpp_io_util.hpp"
+#include "gpp_parallel_read.hpp"
 #include "gpp_runtime.hpp"
 
 #include <fcntl.h>
@@ -125,7 +126,15 @@ class DatReader {
 
   void read(void* dst, std::int64_t n) {
     if (pos_ + n > end_) fail("internal error: read past the record");
-    raw(dst, n);
+    if (n < io::kParallelReadBytes) {
+      raw(dst, n);
+      return;
+    }
+    // A large record (a matrix): read by several threads, then on from its end.
+    if (const std::string why = io::parallel_pread(fd_, pos_, dst, n); !why.empty())
+      fail(why.rfind("the file ends", 0) == 0 ? "the file ends inside the record (it shrank while being read)" : why);
+    pos_ += n;
+    if (::lseek(fd_, off_t(pos_), SEEK_SET) != off_t(pos_)) fail(str("seek failed: ", std::strerror(errno)));
   }
 
   void end() {

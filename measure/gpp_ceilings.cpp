@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 
 namespace gpp::ceilings {
 namespace {
@@ -185,6 +186,42 @@ std::vector<SweepPoint> bandwidth_sweep(const ExecSpace& space, double min_bytes
   return points;
 }
 
+template <class ExecSpace>
+std::vector<LinkPoint> host_link(const ExecSpace& space, const double bytes, const int trials, std::string& method) {
+  static_assert(kind_of<ExecSpace>() == SpaceKind::Device, "the host-device link of a device space");
+  const std::size_t n = std::size_t(bytes);
+  auto alloc = [](const char* label) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)); };
+  Kokkos::View<char*, typename ExecSpace::memory_space> device(alloc("gpp::ceilings::link_device"), n);
+  Kokkos::View<char*, backend::PinnedSpace> pinned(alloc("gpp::ceilings::link_pinned"), n);
+  Kokkos::View<char*, Kokkos::HostSpace> pageable(alloc("gpp::ceilings::link_pageable"), n);
+  // Touched first: a page's first fault is the host's cost, not the link's.
+  std::memset(pinned.data(), 1, n);
+  std::memset(pageable.data(), 1, n);
+  Kokkos::deep_copy(space, device, pinned);
+  auto best_of = [&](const auto& dst, const auto& src) {
+    double best = 0;
+    for (int k = 0; k <= trials; ++k) {  // k = 0: warm-up
+      space.fence();
+      const auto t0 = std::chrono::steady_clock::now();
+      Kokkos::deep_copy(space, dst, src);
+      space.fence();
+      const double dt = seconds_since(t0);
+      if (k > 0 && dt > 0) best = std::max(best, double(n) / dt / 1e9);
+    }
+    return best;
+  };
+  std::vector<LinkPoint> points = {
+      {"host to device", "page-locked", best_of(device, pinned), double(n)},
+      {"host to device", "pageable", best_of(device, pageable), double(n)},
+      {"device to host", "page-locked", best_of(pinned, device), double(n)},
+      {"device to host", "pageable", best_of(pageable, device), double(n)},
+  };
+  method = "Kokkos::deep_copy of " + std::to_string(n) + " bytes on an instance of the device space, fenced, between " +
+           "device memory and page-locked (" + backend::PinnedSpace::name() + ") or pageable (HostSpace) host memory " +
+           "touched beforehand; best of " + std::to_string(trials) + " copies after a warm-up";
+  return points;
+}
+
 template Measured fma_peak(const HostExec&, int, double);
 template std::vector<SweepPoint> bandwidth_sweep(const HostExec&, double, double, double, int, std::string&, bool,
                                                  const std::function<void(const SweepPoint&)>&);
@@ -192,6 +229,7 @@ template std::vector<SweepPoint> bandwidth_sweep(const HostExec&, double, double
 template Measured fma_peak(const DeviceExec&, int, double);
 template std::vector<SweepPoint> bandwidth_sweep(const DeviceExec&, double, double, double, int, std::string&, bool,
                                                  const std::function<void(const SweepPoint&)>&);
+template std::vector<LinkPoint> host_link(const DeviceExec&, double, int, std::string&);
 #endif
 
 }  // namespace gpp::ceilings

@@ -39,6 +39,20 @@ std::vector<SweepPoint> bandwidth_sweep(const ExecSpace& space, double min_bytes
                                         double bytes_per_trial, int trials, std::string& method, bool rotate = false,
                                         const std::function<void(const SweepPoint&)>& on_point = {});
 
+/// One host <-> device copy rate: a direction ("host to device", "device to host"), the
+/// host memory ("page-locked", "pageable"), GB/s.
+struct LinkPoint {
+  std::string direction, memory;
+  double gbs = 0, bytes = 0;
+};
+
+/// The link between host and device (PCIe, NVLink-C2C) as Kokkos::deep_copy on `space`
+/// sees it: `bytes` copied each way, from and to page-locked (backend::PinnedSpace, what
+/// the G' chunks stream from) and pageable host memory; the best of `trials` fenced
+/// copies after a warm-up. A device space only.
+template <class ExecSpace>
+std::vector<LinkPoint> host_link(const ExecSpace& space, double bytes, int trials, std::string& method);
+
 inline constexpr int kChains = 16;
 inline constexpr int kStreamAccumulators = 8;  // independent accumulators per stream thread
 

@@ -93,6 +93,8 @@ std::string to_json(const CeilingsFile& c) {
   device["sm_clock_mhz"] = c.clock_mhz > 0 ? json_number(c.clock_mhz) : Json(nullptr);
   device["multiprocessors"] = c.multiprocessors > 0 ? Json(c.multiprocessors) : Json(nullptr);
   device["concurrency"] = c.concurrency;
+  device["memory_bytes"] = c.memory_bytes > 0 ? Json((long long)c.memory_bytes) : Json(nullptr);
+  device["memory_free_bytes"] = c.memory_bytes > 0 ? Json((long long)c.memory_free_bytes) : Json(nullptr);
   j["device"] = std::move(device);
   Json peak = Json::object();
   peak["name"] = "FP64 FMA peak";
@@ -122,6 +124,19 @@ std::string to_json(const CeilingsFile& c) {
   };
   j["sweep"] = points(c.sweep);
   if (!c.sweep_rotated.empty()) j["sweep_rotated"] = points(c.sweep_rotated);
+  if (!c.host_link.empty()) {
+    Json a = Json::array();
+    for (const auto& p : c.host_link) {
+      Json o = Json::object();
+      o["direction"] = p.direction;
+      o["host_memory"] = p.memory;
+      o["gbs"] = json_number(p.gbs);
+      o["bytes"] = (long long)p.bytes;
+      o["method"] = c.host_link_method;
+      a.push_back(std::move(o));
+    }
+    j["host_link"] = std::move(a);
+  }
   return dump_json(j);
 }
 

@@ -36,9 +36,12 @@ struct CeilingsFile {
   std::string device, backend, space;
   double clock_mhz = 0;
   int multiprocessors = 0, concurrency = 0;
+  double memory_bytes = 0, memory_free_bytes = 0;  // device memory (0: the host space)
   ceilings::Measured fp64;
   std::vector<BandwidthLevel> bandwidth;
   std::vector<ceilings::SweepPoint> sweep, sweep_rotated;  // rotated: GPUs only
+  std::vector<ceilings::LinkPoint> host_link;              // GPUs only
+  std::string host_link_method;
 };
 std::string to_json(const CeilingsFile& c);
 

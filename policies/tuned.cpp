@@ -78,10 +78,17 @@ struct BandBlocks {
 // the state, states with E_n > E) into as few blocks as it can (2 of si214's 6 occupied
 // blocks at 96 bands per block, 3 of 15 at 32, where the bands in their own order, a
 // permutation of the energies, put one in every block).
-template <class MemorySpace>
-BandBlocks<MemorySpace> band_blocks(const GppData<MemorySpace>& d, const int band_block) {
-  const auto occ = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d.occ_array);
-  const auto wx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d.wx_array_bt);
+//
+// Every copy here runs on `space` and is fenced there, never through Kokkos' global fence
+// (deep_copy without a space): the next G' chunk's copy, on an instance of its own, must
+// keep running beside this kernel (session/gpp_chunks.hpp).
+template <class ExecSpace, class MemorySpace>
+BandBlocks<MemorySpace> band_blocks(const ExecSpace& space, const GppData<MemorySpace>& d, const int band_block) {
+  const auto occ = Kokkos::create_mirror_view(Kokkos::HostSpace(), d.occ_array);
+  const auto wx = Kokkos::create_mirror_view(Kokkos::HostSpace(), d.wx_array_bt);
+  Kokkos::deep_copy(space, occ, d.occ_array);
+  Kokkos::deep_copy(space, wx, d.wx_array_bt);
+  space.fence();
   std::vector<int> negative(d.nbands, 0);
   for (int n = 0; n < d.nbands; ++n)
     for (int w = 0; w < d.nw; ++w) negative[n] |= wx(n, w) < 0.0;
@@ -113,10 +120,12 @@ BandBlocks<MemorySpace> band_blocks(const GppData<MemorySpace>& d, const int ban
   r.order = BandOrder<MemorySpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::tuned::band_order"), d.nbands);
   r.start = BandOrder<MemorySpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::tuned::block_start"),
                                    start.size());
-  Kokkos::deep_copy(r.order, Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(order.data(), order.size()));
-  Kokkos::deep_copy(r.start, Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(start.data(), start.size()));
+  using HostInts = Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+  Kokkos::deep_copy(space, r.order, HostInts(order.data(), order.size()));
+  Kokkos::deep_copy(space, r.start, HostInts(start.data(), start.size()));
   r.cut = BandOrder<MemorySpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::tuned::block_cut"), cut.size());
-  Kokkos::deep_copy(r.cut, Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(cut.data(), cut.size()));
+  Kokkos::deep_copy(space, r.cut, HostInts(cut.data(), cut.size()));
+  space.fence();  // before the host vectors go
   return r;
 }
 
@@ -413,7 +422,7 @@ SigmaSums tuned(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t
   t.team_size = team_size;
   SigmaAccum<NW> result;
   if (mode == RunMode::Check) return kernels::to_sums(result);
-  const auto blocks = band_blocks(d, block);
+  const auto blocks = band_blocks(space, d, block);
   result += tuned_part<NW, true>(space, in, blocks, 0, blocks.occupied_blocks, block, team_size);
   result += tuned_part<NW, false>(space, in, blocks, blocks.occupied_blocks, blocks.blocks, block, team_size);
   return kernels::to_sums(result);

@@ -64,13 +64,16 @@ SpaceInfo space_info(SpaceKind k) {
 
 double PolicyRun::min() const { return times.empty() ? NAN : *std::min_element(times.begin(), times.end()); }
 double PolicyRun::max() const { return times.empty() ? NAN : *std::max_element(times.begin(), times.end()); }
-double PolicyRun::median() const {
-  if (times.empty()) return NAN;
-  std::vector<double> t = times;
+namespace {
+double median_of(std::vector<double> t) {
+  if (t.empty()) return NAN;
   std::sort(t.begin(), t.end());
   const std::size_t n = t.size();
   return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
 }
+}  // namespace
+double PolicyRun::median() const { return median_of(times); }
+double PolicyRun::median_with_transfers() const { return median_of(times_with_transfers); }
 
 bool RunRecord::passed() const {
   for (const auto& r : runs)
@@ -194,6 +197,9 @@ std::string to_json(const RunRecord& r) {
   setup["check_s"] = json_number(r.check_s);
   setup["read_bytes"] = r.read_bytes;
   setup["transfer_s"] = json_number(r.transfer_s);
+  setup["transfer_bytes"] = json_number(r.transfer_bytes);
+  setup["transfer_copy_s"] = json_number(r.transfer_copy_s);
+  setup["read_gbs"] = r.read_s > 0 ? json_number(double(r.read_bytes) / r.read_s / 1e9) : Json(nullptr);
   setup["data_bytes"] = r.data_bytes;
   setup["device_mem_peak_bytes"] = r.device_mem_peak_bytes;
   j["setup"] = std::move(setup);
@@ -251,9 +257,25 @@ std::string to_json(const RunRecord& r) {
     o["comm_median_s"] = json_number(run.comm_s);
     o["chunks"] = run.chunks;
     o["launches"] = run.launches;
+    o["times_with_transfers_s"] = json_numbers(run.times_with_transfers);
+    o["time_with_transfers_median_s"] = json_number(run.median_with_transfers());
+    o["stream_bytes_per_pass"] = json_number(run.stream_bytes);
+    o["stream_copy_s_per_pass"] = json_number(run.stream_copy_s);
     runs.push_back(std::move(o));
   }
   j["runs"] = std::move(runs);
+  if (const auto& t = r.time_to_solution) {
+    Json o = Json::object();
+    o["setup_s"] = json_number(t->setup_s);
+    o["transfer_s"] = json_number(t->transfer_s);
+    o["kernel_s"] = json_number(t->kernel_s);
+    o["verification_s"] = json_number(t->verification_s);
+    o["output_s"] = json_number(t->output_s);
+    o["total_s"] = json_number(t->total_s);
+    j["time_to_solution"] = std::move(o);
+  } else {
+    j["time_to_solution"] = nullptr;
+  }
   j["ranks"] = r.ranks;
   j["rank_placement"] = r.rank_placement;
   j["passed"] = r.passed();

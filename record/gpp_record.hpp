@@ -66,6 +66,23 @@ struct PolicyRun {
   double comm_s = 0;                  // MPI_Allreduce of the 4*nw sums
   int chunks = 1;                     // G' chunks per pass on this space (--max-device-mem)
   int launches = 1;                   // launches per timed run (chunks, and slices of a long run)
+  // Each repeat's pass with the chunks' copies that were not hidden behind kernels (the
+  // slowest rank's, plus the reduction); equal to `times` but for those copies. An
+  // unchunked run copies its data once, before its passes (RunRecord::transfer_s).
+  std::vector<double> times_with_transfers;
+  double stream_bytes = 0;   // host -> device bytes each pass streams (0: unchunked)
+  double stream_copy_s = 0;  // of each pass: the streamed copies' own time (device timers; -1: unknown)
+  double median_with_transfers() const;
+};
+
+/// A command's wall time in phases that add up to it (docs/formats.md): setup (start-up,
+/// the deck generated or read, checked and derived, the chunk plan, tunables resolved),
+/// host -> device copies not hidden behind kernels, kernels (every pass of every policy,
+/// warm-ups included, and the static remainder, with their host-side work), verification
+/// (the reference pass, which also counts the branch statistics), and the output.
+struct TimeToSolution {
+  double setup_s = 0, transfer_s = 0, kernel_s = 0, verification_s = 0, output_s = 0;
+  double total_s = 0;  // the wall time since gpp started: the sum of the five
 };
 
 struct RunRecord {
@@ -79,6 +96,8 @@ struct RunRecord {
   // setup
   double setup_s = 0, read_s = 0, check_s = 0, transfer_s = 0;
   long long read_bytes = 0, data_bytes = 0, device_mem_peak_bytes = -1;
+  double transfer_bytes = 0;  // copied once to the device (the whole share, or bands and resident G')
+  double transfer_copy_s = 0;  // of transfer_s: the copies' own time (device timers; -1: unknown)
   // the static remainder
   std::optional<std::complex<double>> achstemp;
   std::optional<SpaceInfo> achstemp_space;
@@ -92,6 +111,11 @@ struct RunRecord {
   double reference_s = 0;
 
   std::vector<PolicyRun> runs;
+
+  // Filled by the commands that time their phases (run, bench); a record is written during
+  // its output phase, so its output_s and total_s stop there (the text's last line has
+  // the final ones).
+  std::optional<TimeToSolution> time_to_solution;
 
   int ranks = 1;                            // MPI ranks (docs/mpi.md)
   std::vector<std::string> rank_placement;  // per rank: "host HOST, DEVICE" (MPI builds)

@@ -57,8 +57,16 @@ void write_results_h5(const std::string& path, const RunRecord& r) {
       .attribute("timings", "read_bytes", r.read_bytes)
       .attribute("timings", "check_s", r.check_s)
       .attribute("timings", "transfer_s", r.transfer_s)
+      .attribute("timings", "transfer_bytes", r.transfer_bytes)
       .attribute("timings", "static_s", r.static_s)
       .attribute("timings", "reference_s", r.reference_s);
+  if (const auto& t = r.time_to_solution)
+    h.attribute("time_to_solution", "setup_s", t->setup_s)
+        .attribute("time_to_solution", "transfer_s", t->transfer_s)
+        .attribute("time_to_solution", "kernel_s", t->kernel_s)
+        .attribute("time_to_solution", "verification_s", t->verification_s)
+        .attribute("time_to_solution", "output_s", t->output_s)
+        .attribute("time_to_solution", "total_s", t->total_s);
   h.attribute("verification", "against", r.target.against)
       .attribute("verification", "tolerance", r.target.tolerance)
       .attribute("verification", "passed", r.passed());
@@ -82,6 +90,8 @@ void write_results_h5(const std::string& path, const RunRecord& r) {
         .attribute(g, "time_median_s", run.median())
         .attribute(g, "time_min_s", run.min())
         .attribute(g, "time_max_s", run.max())
+        .attribute(g, "time_with_transfers_median_s", run.median_with_transfers())
+        .attribute(g, "chunks", run.chunks)
         .attribute(g, "updates_per_s", d.updates / run.median())
         .attribute(g, "rel_error", run.rel_error)
         .attribute(g, "verified", run.verified);

@@ -20,6 +20,7 @@
 #include <cctype>
 #include <cmath>
 #include <sstream>
+#include <thread>
 
 namespace gpp::app {
 namespace {
@@ -69,24 +70,13 @@ void complete_share(Session& s) {
   s.skipped_gp_total = skipped;
 }
 
-GppData<Kokkos::HostSpace> gp_columns(const GppData<Kokkos::HostSpace>& h, int first, int last) {
-  return column_slice(h, first, last);
-}
-
-ChunkBytes chunk_bytes(const GppData<Kokkos::HostSpace>& h) {
-  const double c = sizeof(complex_t), r = sizeof(double);
-  ChunkBytes b;
-  // to_memory_space: aqsntemp, wx_array_t and wx_array_bt, occ_array in every chunk.
-  b.replicated = c * double(h.ncouls) * h.nbands + 2 * r * double(h.nw) * h.nbands + r * h.nbands;
-  // wtilde_array and I_eps_array, aqsmtemp_local and its band-contiguous copy, vcoul_loc,
-  // and the static remainder's S (nbands x G') while achstemp is computed.
-  b.per_column = 2 * c * double(h.ncouls) + 3 * c * double(h.nbands) + r;
-  return b;
-}
-
 void plan_chunks(Session& s, SpaceKind k, long long max_bytes) {
   auto& plan = k == SpaceKind::Host ? s.chunks_host : s.chunks_device;
-  plan.clear();
+  plan = ChunkPlan{};
+  if (k == SpaceKind::Host)
+    s.stream_host.reset();
+  else
+    s.stream_device.reset();
   double budget = double(max_bytes);
   if (max_bytes <= 0) {
     if (k == SpaceKind::Host || !kHasDeviceSpace) return;  // the host reads its arrays in place
@@ -106,8 +96,39 @@ void plan_chunks(Session& s, SpaceKind k, long long max_bytes) {
       << " GiB and each G' column " << b.per_column / 1048576.0 << " MiB";
     throw Error(o.str());
   }
-  const int width = int(std::min<double>(columns, ngpown));
-  for (int first = 0; first < ngpown; first += width) plan.emplace_back(first, std::min(ngpown, first + width));
+  plan = plan_columns(ngpown, (long long)std::min<double>(columns, ngpown), b);
+}
+
+double Session::transfer_s() const {
+  double t = 0;
+  for (SpaceKind k : {SpaceKind::Device, SpaceKind::Host}) {
+    const StreamStats st = stream_stats(k);
+    t += st.upload_s + st.exposed_s();
+  }
+  return t;
+}
+
+StreamStats Session::stream_stats(SpaceKind k) const {
+  StreamStats sum;
+  auto add = [&](const auto& stream) {
+    if (!stream) return;
+    const StreamStats& st = stream->stats();
+    sum.upload_bytes += st.upload_bytes;
+    sum.upload_s += st.upload_s;
+    sum.upload_copy_s = sum.upload_copy_s < 0 || st.upload_copy_s < 0 ? -1 : sum.upload_copy_s + st.upload_copy_s;
+    sum.passes += st.passes;
+    sum.stream_bytes += st.stream_bytes;
+    sum.copy_s = sum.copy_s < 0 || st.copy_s < 0 ? -1 : sum.copy_s + st.copy_s;
+    sum.pass_s += st.pass_s;
+    sum.kernel_s += st.kernel_s;
+  };
+  if (k == SpaceKind::Host) {
+    add(stream_host);
+  } else if (kHasDeviceSpace) {
+    add(stream_device);
+    add(whole_device);
+  }
+  return sum;
 }
 
 long long parse_bytes(const std::string& text, const std::string& option) {
@@ -143,17 +164,20 @@ const DataFor<ExecSpace>& Session::data(const ExecSpace& space) {
     (void)space;
     return host;
   } else {
-    if (!on_device) {
-      compat::ScopedRegion region("gpp::transfer");
-      space.fence();
-      const auto t0 = std::chrono::steady_clock::now();
-      device = to_memory_space<typename ExecSpace::memory_space>(host);
-      space.fence();
-      transfer_s = seconds_since(t0);
-      on_device = true;
-      backend::sample_memory();
+    compat::ScopedRegion region("gpp::transfer");
+    ChunkStream<ExecSpace>* whole = &stream(space);
+    if (chunks_device.chunked()) {
+      // A chunked device asked for the whole share (what counting the work reads).
+      if (!whole_device) {
+        ChunkPlan all;
+        all.ngpown = all.resident = host.ngpown;
+        whole_device = std::make_unique<ChunkStream<ExecSpace>>(host, all);
+      }
+      whole = whole_device.get();
     }
-    return device;
+    const auto& d = whole->resident(space);
+    backend::sample_memory();
+    return d;
   }
 }
 template const DataFor<HostExec>& Session::data(const HostExec&);
@@ -163,10 +187,36 @@ template const DataFor<DeviceExec>& Session::data(const DeviceExec&);
 
 namespace {
 // 64-bit words mixed in one after another (FNV-style multiply, then a final avalanche):
-// a few GB/s, so the digest of an si510 file costs about a second.
+// a few GB/s on one core. An array of 64 MiB or more is digested in blocks of 16 MiB by
+// several threads, and the blocks' digests are mixed in order: the same value for any
+// thread count (si510's file in about 0.1 s on 16 cores instead of a second).
 class Digest {
  public:
   void bytes(const void* data, std::size_t n) {
+    constexpr std::size_t kBlock = std::size_t(16) << 20;
+    if (n >= 4 * kBlock) {
+      const auto* p = static_cast<const unsigned char*>(data);
+      const std::size_t blocks = (n + kBlock - 1) / kBlock;
+      std::vector<std::uint64_t> words(blocks);
+      const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16);
+      auto part = [&](const std::size_t t) {
+        for (std::size_t b = t; b < blocks; b += threads) {
+          Digest d;
+          d.serial(p + b * kBlock, std::min(kBlock, n - b * kBlock));
+          words[b] = d.h_;
+        }
+      };
+      std::vector<std::thread> helpers;
+      for (std::size_t t = 1; t < std::min(threads, blocks); ++t) helpers.emplace_back(part, t);
+      part(0);
+      for (std::thread& h : helpers) h.join();
+      for (const std::uint64_t w : words) word(w);
+      word(n);
+      return;
+    }
+    serial(data, n);
+  }
+  void serial(const void* data, std::size_t n) {
     const auto* p = static_cast<const unsigned char*>(data);
     std::size_t i = 0;
     for (; i + 8 <= n; i += 8) {
@@ -379,7 +429,7 @@ PolicyRun run_policy(Session& s, const PolicyEntry& entry, SpaceKind k, const Tu
   r.policy = entry.name;
   r.space = space_info(k);
   backend::Range range("gpp::policy::" + entry.name);  // ncu --nvtx-include "gpp::policy::NAME/"
-  std::vector<double> kernel_s, comm_s;  // this rank's, per timed repeat
+  std::vector<double> kernel_s, pass_s, comm_s;  // this rank's, per timed repeat
   const double updates = s.host.updates();
   // Seconds per G' column: the prior until a piece of work has been timed, then measured.
   const double per_column_updates = updates / std::max(1, s.host.ngpown);
@@ -389,16 +439,21 @@ PolicyRun run_policy(Session& s, const PolicyEntry& entry, SpaceKind k, const Tu
                         (warmup > 0 ? std::to_string(warmup) + " warm-up + " : std::string()) + std::to_string(repeat) +
                         " timed run" + (repeat == 1 ? "" : "s"),
                     double(warmup + repeat) * updates, double(warmup + repeat) * s.host.ngpown * per_column);
+  StreamStats before;
   with_space(k, [&](auto space) {
     r.tunables = resolve(s, entry, k, t);
-    // One pass: the policy on each G' chunk, in slices where it is long (kernel time: fenced,
-    // transfers excluded), then the sums of every rank (communication time). The timed
-    // runs' slices are fixed; a warm-up's follow the rate it measures.
+    before = s.stream_stats(k);
+    // One pass: the policy on each G' chunk, in slices where it is long (kernel time:
+    // fenced, the chunks' copies excluded; pass time: the copies that were not hidden
+    // behind a kernel included), then the sums of every rank (communication time). The
+    // timed runs' slices are fixed; a warm-up's follow the rate it measures.
     auto once = [&](const bool fixed) {
       SigmaSums sums;
       double kernel = 0;
       int launches = 0;
       mpi::barrier();  // every rank starts together: the slowest rank's time is the job's
+      space.fence();
+      const auto tp = std::chrono::steady_clock::now();
       s.for_each_chunk(space, [&](const auto& data) {
         launches += for_each_slice(space, data, per_column, fixed, [&](const auto& piece) {
           space.fence();
@@ -412,10 +467,12 @@ PolicyRun run_policy(Session& s, const PolicyEntry& entry, SpaceKind k, const Tu
           return seconds;
         });
       });
+      const double pass = seconds_since(tp);
       const auto t1 = std::chrono::steady_clock::now();
       sum_over_ranks(sums);
       const double comm = seconds_since(t1);
-      return std::make_tuple(apply_start_values(sums, s.input.asxtemp0, s.input.achtemp0), kernel, comm, launches);
+      return std::make_tuple(apply_start_values(sums, s.input.asxtemp0, s.input.achtemp0), kernel, pass, comm,
+                             launches);
     };
     auto check = [&](const SigmaResult& res) {
       if (!s.target.performed()) return;
@@ -429,8 +486,9 @@ PolicyRun run_policy(Session& s, const PolicyEntry& entry, SpaceKind k, const Tu
     }
     for (int i = 0; i < repeat; ++i) {
       session::throw_if_stop_requested();
-      auto [res, kernel, comm, launches] = once(true);
+      auto [res, kernel, pass, comm, launches] = once(true);
       kernel_s.push_back(kernel);
+      pass_s.push_back(pass);
       comm_s.push_back(comm);
       r.launches = std::max(r.launches, launches);
       backend::sample_memory();
@@ -441,14 +499,24 @@ PolicyRun run_policy(Session& s, const PolicyEntry& entry, SpaceKind k, const Tu
   if (progress) progress->finish();
   // A repeat takes the slowest rank's kernel time plus the reduction as the rank that
   // waited least saw it (the others' wait is the imbalance, not communication).
-  std::vector<double> slowest(kernel_s), reduction(comm_s);
+  std::vector<double> slowest(kernel_s), slowest_pass(pass_s), reduction(comm_s);
   mpi::max(slowest);
+  mpi::max(slowest_pass);
   mpi::min(reduction);
-  for (std::size_t i = 0; i < slowest.size(); ++i) r.times.push_back(slowest[i] + reduction[i]);
+  for (std::size_t i = 0; i < slowest.size(); ++i) {
+    r.times.push_back(slowest[i] + reduction[i]);
+    r.times_with_transfers.push_back(slowest_pass[i] + reduction[i]);
+  }
   r.ranks = mpi::size();
   r.rank_kernel_s = mpi::gather(median_of(kernel_s));
   r.comm_s = median_of(reduction);
-  r.chunks = std::max<int>(1, int(s.chunks(k).size()));
+  // The streamed chunks' copies of this rank, per pass (warm-up included).
+  const StreamStats after = s.stream_stats(k);
+  if (const int passes = after.passes - before.passes; passes > 0) {
+    r.stream_bytes = (after.stream_bytes - before.stream_bytes) / passes;
+    r.stream_copy_s = after.copy_s < 0 || before.copy_s < 0 ? -1 : (after.copy_s - before.copy_s) / passes;
+  }
+  r.chunks = std::max(1, s.chunks(k).launches());
   // Every rank verified the same sums; the worst error any rank saw is the run's.
   r.rel_error = mpi::max(r.rel_error);
   r.verified = s.target.performed() && r.rel_error <= s.target.tolerance;
@@ -491,8 +559,38 @@ RunRecord make_record(const std::string& command, const std::vector<std::string>
 }
 
 void update_after_runs(RunRecord& r, const Session& s) {
-  r.transfer_s = s.transfer_s + s.chunk_transfer_s;
+  r.transfer_s = s.transfer_s();
+  const StreamStats st = s.stream_stats(SpaceKind::Device);
+  r.transfer_bytes = st.upload_bytes;
+  r.transfer_copy_s = st.upload_copy_s;
   r.device_mem_peak_bytes = backend::memory_peak();
+}
+
+void PhaseClock::mark(const int phase) {
+  at_[phase] = runtime::seconds_since_start();
+  transfer_[phase] = s_.transfer_s();
+  for (int k = phase + 1; k < 3; ++k) at_[k] = at_[phase], transfer_[k] = transfer_[phase];
+}
+
+TimeToSolution PhaseClock::now() const {
+  TimeToSolution t;
+  t.total_s = runtime::seconds_since_start();
+  const double transfer = s_.transfer_s();
+  t.setup_s = at_[0] - transfer_[0];
+  t.verification_s = (at_[1] - at_[0]) - (transfer_[1] - transfer_[0]);
+  t.kernel_s = (at_[2] - at_[1]) - (transfer_[2] - transfer_[1]);
+  t.transfer_s = transfer;
+  t.output_s = (t.total_s - at_[2]) - (transfer - transfer_[2]);
+  return t;
+}
+
+std::string PhaseClock::describe(const TimeToSolution& t) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "time to solution [s]: setup %.3f + transfer %.3f + kernels %.3f + verification %.3f + output %.3f\n"
+                "time to solution: %.3f s (the wall time since gpp started)\n",
+                t.setup_s, t.transfer_s, t.kernel_s, t.verification_s, t.output_s, t.total_s);
+  return buf;
 }
 
 std::string describe_deck(const Session& s) {

@@ -3,6 +3,7 @@
 // memory; copied to the device the first time a run there needs it), its reference
 // result, and timed runs of policies on it. Shared by `gpp run`, `bench` and `sweep`.
 #include "gpp_backend.hpp"
+#include "gpp_chunks.hpp"
 #include "gpp_counts.hpp"
 #include "gpp_input.hpp"
 #include "gpp_policy.hpp"
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -32,13 +34,10 @@ struct Session {
   bool synthetic = true;  // generated from the deck parameters (not read from a file)
   InputDeck input;
   GppData<Kokkos::HostSpace> host;          // the host space's data (and the references')
-  GppData<DeviceExec::memory_space> device; // the device's copy, made on first use
-  bool on_device = false;
   double setup_s = 0;     // generate or read, check, derive
   double read_s = 0;      // of setup_s: reading the input file (0 for synthetic decks)
   double check_s = 0;     // of setup_s: validating what was read
   std::int64_t read_bytes = 0;
-  double transfer_s = 0;  // host -> device copy (0 when nothing ran on a device)
 
   // MPI over G' (docs/mpi.md): this rank's cyclic share of the G' columns. `input` and
   // `host` hold only those columns (their ngpown is the local count).
@@ -51,16 +50,21 @@ struct Session {
   double updates_total = 0; // terms of the whole deck
   long long skipped_gp_total = 0;  // G' mapped outside 1..ncouls, whole deck (complete_share)
 
-  // G' chunks (--max-device-mem, docs/mpi.md): local column ranges [first, last) a space
-  // processes one after the other, each copied to the device, run, and freed. Empty: the
-  // whole share at once (the device copy is made once and kept, as without chunks).
-  std::vector<std::pair<int, int>> chunks_device, chunks_host;
-  double chunk_transfer_s = 0;  // host -> device copies of chunks, all passes
-  GppData<DeviceExec::memory_space> device_bands;  // with chunks: the bands' arrays, kept
-  bool bands_on_device = false;
-  const std::vector<std::pair<int, int>>& chunks(SpaceKind k) const {
-    return k == SpaceKind::Host ? chunks_host : chunks_device;
-  }
+  // G' chunks (--max-device-mem, docs/mpi.md): how each space holds this rank's columns
+  // (plan_chunks; unchunked: all resident), and the stream that holds them there, made
+  // on first use: the device copy (pinned staging) of the whole share or of its resident
+  // columns, and the chunk buffers of the streamed ones.
+  ChunkPlan chunks_device, chunks_host;
+  std::unique_ptr<ChunkStream<DeviceExec>> stream_device;
+  std::unique_ptr<ChunkStream<HostExec>> stream_host;
+  std::unique_ptr<ChunkStream<DeviceExec>> whole_device;  // data() of a chunked device: the whole share
+  const ChunkPlan& chunks(SpaceKind k) const { return k == SpaceKind::Host ? chunks_host : chunks_device; }
+
+  /// Host -> device copies so far: the one-off copies (bands, resident columns, or the
+  /// whole share), and what the streamed passes' copies were not hidden behind kernels.
+  double transfer_s() const;
+  /// What the streams of space `k` copied (zeros before any copy).
+  StreamStats stream_stats(SpaceKind k) const;
 
   // Verification target, filled by prepare_reference.
   Verification target;  // against, tolerance
@@ -72,31 +76,26 @@ struct Session {
   std::optional<counts::ArmCounts> arms;
   double arms_s = 0;
 
-  /// The data a kernel on `space` reads: the host arrays themselves on the host, the
-  /// device copy on a device (copied, fenced and timed into transfer_s, on first use).
+  /// The data a kernel on `space` reads, the whole share: the host arrays themselves on
+  /// the host, the device copy on a device (copied through page-locked staging, fenced and
+  /// timed, on first use).
   template <class ExecSpace>
   const DataFor<ExecSpace>& data(const ExecSpace& space);
 
   /// Calls f(data) with the data of each G' chunk on `space` in turn (the whole share,
-  /// through data(space), when there are no chunks); `first_only` stops after the first.
+  /// through data(space), when there are no chunks), the chunks' copies overlapped with
+  /// the calls (ChunkStream::pass); `first_only` stops after the first.
   template <class ExecSpace, class F>
   void for_each_chunk(const ExecSpace& space, F&& f, bool first_only = false);
+
+ private:
+  template <class ExecSpace>
+  ChunkStream<ExecSpace>& stream(const ExecSpace& space);
 };
 
 /// Collective: what the session needs to know about the other ranks' shares (the
 /// skipped G' of the whole deck). Called on every rank once the session is made.
 void complete_share(Session& s);
-
-/// The host data of local G' columns [first, last): the large matrices as column views
-/// (no copy), aqsmtemp_local copied (its G' index is the first).
-GppData<Kokkos::HostSpace> gp_columns(const GppData<Kokkos::HostSpace>& h, int first, int last);
-
-/// Bytes a space's copy of the data needs: the arrays every chunk repeats (bands, G) and
-/// those of one G' column (with the static remainder's temporary).
-struct ChunkBytes {
-  double replicated = 0, per_column = 0;
-};
-ChunkBytes chunk_bytes(const GppData<Kokkos::HostSpace>& h);
 
 /// Plans the G' chunks of space `k`: at most `max_bytes` of data at once (<= 0: the
 /// default, 90% of the device memory free now on a device, no chunks on the host).
@@ -107,36 +106,28 @@ void plan_chunks(Session& s, SpaceKind k, long long max_bytes);
 /// or without "iB"/"B"). Throws gpp::Error for anything else.
 long long parse_bytes(const std::string& text, const std::string& option);
 
+template <class ExecSpace>
+ChunkStream<ExecSpace>& Session::stream(const ExecSpace&) {
+  const ChunkPlan& plan = chunks(kind_of<ExecSpace>());
+  ChunkPlan whole;
+  whole.ngpown = whole.resident = host.ngpown;
+  auto& s = [&]() -> std::unique_ptr<ChunkStream<ExecSpace>>& {
+    if constexpr (kind_of<ExecSpace>() == SpaceKind::Host)
+      return stream_host;
+    else
+      return stream_device;
+  }();
+  if (!s) s = std::make_unique<ChunkStream<ExecSpace>>(host, plan.chunked() ? plan : whole);
+  return *s;
+}
+
 template <class ExecSpace, class F>
 void Session::for_each_chunk(const ExecSpace& space, F&& f, bool first_only) {
-  const auto& plan = chunks(kind_of<ExecSpace>());
-  if (plan.empty()) {
+  if (!chunks(kind_of<ExecSpace>()).chunked()) {
     f(data(space));
     return;
   }
-  for (const auto& [first, last] : plan) {
-    GppData<Kokkos::HostSpace> h = gp_columns(host, first, last);
-    if constexpr (std::is_same_v<ExecSpace, HostExec>) {
-      f(h);
-    } else {
-      using Mem = typename ExecSpace::memory_space;
-      static_assert(std::is_same_v<DataFor<ExecSpace>, decltype(device_bands)>, "one device space per build");
-      space.fence();
-      const auto t0 = std::chrono::steady_clock::now();
-      // The bands' arrays go to the device once; each chunk's G' columns then come and go.
-      if (!bands_on_device) {
-        device_bands = to_memory_space<Mem>(gp_columns(host, 0, 0));
-        bands_on_device = true;
-      }
-      DataFor<ExecSpace> d = device_bands;
-      copy_gp_arrays(h, d);
-      space.fence();
-      chunk_transfer_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      backend::sample_memory();
-      f(d);
-    }
-    if (first_only) return;
-  }
+  stream(space).pass(space, [&](const DataFor<ExecSpace>& d) { f(d); }, first_only);
 }
 
 /// Build the session from deck parameters (synthetic decks).
@@ -226,6 +217,27 @@ RunRecord make_record(const std::string& command, const std::vector<std::string>
 /// What the runs changed in the setup: the device copy's transfer time (made on first
 /// use), the sampled device memory peak.
 void update_after_runs(RunRecord& r, const Session& s);
+
+/// A command's time to solution (RunRecord::time_to_solution): marks at the end of its
+/// setup, of its verification target and of its kernels; the host -> device transfers
+/// the session made inside each phase are taken out of it and counted once, as
+/// transfer, so that the phases add up to the wall time since gpp started.
+class PhaseClock {
+ public:
+  explicit PhaseClock(const Session& s) : s_(s) {}
+  void setup_done() { mark(0); }
+  void verification_done() { mark(1); }
+  void kernels_done() { mark(2); }
+  /// The phases so far; the output phase until now.
+  TimeToSolution now() const;
+  /// "time to solution ..." lines: the phases, then their sum.
+  static std::string describe(const TimeToSolution& t);
+
+ private:
+  void mark(int phase);
+  const Session& s_;
+  double at_[3] = {}, transfer_[3] = {};
+};
 
 /// Deck, sizes and derived counts as human-readable lines.
 std::string describe_deck(const Session& s);

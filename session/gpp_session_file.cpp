@@ -2,6 +2,7 @@
 #include "gpp_compat.hpp"
 #include "gpp_deck_io.hpp"
 #include "gpp_memory.hpp"
+#include "gpp_mpi.hpp"
 #include "gpp_runtime.hpp"
 #include "gpp_session.hpp"
 
@@ -52,7 +53,8 @@ Session make_session_from_file(const std::string& path, const std::string& name,
     // of 2^31+ byte messages, the same checks and the same error on every rank); the
     // whole file is released before the derived arrays are made.
     s.share = share;
-    s.deck_digest = digest_of(s.input);  // the whole file, before this rank keeps its share
+    // The whole file, before this rank keeps its share; only ranks compare it.
+    if (mpi::size() > 1) s.deck_digest = digest_of(s.input);
     if (!share.whole()) s.input = keep_share(s.input, share);
     s.params.ncouls = s.input.ncouls;
     s.params.nvband = s.input.nvband;

@@ -208,8 +208,8 @@ def case_chunks(tmp):
     oracle = read_oracle(os.path.join(A.source_dir, "tests", "oracle", "small-gamma.expected"))
     whole, _ = run_json(base, n, os.path.join(tmp, "whole.json"))
     # small-gamma: ncouls 1024, nbands 16, nw 1: the bands' arrays take 262,528 bytes, a G'
-    # column 33,544 (session/gpp_session.cpp chunk_bytes); 400K leaves room for 4 columns: 5
-    # chunks of the 20 columns on 1 rank, 3 of 10 on 2 ranks, 2 of 7 on 3 ranks.
+    # column 33,544 (session/gpp_chunks.cpp chunk_bytes); 400K leaves room for 4 columns: two
+    # buffers of 2, so 10 chunks of the 20 columns on 1 rank, 5 of 10 on 2 ranks, 4 of 7 on 3.
     chunked, p = run_json(base + ["--max-device-mem", "400K"], n, os.path.join(tmp, "chunked.json"))
     if whole and chunked:
         counts = {r["chunks"] for r in chunked["runs"]}

@@ -43,18 +43,25 @@ TEST(Chunks, PlanCoversEveryColumnOnce) {
   EXPECT_EQ(b.replicated, replicated);
   EXPECT_EQ(b.per_column, column);
   app::plan_chunks(s, SpaceKind::Host, 0);
-  EXPECT_TRUE(s.chunks_host.empty());  // the host: no chunks unless asked
+  EXPECT_FALSE(s.chunks_host.chunked());  // the host: no chunks unless asked
   app::plan_chunks(s, SpaceKind::Host, (long long)(replicated + 20 * column));
-  EXPECT_TRUE(s.chunks_host.empty());  // everything fits exactly
+  EXPECT_FALSE(s.chunks_host.chunked());  // everything fits exactly
+  // Room for 7 columns: two buffers of 3, the seventh too few to stay resident: 3 x 6 + 2.
   app::plan_chunks(s, SpaceKind::Host, (long long)(replicated + 7.5 * column));
-  ASSERT_EQ(s.chunks_host.size(), 3u);  // 7 + 7 + 6
+  EXPECT_EQ(s.chunks_host.resident, 0);
+  EXPECT_EQ(s.chunks_host.slots, 2);
+  ASSERT_EQ(s.chunks_host.streamed.size(), 7u);
   int next = 0;
-  for (const auto& [first, last] : s.chunks_host) {
+  for (const auto& [first, last] : s.chunks_host.streamed) {
     EXPECT_EQ(first, next);
-    EXPECT_LE(last - first, 7);
+    EXPECT_LE(last - first, 3);
     next = last;
   }
   EXPECT_EQ(next, 20);
+  // Room for one column: one buffer of one.
+  app::plan_chunks(s, SpaceKind::Host, (long long)(replicated + 1.5 * column));
+  EXPECT_EQ(s.chunks_host.slots, 1);
+  EXPECT_EQ(s.chunks_host.streamed.size(), 20u);
   EXPECT_THROW(app::plan_chunks(s, SpaceKind::Host, (long long)(replicated + 0.5 * column)), Error);
 }
 

@@ -11,7 +11,8 @@
 #                       the openmp preset, its tests at OMP_NUM_THREADS=2             [CI]
 #   debian12-threads    Kokkos 3.4 Threads from the same source, the threads preset, its
 #                       tests at KOKKOS_NUM_THREADS=2 (g++ 12)
-#   debian12-clang      the same with Debian 12's clang 14 for Kokkos and gpp        [CI]
+#   debian12-clang      the same with Debian 12's clang 14 for Kokkos and gpp, without
+#                       xsimd (the host loops on portable packs)                      [CI]
 #   debian12-mpi        Open MPI, the mpi preset, its MPI tests and the attack harness
 #                       on 2 ranks                                                    [CI]
 #   debian13            the README quick start and `ctest --preset serial` in Debian 13
@@ -208,7 +209,8 @@ case $row in
     cxx=c++ compilers=""
     if [ "$row" = debian12-clang ]; then
       step "apt-get: clang" clang.log in_root "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang"
-      cxx=clang++ compilers="-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++"
+      # and without xsimd: the host policy's loops on portable packs (the fallback's row)
+      cxx=clang++ compilers="-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DGPP_ENABLE_XSIMD=OFF"
       versions clang
     fi
     step "Kokkos 3.4 Threads ($cxx) from Debian's trilinos source package" kokkos.log \

@@ -388,6 +388,31 @@ class IndexList<Xsimd> {
   __m256i next_;
 };
 #endif
+#if GPP_SIMD_AVX2
+// AVX2 has no compress: the kept lanes' offsets come from a table of the 16 masks of 4
+// lanes (a load and an add, where a store and an add per lane took 4 of each).
+template <>
+class IndexList<Xsimd> {
+ public:
+  explicit IndexList(int* out) : out_(out) {}
+  int size() const { return n_; }
+  void append_unset(const MaskOf<Xsimd>& m) {
+    const unsigned keep = ~bits(m) & 0xFu;
+    const __m128i offsets = _mm_load_si128(reinterpret_cast<const __m128i*>(kKept[keep]));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out_ + n_), _mm_add_epi32(offsets, _mm_set1_epi32(next_)));
+    n_ += __builtin_popcount(keep);
+    next_ += 4;
+  }
+
+ private:
+  // kKept[b]: the lanes set in b, in order (the rest 0)
+  alignas(16) static constexpr int kKept[16][4] = {
+      {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {2, 0, 0, 0}, {0, 2, 0, 0}, {1, 2, 0, 0}, {0, 1, 2, 0},
+      {3, 0, 0, 0}, {0, 3, 0, 0}, {1, 3, 0, 0}, {0, 1, 3, 0}, {2, 3, 0, 0}, {0, 2, 3, 0}, {1, 2, 3, 0}, {0, 1, 2, 3}};
+  int* out_;
+  int n_ = 0, next_ = 0;
+};
+#endif
 
 // row[idx[i]] in lane i (every idx[i] a valid index).
 template <class V>

@@ -4,7 +4,7 @@
 // per-thread buffer, and the innermost loops run over contiguous G, a vector of G at a
 // time. The loops are written once over a vector type (policies/gpp_simd.hpp): the
 // build's (xsimd's batch for the instruction set it targets, or portable packs where it
-// has no xsimd), or one G at a time, chosen per run (the `loops` tunable). The arms are
+// has no xsimd), or one G at a time, chosen per run (the `loops` param). The arms are
 // zero-masked reciprocals; the rare near-pole arm of occupied bands is not computed in the
 // vector loop: the loop lists the G where a term is not regular, and a second pass over
 // that list adds the near-pole arm a vector of listed G at a time. The G' factor applied
@@ -22,8 +22,9 @@
 #include "gpp_kernels.hpp"
 #include "gpp_simd.hpp"
 
-#include <cstdlib>
+#include <algorithm>
 #include <limits>
+#include <map>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -241,7 +242,7 @@ inline Bounds fill_pairs(const In& in, const int igp, const int ig0, const int l
 // How an empty band's reciprocals of |wdiff|^2 are computed, chosen per band and G block
 // (empty_mode: a mode is taken only where the block's Bounds keep every value it inverts
 // in its range, else a safer one). SharedDivide is the default; the `rcp_empty` and
-// `rcp_occupied` tunables choose for a run (the measurements behind the default:
+// `rcp_occupied` params choose for a run (the measurements behind the default:
 // docs/performance.md).
 enum class Rcp : int {
   Divide,        // 1.0 / x for each frequency
@@ -283,11 +284,13 @@ struct BandRows {
         ai(b.ai) {}
 };
 // How far ahead (in G) the loops prefetch each row they read (aqsntemp's Re and Im, the
-// pair rows) into L1: 256 G, 2 KiB of a row (docs/performance.md). 0: no prefetch.
-#ifndef GPP_HOST_PREFETCH_AHEAD
-#define GPP_HOST_PREFETCH_AHEAD 256
-#endif
+// pair rows) into L1: the shipped default of the host ISA (tuning/host-<isa>.json,
+// shape.prefetch_ahead; GPP_HOST_PREFETCH_AHEAD overrides it for a build). 0: no prefetch.
+#ifdef GPP_HOST_PREFETCH_AHEAD
 constexpr int kPrefetchAhead = GPP_HOST_PREFETCH_AHEAD;
+#else
+constexpr int kPrefetchAhead = tuning_defaults::kHostPrefetchAhead;
+#endif
 
 // One band's values at the vector of G from k, as both kinds of band's loops read and make
 // them: the pair rows, and U = (wtilde I_eps) aqsn, V = (|wtilde|^2 I_eps) aqsn without the
@@ -643,35 +646,14 @@ inline void band_groups(const Rows& r, const Bounds& bd, const int len, const Ba
   if constexpr (W0 + W < NW) band_groups<V, NW, W0 + W>(r, bd, len, b, wx, g);
 }
 
-// The run's choices that are not blocks (the host policy's tunables beyond band_block and
-// ig_block): which vector type the loops run on (simd::Native, or one G at a time), and
-// the reciprocals of each kind of band.
+// The run's choices that are not blocks (the host policy's params, host_params): which
+// vector type the loops run on (simd::Native, or one G at a time), and the reciprocals of
+// each kind of band.
 enum class Loops : int { Vector, Scalar };
 struct HostChoices {
   Loops loops = Loops::Vector;
   Rcp empty = Rcp::SharedDivide, occupied = Rcp::SharedDivide;
 };
-
-// The reciprocals of this run for one kind of band: SharedDivide, or what the variable
-// (GPP_HOST_RCP_EMPTY, GPP_HOST_RCP_OCCUPIED) says (see Rcp).
-inline Rcp run_reciprocals(const char* var) {
-  const char* e = std::getenv(var);
-  if (e == nullptr) return Rcp::SharedDivide;
-  const std::string v(e);
-  if (v == "div") return Rcp::Divide;
-  if (v == "share") return Rcp::SharedDivide;
-  throw Error(std::string(var) + "=" + v + ": expected div or share");
-}
-
-// The loops of this run: what GPP_HOST_LOOPS says, else the vector loops.
-inline Loops run_loops() {
-  const char* e = std::getenv("GPP_HOST_LOOPS");
-  if (e == nullptr) return Loops::Vector;
-  const std::string v(e);
-  if (v == "vector") return Loops::Vector;
-  if (v == "scalar") return Loops::Scalar;
-  throw Error("GPP_HOST_LOOPS=" + v + ": expected vector or scalar");
-}
 
 template <int NW, class V, class ExecSpace>
 SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, const int band_block, const int ig_block,
@@ -746,6 +728,28 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, const
 
 }  // namespace
 
+// The host policy's params, each with its values, the default first: the shipped default
+// of the build's host ISA (tuning_defaults, from tuning/host-<isa>.json).
+std::vector<ParamSpec> host_params() {
+  const auto first = [](std::vector<std::string> values, const std::string& def) {
+    const auto it = std::find(values.begin(), values.end(), def);
+    if (it == values.end()) throw Error(std::string("shipped defaults ") + tuning_defaults::kHostFile + ": " + def +
+                                        " is not a value of a host param");
+    std::rotate(values.begin(), it, it + 1);
+    return values;
+  };
+  return {
+      {"loops", first({"vector", "scalar"}, tuning_defaults::kHostLoops),
+       "the G loops' vector: vector (this build's: " + simd::describe<simd::Native>() + "), scalar (one G at a time)"},
+      {"rcp_empty", first({"share", "div"}, tuning_defaults::kHostRcpEmpty),
+       "an empty band's reciprocals: share (one division for a group of up to 4 frequencies, where the G block's "
+       "bounds keep the product in range), div (one per frequency)"},
+      {"rcp_occupied", first({"share", "div"}, tuning_defaults::kHostRcpOccupied),
+       "an occupied band's reciprocals: share (one division per pair of frequencies, where the bounds allow), div "
+       "(one per frequency)"},
+  };
+}
+
 template <class ExecSpace>
 SigmaSums run_host(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t, const RunMode mode) {
   static_assert(sizeof(complex_t) == 2 * sizeof(double), "the G loops read complex_t as (re, im) pairs");
@@ -757,10 +761,15 @@ SigmaSums run_host(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables
                 std::to_string(kMaxIgBlock));
   t.band_block = band_block;
   t.ig_block = ig_block;
+  // check_tunables has checked the values; every param is written back as it runs
+  const std::vector<ParamSpec> specs = host_params();
+  std::map<std::string, std::string> resolved;
+  for (const ParamSpec& p : specs) resolved[p.name] = param_value(t, p);
+  t.params = resolved;
   HostChoices c;
-  c.loops = run_loops();
-  c.empty = run_reciprocals("GPP_HOST_RCP_EMPTY");
-  c.occupied = run_reciprocals("GPP_HOST_RCP_OCCUPIED");
+  c.loops = resolved.at("loops") == "scalar" ? Loops::Scalar : Loops::Vector;
+  c.empty = resolved.at("rcp_empty") == "div" ? Rcp::Divide : Rcp::SharedDivide;
+  c.occupied = resolved.at("rcp_occupied") == "div" ? Rcp::Divide : Rcp::SharedDivide;
   return dispatch_nw(d.nw, [&](auto nw) {
     constexpr int NW = decltype(nw)::value;
     if (mode == RunMode::Check) return kernels::to_sums(SigmaAccum<NW>{});

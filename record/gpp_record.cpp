@@ -95,6 +95,7 @@ std::string describe_tunables(const Tunables& t) {
     o << (o.tellp() > 0 ? " " : "") << "tile=";
     for (std::size_t i = 0; i < t.tile.size(); ++i) o << (i ? "x" : "") << t.tile[i];
   }
+  if (!t.params.empty()) o << (o.tellp() > 0 ? " " : "") << describe_params(t);
   return o.tellp() > 0 ? o.str() : "none";
 }
 
@@ -272,7 +273,7 @@ const std::string& csv_header() {
   static const std::string h =
       "schema_version,date,git,version,kokkos,backend,space,device,deck,nbands,ngpown,ncouls,nw,updates,"
       "policy,band_block,ig_block,team_size,vector_length,tile,repeats,time_min_s,time_median_s,"
-      "time_max_s,updates_per_s,gflops,rel_error,status,reason";
+      "time_max_s,updates_per_s,gflops,rel_error,status,reason,params";
   return h;
 }
 
@@ -296,7 +297,7 @@ std::string csv_rows(const RunRecord& r) {
       o << ",,,,";
     }
     o << "," << (ran && r.target.performed() ? format_double(run.rel_error) : "") << "," << run.status << ","
-      << csv_field(run.reason) << "\n";
+      << csv_field(run.reason) << "," << csv_field(describe_params(run.tunables)) << "\n";
   }
   return o.str();
 }

@@ -125,6 +125,41 @@ if(NOT GPP_ENABLE_HDF5 STREQUAL "OFF")
   endif()
 endif()
 
+# xsimd (header-only; Debian: libxsimd-dev, spack: xsimd): the vector type of the host
+# policy's loops (policies/gpp_simd.hpp). Without it the loops run on portable packs.
+# Found through its CMake package (xsimd_ROOT, CMAKE_PREFIX_PATH) or as headers
+# (GPP_XSIMD_INCLUDE_DIR: the folder holding xsimd/xsimd.hpp); only the headers are used
+# (Debian's package names an xtl library in its target that gpp does not need).
+set(GPP_HAVE_XSIMD OFF)
+set(GPP_XSIMD_VERSION "")
+add_library(gpp_xsimd INTERFACE)
+add_library(gpp::xsimd ALIAS gpp_xsimd)
+if(NOT GPP_ENABLE_XSIMD STREQUAL "OFF")
+  find_package(xsimd CONFIG QUIET)
+  set(_gpp_xsimd_hints "")
+  if(TARGET xsimd)
+    get_target_property(_gpp_xsimd_hints xsimd INTERFACE_INCLUDE_DIRECTORIES)
+  endif()
+  find_path(GPP_XSIMD_INCLUDE_DIR xsimd/xsimd.hpp HINTS ${_gpp_xsimd_hints}
+    DOC "The folder holding xsimd/xsimd.hpp (xsimd 8 or later)")
+  set(_gpp_xsimd_config "${GPP_XSIMD_INCLUDE_DIR}/xsimd/config/xsimd_config.hpp")
+  if(GPP_XSIMD_INCLUDE_DIR AND EXISTS "${_gpp_xsimd_config}")
+    file(STRINGS "${_gpp_xsimd_config}" _gpp_xv REGEX "^#define XSIMD_VERSION_(MAJOR|MINOR|PATCH) ")
+    string(REGEX REPLACE ".*MAJOR ([0-9]+).*MINOR ([0-9]+).*PATCH ([0-9]+).*" "\\1.\\2.\\3" GPP_XSIMD_VERSION "${_gpp_xv}")
+  endif()
+  if(GPP_XSIMD_VERSION VERSION_GREATER_EQUAL 8)
+    target_include_directories(gpp_xsimd SYSTEM INTERFACE ${GPP_XSIMD_INCLUDE_DIR})
+    target_compile_definitions(gpp_xsimd INTERFACE GPP_HAVE_XSIMD=1)
+    set(GPP_HAVE_XSIMD ON)
+    set(GPP_XSIMD_VERSION "(${GPP_XSIMD_VERSION}, ${GPP_XSIMD_INCLUDE_DIR})")
+  elseif(GPP_ENABLE_XSIMD STREQUAL "ON")
+    message(FATAL_ERROR "gpp: GPP_ENABLE_XSIMD=ON but no xsimd 8 or later was found "
+                        "(set GPP_XSIMD_INCLUDE_DIR to the folder holding xsimd/xsimd.hpp)")
+  else()
+    set(GPP_XSIMD_VERSION "(not found: the host loops run on portable packs)")
+  endif()
+endif()
+
 # JSON (run records, ceilings, tuning files): nlohmann/json, header-only (Debian:
 # nlohmann-json3-dev; spack: nlohmann-json).
 find_package(nlohmann_json 3.10 CONFIG REQUIRED)

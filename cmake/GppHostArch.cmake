@@ -88,9 +88,11 @@ check_cxx_compiler_flag(-fno-trapping-math GPP_HAVE_NO_TRAPPING_MATH)
 if(GPP_HAVE_NO_TRAPPING_MATH)
   list(APPEND GPP_HOST_SIMD_FLAGS -fno-trapping-math)
 endif()
-# GPP_HOST_VECTOR_WIDTH: the vector width g++/clang prefer in those loops where the ISA
-# offers several (-mprefer-vector-width=N); 512 by default. 256 or 128 to measure against
-# it: 512 was the faster on the AVX-512 hosts gpp was measured on (docs/lab/cpu-host.md).
+# GPP_HOST_VECTOR_WIDTH: the vector width g++/clang prefer in the `omp simd` loops (the host
+# policy's rows and portable packs, the ceiling) where the ISA offers several
+# (-mprefer-vector-width=N); 512 by default. The xsimd loops take the ISA's widest. 256 or
+# 128 to measure against it: 512 was the faster on the AVX-512 hosts gpp was measured on
+# (docs/lab/cpu-host.md).
 set(GPP_HOST_VECTOR_WIDTH "512" CACHE STRING "Preferred vector width of the host policy's loops: 512, 256 or 128")
 set_property(CACHE GPP_HOST_VECTOR_WIDTH PROPERTY STRINGS 512 256 128)
 if(NOT GPP_HOST_VECTOR_WIDTH MATCHES "^(512|256|128)$")

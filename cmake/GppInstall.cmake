@@ -1,10 +1,14 @@
 # `cmake --install`: GNUInstallDirs places (docs/install.md).
 #   bin/gpp                    the program (app/CMakeLists.txt)
 #   share/gpp/inputs/*.toml    the decks, found by name: `gpp run si214` from any directory
+#   share/gpp/tuning/*.json    the shipped defaults per architecture (tuning-file format)
 #   share/gpp/tools/           the scripts users run on gpp's output (python3)
 #   share/doc/gpp/             README, LICENSE and docs/
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/inputs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/gpp/inputs
   FILES_MATCHING PATTERN "*.toml")
+# The shipped defaults (tuning/*.json, the build took two of them: `gpp policies` names them).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/tuning/ DESTINATION ${CMAKE_INSTALL_DATADIR}/gpp/tuning
+  FILES_MATCHING PATTERN "*.json")
 # Scripts that read gpp's files (charts, analysis, checks); not the build helpers
 # (quickstart.sh, device-run.sh) nor test sources (*.f90), which need the source tree.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/tools/ DESTINATION ${CMAKE_INSTALL_DATADIR}/gpp/tools

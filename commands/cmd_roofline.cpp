@@ -82,7 +82,7 @@ std::vector<std::string> deck_arguments(const std::vector<std::string>& args) {
   static const std::vector<std::string> own = {
       "--csv",  "--json",      "--output",   "--ceilings",  "--ncu",       "--plot",          "--policy",
       "--policies", "--space", "--repeat",   "--warmup",    "--verify",    "--rtol",          "--band-block",
-      "--ig-block", "--team-size", "--vector-length", "--tile"};
+      "--ig-block", "--team-size", "--vector-length", "--tile", "--param"};
   std::vector<std::string> kept;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -111,6 +111,8 @@ std::vector<std::string> tunable_arguments(const PolicyEntry& e, const Tunables&
     for (std::size_t i = 0; i < t.tile.size(); ++i) s += (i ? "," : "") + std::to_string(t.tile[i]);
     a.insert(a.end(), {"--tile", s});
   }
+  for (const auto& [name, value] : t.params)
+    if (e.param(name)) a.insert(a.end(), {"--param", name + "=" + value});
   return a;
 }
 

@@ -28,7 +28,7 @@ namespace {
 
 bool same_tunables(const Tunables& a, const Tunables& b) {
   return a.band_block == b.band_block && a.ig_block == b.ig_block && a.team_size == b.team_size &&
-         a.vector_length == b.vector_length && a.tile == b.tile;
+         a.vector_length == b.vector_length && a.tile == b.tile && a.params == b.params;
 }
 
 PolicyRun invalid_run(const PolicyEntry& entry, SpaceKind k, const Tunables& t, const std::string& why,
@@ -302,6 +302,11 @@ int cmd_sweep(const std::vector<std::string>& args) {
   app.add_option("--team-size", team_size, std::string("Threads per team") + values);
   app.add_option("--vector-length", vector_length, std::string("Vector lanes per thread") + values);
   app.add_option("--tile", tile, "MDRangePolicy tiles, e.g. 128x1x1,64x2x1");
+  std::vector<std::string> params;
+  app.add_option("--param", params,
+                 "A policy's named choice and its values, NAME=V1,V2 (repeatable; `gpp policies` lists them)")
+      ->allow_extra_args(false)
+      ->take_all();
   app.add_option("--tuning-out", tuning_out,
                  "Merge into this tuning file the best point of each policy that is faster than the policy's "
                  "defaults beyond the noise (docs/formats.md); locked while it is merged");
@@ -314,6 +319,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   if (app.count("--team-size")) axes.team_size = sweep::parse_values("--team-size", team_size);
   if (app.count("--vector-length")) axes.vector_length = sweep::parse_values("--vector-length", vector_length);
   if (app.count("--tile")) axes.tile = sweep::parse_tiles("--tile", tile);
+  for (const std::string& spec : params) sweep::add_param_axis(axes, spec);
   const std::string policy_spec =
       o.policy.empty() ? default_policy_name(o.space.empty() ? default_space() : parse_space(o.space)) : o.policy;
   o.policy = policy_spec;
@@ -330,7 +336,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   std::vector<std::vector<Tunables>> grids;
   std::size_t total = 0;
   for (const auto& planned : p.runs) {
-    grids.push_back(sweep::expand(axes, planned.entry->tunables));
+    grids.push_back(sweep::expand(axes, planned.entry->tunables, planned.entry->params));
     total += grids.back().size();
   }
 

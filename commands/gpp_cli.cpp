@@ -215,6 +215,17 @@ void add_tunable_options(CLI::App& app, Tunables& t) {
          "--tile", [&t](const std::vector<std::string>& given) { t.tile = parse_tile(given); },
          "MDRangePolicy tile sizes, one per rank, as outputs print them (128x1x1) or as a list (128,1,1)")
       ->delimiter(',');
+  app.add_option_function<std::vector<std::string>>(
+         "--param",
+         [&t](const std::vector<std::string>& given) {
+           for (const std::string& g : given) {
+             auto [name, value] = parse_param("--param", g);
+             if (!t.params.emplace(name, value).second) throw CLI::ValidationError("--param " + name + " is given twice");
+           }
+         },
+         "A policy's named choice, NAME=VALUE (repeatable; `gpp policies` lists them, e.g. --param loops=scalar)")
+      ->allow_extra_args(false)
+      ->take_all();
 }
 
 void add_timing_options(CLI::App& app, int& repeat, int& warmup) {
@@ -351,6 +362,8 @@ Tunables tunables_for(const PolicyEntry& entry, const Tunables& t) {
   if (reads("team-size")) r.team_size = t.team_size;
   if (reads("vector-length")) r.vector_length = t.vector_length;
   if (reads("tile")) r.tile = t.tile;
+  for (const auto& [name, value] : t.params)
+    if (entry.param(name)) r.params[name] = value;
   return r;
 }
 
@@ -369,6 +382,15 @@ int cmd_policies(const std::vector<std::string>& args) {
               << (e.max_nw > 0 ? "in passes of at most " + std::to_string(e.max_nw) : std::string("one at a time"))
               << "]"
               << (defaults.empty() ? "" : defaults + ")") << "\n";
+    if (!e.defaults_file.empty())
+      std::cout << std::setw(16) << "" << "   defaults: " << shipped_tuning_path(e.defaults_file) << " ("
+                << e.defaults_basis << ")\n";
+    for (const ParamSpec& p : e.params) {
+      std::string values;
+      for (const std::string& v : p.values) values += (values.empty() ? "" : "|") + v;
+      std::cout << std::setw(16) << "" << "   --param " << p.name << "=" << values << " (default " << p.values.front()
+                << "): " << p.description << "\n";
+    }
   }
   return 0;
 }

@@ -97,6 +97,16 @@ std::string apply_tuning(const PolicyEntry& entry, Tunables& t, const Tunables* 
   fill("team-size", "team_size", t.team_size, f.team_size);
   fill("vector-length", "vector_length", t.vector_length, f.vector_length);
   fill("tile", "tile", t.tile, f.tile);
+  for (const ParamSpec& p : entry.params) {
+    if (t.params.count(p.name)) {
+      sources.push_back({p.name, "command line"});
+    } else if (from && from->params.count(p.name)) {
+      t.params[p.name] = from->params.at(p.name);
+      sources.push_back({p.name, file});
+    } else {
+      sources.push_back({p.name, "default"});
+    }
+  }
   if (sources.empty()) return "default";
   bool one = true;
   for (const auto& s : sources) one = one && s.second == sources.front().second;

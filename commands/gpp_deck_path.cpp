@@ -17,6 +17,9 @@
 #ifndef GPP_SOURCE_DECKS
 #error "GPP_SOURCE_DECKS must be defined"
 #endif
+#if !defined(GPP_TUNING_FROM_BINDIR) || !defined(GPP_SOURCE_DIR)
+#error "GPP_TUNING_FROM_BINDIR and GPP_SOURCE_DIR must be defined"
+#endif
 
 namespace fs = std::filesystem;
 
@@ -49,6 +52,17 @@ std::vector<std::string> deck_directories() {
   dirs.push_back((bindir / GPP_DECKS_FROM_BINDIR).lexically_normal().string());
   if (same_directory(bindir, GPP_BUILD_BINDIR)) dirs.push_back(GPP_SOURCE_DECKS);
   return dirs;
+}
+
+std::string shipped_tuning_path(const std::string& relative) {
+  const fs::path bindir = executable_dir();
+  if (!bindir.empty()) {
+    const fs::path installed = (bindir / GPP_TUNING_FROM_BINDIR / fs::path(relative).filename()).lexically_normal();
+    if (is_file(installed)) return installed.string();
+    const fs::path source = fs::path(GPP_SOURCE_DIR) / relative;
+    if (same_directory(bindir, GPP_BUILD_BINDIR) && is_file(source)) return source.lexically_normal().string();
+  }
+  return relative;
 }
 
 std::string resolve_deck(const std::string& given) {

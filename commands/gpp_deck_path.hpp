@@ -16,4 +16,9 @@ std::vector<std::string> deck_directories();
 /// Throws gpp::Error naming every place it looked.
 std::string resolve_deck(const std::string& given);
 
+/// Where the shipped defaults file `relative` (as the build names it: "tuning/sm_90.json")
+/// is: installed (<prefix>/share/gpp/tuning/), else, for a binary run from its build tree,
+/// in the source tree; `relative` itself where neither holds it.
+std::string shipped_tuning_path(const std::string& relative);
+
 }  // namespace gpp::app

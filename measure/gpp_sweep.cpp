@@ -122,7 +122,37 @@ std::vector<std::string> listed(const Axes& a) {
   return out;
 }
 
+void add_param_axis(Axes& a, const std::string& spec) {
+  const std::size_t eq = spec.find('=');
+  const std::string name = spec.substr(0, eq);
+  std::vector<std::string> values;
+  for (const std::string& v : split(eq == std::string::npos ? std::string() : spec.substr(eq + 1), ',')) {
+    parse_param("--param", name + "=" + v);  // NAME=VALUE with each value
+    if (std::find(values.begin(), values.end(), v) != values.end())
+      throw Error("--param " + excerpt(spec) + ": " + v + " is listed twice");
+    values.push_back(v);
+  }
+  if (eq == std::string::npos) parse_param("--param", spec);
+  for (const auto& [n, v] : a.params)
+    if (n == name) throw Error("--param " + name + " is given twice (list its values: --param " + name + "=A,B)");
+  a.params.push_back({name, values});
+}
+
 void check_axes_used(const Axes& a, const std::vector<const PolicyEntry*>& policies) {
+  for (const auto& [name, values] : a.params) {
+    bool used = false;
+    for (const PolicyEntry* e : policies) {
+      if (e->param(name)) {
+        used = true;
+        Tunables t;
+        for (const std::string& v : values) {
+          t.params[name] = v;
+          check_tunables(*e, t);  // a value the policy does not take
+        }
+      }
+    }
+    if (!used) throw Error("--param " + name + ": none of the selected policies has this param");
+  }
   for (const std::string& name : listed(a)) {
     bool used = false;
     std::string names;
@@ -134,7 +164,8 @@ void check_axes_used(const Axes& a, const std::vector<const PolicyEntry*>& polic
   }
 }
 
-std::vector<Tunables> expand(const Axes& a, const std::vector<std::string>& policy_tunables) {
+std::vector<Tunables> expand(const Axes& a, const std::vector<std::string>& policy_tunables,
+                             const std::vector<ParamSpec>& policy_params) {
   std::vector<Tunables> points{Tunables{}};
   auto axis = [&](const char* name, const auto& values, auto set) {
     if (values.empty() || !reads(policy_tunables, name)) return;
@@ -154,6 +185,21 @@ std::vector<Tunables> expand(const Axes& a, const std::vector<std::string>& poli
   axis("team-size", a.team_size, [](Tunables& t, int v) { t.team_size = v; });
   axis("vector-length", a.vector_length, [](Tunables& t, int v) { t.vector_length = v; });
   axis("tile", a.tile, [](Tunables& t, const std::vector<int>& v) { t.tile = v; });
+  for (const auto& [name, values] : a.params) {
+    const bool has = std::any_of(policy_params.begin(), policy_params.end(),
+                                 [&](const ParamSpec& p) { return p.name == name; });
+    if (!has) continue;
+    std::vector<Tunables> next;
+    if (points.size() * values.size() > kMaxPoints)
+      throw Error("the grid has more than " + std::to_string(kMaxPoints) + " points per policy");
+    for (const Tunables& p : points)
+      for (const std::string& v : values) {
+        Tunables t = p;
+        t.params[name] = v;
+        next.push_back(t);
+      }
+    points = std::move(next);
+  }
   return points;
 }
 
@@ -223,6 +269,14 @@ CsvFile parse_sweep_csv(std::string text, const std::string& header, const std::
       }
     }
     const std::string at = where + ": row " + std::to_string(r) + ": ";
+    for (const std::string& p : split(fields[col("params")], ' ')) {
+      if (p.empty()) continue;
+      try {
+        row.tunables.params.insert(parse_param("params", p));
+      } catch (const Error& e) {
+        throw Error(at + e.what());
+      }
+    }
     row.git = fields[col("git")];
     row.version = fields[col("version")];
     row.kokkos = fields[col("kokkos")];
@@ -301,7 +355,8 @@ bool same_point(const Row& a, const Row& b) {
   return a.policy == b.policy && a.space == b.space && a.nbands == b.nbands && a.ngpown == b.ngpown &&
          a.ncouls == b.ncouls && a.nw == b.nw && a.tunables.band_block == b.tunables.band_block &&
          a.tunables.ig_block == b.tunables.ig_block && a.tunables.team_size == b.tunables.team_size &&
-         a.tunables.vector_length == b.tunables.vector_length && a.tunables.tile == b.tunables.tile;
+         a.tunables.vector_length == b.tunables.vector_length && a.tunables.tile == b.tunables.tile &&
+         a.tunables.params == b.tunables.params;
 }
 
 }  // namespace gpp::app::sweep

@@ -21,13 +21,19 @@ std::vector<int> parse_values(const std::string& option, const std::string& spec
 /// A comma-separated list of tiles, each sizes joined by 'x' (`128x1x1,64x2x1`).
 std::vector<std::vector<int>> parse_tiles(const std::string& option, const std::string& spec);
 
-/// The values listed for each tunable (empty: not swept).
+/// The values listed for each tunable (empty: not swept), and for each param named
+/// (--param NAME=V1,V2), in the order given.
 struct Axes {
   std::vector<int> band_block, ig_block, team_size, vector_length;
   std::vector<std::vector<int>> tile;
+  std::vector<std::pair<std::string, std::vector<std::string>>> params;
 };
 
-/// Option names ("band-block", ...) of the tunables `a` lists.
+/// `--param NAME=V1,V2` into `a`'s params (a name given twice, an empty value or a
+/// repeated one is refused).
+void add_param_axis(Axes& a, const std::string& spec);
+
+/// Option names ("band-block", ...) of the tunables `a` lists (params not included).
 std::vector<std::string> listed(const Axes& a);
 
 /// Throws gpp::Error when `a` lists a tunable none of `policies` reads.
@@ -37,7 +43,9 @@ void check_axes_used(const Axes& a, const std::vector<const PolicyEntry*>& polic
 /// PolicyEntry::tunables); tunables the policy lacks stay 0 (default). One point with
 /// every default when the policy reads none of the listed tunables. The last listed
 /// tunable varies fastest (band_block, ig_block, team_size, vector_length, tile).
-std::vector<Tunables> expand(const Axes& a, const std::vector<std::string>& policy_tunables);
+/// The params' axes come last (varying fastest), those the policy has (`policy_params`).
+std::vector<Tunables> expand(const Axes& a, const std::vector<std::string>& policy_tunables,
+                             const std::vector<ParamSpec>& policy_params = {});
 
 /// small (< 1e9 updates), medium (< 1e11), large.
 std::string size_class(double updates);

@@ -78,6 +78,8 @@ const TuningEntry* TuningFile::find(const std::string& device, const std::string
                                     const std::string& size_class) const {
   for (const auto& e : entries)
     if (e.device == device && e.backend == backend && e.policy == policy && e.size_class == size_class) return &e;
+  for (const auto& e : entries)  // an entry for every size
+    if (e.device == device && e.backend == backend && e.policy == policy && e.size_class == "any") return &e;
   return nullptr;
 }
 
@@ -174,8 +176,8 @@ TuningFile parse_tuning(const std::string& text, const std::string& path) {
     t.backend = text_member(e, "backend", where);
     t.policy = text_member(e, "policy", where);
     t.size_class = text_member(e, "size_class", where);
-    if (t.size_class != "small" && t.size_class != "medium" && t.size_class != "large")
-      throw Error(where + "size_class \"" + t.size_class + "\" is not small, medium or large");
+    if (t.size_class != "small" && t.size_class != "medium" && t.size_class != "large" && t.size_class != "any")
+      throw Error(where + "size_class \"" + t.size_class + "\" is not small, medium, large or any");
     const PolicyEntry* policy = nullptr;
     try {
       policy = &find_policy(t.policy);
@@ -198,9 +200,20 @@ TuningFile parse_tuning(const std::string& text, const std::string& path) {
       } else if (k == "tile") {
         if (!v.is_array() || v.empty() || v.size() > 3) throw Error(w + "is not an array of 1 to 3 sizes");
         for (const JsonIn& s : v) t.tunables.tile.push_back(tunable_value(s, w));
+      } else if (k == "params") {
+        if (!v.is_object()) throw Error(w + "is " + json_kind(v) + ", not an object of NAME: VALUE");
+        for (auto p = v.begin(); p != v.end(); ++p) {
+          if (!p.value().is_string()) throw Error(w + excerpt(p.key(), 40) + " is " + json_kind(p.value()) + ", not a string");
+          try {
+            const auto [name, value] = parse_param("params", p.key() + "=" + p.value().get<std::string>());
+            t.tunables.params[name] = value;
+          } catch (const Error& err) {
+            throw Error(where + err.what());
+          }
+        }
       } else {
         throw Error(where + "unknown tunable \"" + excerpt(k, 40) +
-                    "\" (band_block, ig_block, team_size, vector_length, tile)");
+                    "\" (band_block, ig_block, team_size, vector_length, tile, params)");
       }
     }
     try {
@@ -237,6 +250,11 @@ Json json_tunables(const Tunables& t) {
   for (const auto& [name, v] : tunables)
     if (v > 0) j[name] = v;
   if (!t.tile.empty()) j["tile"] = t.tile;
+  if (!t.params.empty()) {
+    Json p = Json::object();
+    for (const auto& [name, value] : t.params) p[name] = value;
+    j["params"] = std::move(p);
+  }
   return j;
 }
 

@@ -36,7 +36,8 @@ struct TuningFile {
   std::vector<TuningEntry> entries;
   JsonIn unknown = JsonIn::object();  // top-level fields gpp does not know
 
-  /// The entry for this key, or null.
+  /// The entry for this key (one of size_class "any" where there is none of the size's
+  /// own), or null.
   const TuningEntry* find(const std::string& device, const std::string& backend, const std::string& policy,
                           const std::string& size_class) const;
   /// Adds `e`, replacing the entry with the same key; fields gpp does not know of the

@@ -7,6 +7,7 @@
 #include "gpp_spaces.hpp"
 #include "gpp_types.hpp"
 
+#include <map>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -14,15 +15,32 @@
 
 namespace gpp {
 
-/// Strategy parameters. In a request, 0 (or an empty tile) means the policy's default;
-/// after a runner has seen them (resolve), the values that run.
+/// Strategy parameters. In a request, 0 (or an empty tile, an absent param) means the
+/// policy's default; after a runner has seen them (resolve), the values that run.
 struct Tunables {
   int band_block = 0;     // bands per cache block (v6+)
   int ig_block = 0;       // G per cache block (v6+)
   int team_size = 0;      // threads per team (TeamPolicy steps)
   int vector_length = 0;  // vector lanes per thread (TeamPolicy steps)
   std::vector<int> tile;  // MDRangePolicy tile sizes, one per rank
+  /// A policy's named code-path choices (PolicyEntry::params): name -> value (--param
+  /// NAME=VALUE); a resolved set names every param of the policy.
+  std::map<std::string, std::string> params;
 };
+
+/// A named choice of a policy's code path (a loop's vector type, how reciprocals are
+/// shared): its name, the values it takes (the first the default) and what each means.
+struct ParamSpec {
+  std::string name;
+  std::vector<std::string> values;
+  std::string description;
+};
+
+/// The value of `spec` in `t`: the one given, else the default (values.front()).
+inline const std::string& param_value(const Tunables& t, const ParamSpec& spec) {
+  const auto it = t.params.find(spec.name);
+  return it != t.params.end() ? it->second : spec.values.front();
+}
 
 /// The largest value of any tunable (blocks, teams, lanes, tile sizes), from every
 /// source (command line, tuning file, sweep CSV): 2^20 keeps block arithmetic (n +
@@ -47,6 +65,10 @@ struct PolicyEntry {
   std::string description;
   std::vector<std::string> tunables;  // names of the Tunables fields the policy reads
   int tile_rank = 0;                  // ranks of --tile (MDRangePolicy steps)
+  std::vector<ParamSpec> params;      // its named choices (Tunables::params)
+  /// The shipped defaults its defaults were compiled from ("tuning/sm_90.json") and
+  /// whether they were measured or reasoned; empty for a policy without any.
+  std::string defaults_file, defaults_basis;
   /// Most frequencies one call of the runner takes: GPP_MAX_NW for a runner that reduces
   /// every frequency in one pass (SigmaAccum<NW>); run() calls it in passes of at most
   /// that many (gpp_passes.hpp). 0: any number (the runner loops over frequencies).
@@ -62,6 +84,12 @@ struct PolicyEntry {
       return on_device;
   }
   bool runs_on(SpaceKind k) const { return k == SpaceKind::Host ? on_host != nullptr : on_device != nullptr; }
+  /// Its param called `name`, or null.
+  const ParamSpec* param(const std::string& name) const {
+    for (const ParamSpec& p : params)
+      if (p.name == name) return &p;
+    return nullptr;
+  }
   /// "device, host", "host", ...
   std::string spaces() const;
 
@@ -116,8 +144,15 @@ inline const PolicyEntry& find_policy(const char* name) { return find_policy(std
 std::string default_policy_name(SpaceKind k = default_space());
 
 /// Throws gpp::Error when a tunable is set that `entry` does not read, is not positive,
-/// or a tile does not fit the policy's rank or the backend.
+/// or a tile does not fit the policy's rank or the backend; or a param is one the policy
+/// does not have, or has a value it does not take.
 void check_tunables(const PolicyEntry& entry, const Tunables& t);
+
+/// "NAME=VALUE" as a param (--param); gpp::Error naming `option` for anything else.
+std::pair<std::string, std::string> parse_param(const std::string& option, const std::string& text);
+
+/// "loops=vector rcp_empty=share": the params of `t`, in name order ("" for none).
+std::string describe_params(const Tunables& t);
 
 /// Calls f(std::integral_constant<int, NW>{}) for NW == nw (1..GPP_MAX_NW): the runner
 /// of a policy registered with max_nw = GPP_MAX_NW, which PolicyEntry::run calls in

@@ -1,29 +1,36 @@
 #pragma once
 // The shape of the `tuned` policy's two kernels (policies/tuned.cpp), read by the kernels
-// and by the work count (gpp_counts.cpp), which counts the padding of G' groups.
+// and by the work count (gpp_counts.cpp), which counts the padding of G' groups. The values
+// are the shipped defaults of the build's GPU architecture (tuning/<arch>.json, compiled in
+// by cmake/GppTuningDefaults.cmake: tuning_defaults::kTunedFile names it, and each entry
+// says whether it was measured, with the command, or reasoned from the hardware).
+#include "gpp_tuning_defaults.hpp"
+
 namespace gpp::tuned_shape {
 
-// G' per thread and 128-thread teams per SM that the register allocation must allow
-// (LaunchBounds<128, blocks>: 4 -> at most 128 registers per thread, 5 -> 96, 6 -> 80),
-// per kernel and number of frequencies of a pass (each frequency's sums hold registers).
-// The trade-off: more G' per thread share each load of aqsntemp and give a thread more
-// independent chains, but hold more registers, so fewer teams fit on an SM. The counts
-// below were the fastest on the H100 (docs/lab/gpu-tuned.md); where no deck was timed
-// (occupied bands with 3 or more frequencies, empty bands with 4 or more), the count is
-// the largest whose band loop ptxas compiles without loads from spilled registers
-// (tools/sass-offline.sh, sm_90).
-// A kernel's G' are padded to whole groups (the last G' again, with weight 0: its regular
-// terms are computed, its near-pole arms are not).
-inline constexpr int kOccupiedGp = 2, kEmptyGp = 3;
-constexpr int occupied_blocks(const int nw) { return nw <= 2 ? 5 : 4; }
-constexpr int empty_blocks(const int nw) { return nw <= 2 ? 6 : nw == 3 ? 5 : 4; }
+// G' per thread of the occupied and of the empty kernel. A kernel's G' are padded to whole
+// groups (the last G' again, with weight 0: its regular terms are computed, its near-pole
+// arms are not).
+inline constexpr int kOccupiedGp = tuning_defaults::kTunedOccupiedGp, kEmptyGp = tuning_defaults::kTunedEmptyGp;
 
-// Bands per block: a block's pair terms and its staging into team scratch are paid once
-// per block, so larger blocks spread them over more bands; its staged values take team
-// scratch memory, and its bands with a wx < 0 make it take the sexcut test. 96 was the
-// best of 32 to 192 on si214, si510 and the mini-app deck on the H100 once the kernels
-// held fewer registers and the band order packed the sexcut test's bands
-// (docs/lab/gpu-tuned.md).
-inline constexpr int kDefaultBandBlock = 96;
+// Threads per team the kernels are compiled for (their launch bounds): the most a team
+// may have.
+inline constexpr int kMaxTeam = 128;
+inline constexpr int kDefaultTeamSize = tuning_defaults::kTunedTeamSize;
+static_assert(kDefaultTeamSize >= 1 && kDefaultTeamSize <= kMaxTeam, "the default team exceeds the launch bounds");
+
+// kMaxTeam-thread teams per SM that the register allocation must allow (LaunchBounds<128,
+// blocks>: 4 -> at most 128 registers per thread, 5 -> 96, 6 -> 80), per kernel and number
+// of frequencies of a pass (each frequency's sums hold registers): the file's value for nw,
+// its last for more.
+template <int N>
+constexpr int per_nw(const int (&blocks)[N], const int nw) {
+  return blocks[nw <= N ? nw - 1 : N - 1];
+}
+constexpr int occupied_blocks(const int nw) { return per_nw(tuning_defaults::kTunedOccupiedBlocks, nw); }
+constexpr int empty_blocks(const int nw) { return per_nw(tuning_defaults::kTunedEmptyBlocks, nw); }
+
+// Bands per block.
+inline constexpr int kDefaultBandBlock = tuning_defaults::kTunedBandBlock;
 
 }  // namespace gpp::tuned_shape

@@ -1,17 +1,17 @@
-// CPU policy (the default on the host): band blocks one after the other, G'
-// across threads in each, SIMD over G. For each band block and G', G is blocked; a G
-// block's pair invariants (the fused form's PairTerms) are stored as structure-of-arrays
-// rows in a per-thread buffer, and the innermost loop runs over contiguous G, 8 G a
-// vector: written with AVX-512 intrinsics where the build has AVX-512 (GPP_HOST_ARCH=
-// native on such a CPU), else as an `omp simd` loop with one scalar reduction per
-// frequency and part, which the compiler turns into vector code (SSE2 without an arch
-// flag). The arms are zero-masked reciprocals; the rare near-pole arm of occupied bands
-// is not computed in the vector loop but flagged per G and added by a pass over the
-// flagged G (8 at a time where built with AVX-512). The G' factor applied once per G';
-// ssx skipped for empty bands. Both kinds of band take `tuned`'s partial fractions: with
-// U = wtilde P and V = |wtilde|^2 P, an empty band's sch*mat is (x U - V) / |wdiff|^2; an
-// occupied band's sch and Y come from one reciprocal of |wdiff|^2 |wsum|^2
-// (physics::occupied_term, ssx = (sch - Y) / 2 per band), its near-pole arm is
+// CPU policy (the default on the host): band blocks one after the other, G' across threads
+// in each, SIMD over G. For each band block and G', G is blocked; a G block's pair
+// invariants (the fused form's PairTerms) are stored as structure-of-arrays rows in a
+// per-thread buffer, and the innermost loops run over contiguous G, a vector of G at a
+// time. The loops are written once over a vector type (policies/gpp_simd.hpp): the
+// build's (xsimd's batch for the instruction set it targets, or portable packs where it
+// has no xsimd), or one G at a time, chosen per run (the `loops` param). The arms are
+// zero-masked reciprocals; the rare near-pole arm of occupied bands is not computed in the
+// vector loop: the loop lists the G where a term is not regular, and a second pass over
+// that list adds the near-pole arm a vector of listed G at a time. The G' factor applied
+// once per G'; ssx skipped for empty bands. Both kinds of band take `tuned`'s partial
+// fractions: with U = wtilde P and V = |wtilde|^2 P, an empty band's sch*mat is (x U - V)
+// / |wdiff|^2; an occupied band's sch and Y come from one reciprocal of |wdiff|^2
+// |wsum|^2 (physics::occupied_term, ssx = (sch - Y) / 2 per band), its near-pole arm is
 // physics::near_pole_term. Reciprocals are shared by a group's frequencies (Rcp) where the
 // G block's bounds allow, and every arm's test is one comparison per term with a G's
 // threshold; the sums over G are in a different order. The band's factor conj(aqsm) of mat
@@ -20,38 +20,28 @@
 // conj(aqsm) once (12 FLOPs per band and G where mat, P, U and V took 20).
 #include "gpp_host_shape.hpp"
 #include "gpp_kernels.hpp"
+#include "gpp_simd.hpp"
 
-#include <cstdlib>
+#include <algorithm>
 #include <limits>
+#include <map>
 #include <string>
 #include <type_traits>
 #include <utility>
-
-// AVX-512 (with VL) in the host pass: the vector loops in intrinsics, the near-pole pass's
-// list of flagged G compacted 8 G at a time. Not in a CUDA or HIP device pass, which never runs it, nor
-// under nvcc before CUDA 12.3: up to 12.2 its headers #define _Float16, which breaks GCC
-// 12's <immintrin.h> (avx512fp16intrin.h: "vector_size attribute requires an arithmetic or
-// enum type"; kokkos-kernels#2108), and CUDA 11 takes no chance either.
-#if defined(__NVCC__) && (__CUDACC_VER_MAJOR__ < 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ < 3))
-#define GPP_HOST_NVCC_INTRINSICS 0
-#else
-#define GPP_HOST_NVCC_INTRINSICS 1
-#endif
-#if defined(__AVX512F__) && defined(__AVX512VL__) && !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__) && \
-    GPP_HOST_NVCC_INTRINSICS
-#include <immintrin.h>
-#define GPP_HOST_AVX512 1
-#else
-#define GPP_HOST_AVX512 0
-#endif
 
 namespace gpp {
 namespace {
 
 using host_shape::kMaxIgBlock;  // the per-thread buffer of pair invariants
-constexpr int kMaxGroup = 4;       // frequencies per vector loop (one accumulator pair each)
+using simd::each;
+constexpr int kMaxGroup = 4;  // frequencies per vector loop (one accumulator pair each)
 constexpr double kInvLimitone = 1.0 / physics::limitone;
 constexpr double kInvTolZero = 1.0 / physics::TOL_Zero;
+// Every row is padded to a multiple of this many doubles (64 bytes), with finite values
+// past a G block's end, so that the loops load whole vectors of up to 8 lanes there and
+// mask only what they add (the last vector of a block).
+constexpr int kRowAlign = 8;
+constexpr int padded(const int n) { return (n + kRowAlign - 1) / kRowAlign * kRowAlign; }
 
 // The fields of a G block's pair invariants, one row of ig_block doubles each.
 enum Field : int {
@@ -68,8 +58,8 @@ enum Field : int {
   kOm2,    // |Omega2|^2, Omega2 = wtilde^2 I_eps
   kCut2,   // sexcut^2 |I_eps|^2
   kThr,    // max(limittwo, |wtilde|^2 / limitone): a band takes the regular arm where |wdiff|^2 > it
-  kFlag,   // occupied_band: nonzero, bit w set where frequency w of the band in hand takes the near-pole arm
-           // at this G; occupied_band_avx512: as ints, the G where a frequency is not regular, in order
+  kList,   // as ints: the G of the block where an occupied band's term is not regular, in order
+           // (occupied_band writes it, near_pole_pass reads it)
   kFields
 };
 
@@ -80,17 +70,17 @@ struct Rows {
 };
 
 // The per-thread buffer of a G block's pair invariants, on the heap, one row per thread
-// (UniqueToken): on the stack it overflowed small stacks (ulimit -s 32). The
-// policy is built for host spaces only.
+// (UniqueToken): on the stack it overflowed small stacks (ulimit -s 32). The policy is
+// built for host spaces only.
 template <class ExecSpace>
 struct PairBuffer {
   Kokkos::Experimental::UniqueToken<ExecSpace> token;
-  int stride;  // doubles per field, a multiple of 8 (64-byte rows)
+  int stride;  // doubles per field (padded)
   Kokkos::View<double**, Kokkos::LayoutRight, typename ExecSpace::memory_space> rows;
   PairBuffer(const ExecSpace& space, int ig_block)
-      : token(space), stride((ig_block + 7) / 8 * 8),
+      : token(space), stride(padded(ig_block)),
         rows(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::host::pair_terms"), token.size(),
-             kFields * ((ig_block + 7) / 8 * 8)) {}
+             kFields * padded(ig_block)) {}
   template <class F>
   void with(const F& f) const {
     const int id = token.acquire();
@@ -198,6 +188,11 @@ inline Bounds block_bounds(const double* __restrict wr_row, const double* __rest
 
 // The pair invariants of G = ig0 .. ig0+len-1 for one G': physics::pair_terms, split
 // into rows and written out component by component, so that the loop is a SIMD loop.
+
+// The pair invariants of G = ig0 .. ig0+len-1 for one G': physics::pair_terms, split
+// into rows and written out component by component, so that the loop is a SIMD loop. The
+// rows' padding past len is set to 0 (finite: the loops' last vector reads it and masks
+// what it adds).
 template <class In>
 inline Bounds fill_pairs(const In& in, const int igp, const int ig0, const int len, const Rows& r) {
   const double sexcut2 = in.sexcut * in.sexcut;
@@ -239,32 +234,20 @@ inline Bounds fill_pairs(const In& in, const int igp, const int ig0, const int l
     const double pole = wabs2 * kInvLimitone;
     f_thr[k] = pole > limittwo ? pole : limittwo;
   }
+  for (int f = kWr; f <= kThr; ++f)
+    for (int k = len; k < padded(len); ++k) r.f[f][k] = 0.0;
   return block_bounds(f_wr, f_wi2, f_thr, len);
 }
 
 // How an empty band's reciprocals of |wdiff|^2 are computed, chosen per band and G block
 // (empty_mode: a mode is taken only where the block's Bounds keep every value it inverts
-// in its range, else a safer one).
-//
-// SharedDivide is the default: a group's frequencies share one division, the slowest
-// instruction of a term; it was faster than one division per frequency on the 16-core
-// Intel hosts, and a float-seeded reciprocal (a float division
-// and a cubic Newton step in place of vdivpd) was slower than both and removed
-// (docs/lab/cpu-host.md). GPP_HOST_RCP_EMPTY = div
-// or share forces one of the two for a run (a measurement switch; unset: share), and
-// GPP_HOST_RCP_OCCUPIED for the occupied bands' loop, whose pairs of frequencies share one
-// division (occupied_mode).
+// in its range, else a safer one). SharedDivide is the default; the `rcp_empty` and
+// `rcp_occupied` params choose for a run (the measurements behind the default:
+// docs/lab/cpu-host.md).
 enum class Rcp : int {
   Divide,        // 1.0 / x for each frequency
   SharedDivide,  // one division for a group's frequencies (the default)
 };
-
-// The vector loops of the occupied and of the empty bands: written with AVX-512
-// intrinsics (occupied_band_avx512, empty_band_avx512: the default where the build has
-// AVX-512) or as `omp simd` loops (occupied_band, empty_band: the only ones otherwise).
-// GPP_HOST_OCCUPIED and GPP_HOST_EMPTY = avx512 or simd choose for a run (measurement and
-// test switches).
-enum class HostLoop : int { Simd, Avx512 };
 
 // One band's scalars for the G loop.
 struct Band {
@@ -273,8 +256,7 @@ struct Band {
   double occ;
   double cut16;      // 16 sexcut^2 (physics::near_pole_term)
   Rcp empty;         // the reciprocals an empty band would like (where its bounds allow)
-  Rcp occupied;      // and an occupied band (occupied_band_avx512)
-  HostLoop occupied_loop, empty_loop;
+  Rcp occupied;      // and an occupied band
 };
 
 // Sums over a G block of up to kMaxGroup frequencies: sch*mat, occ*ssx*mat.
@@ -282,563 +264,331 @@ struct GroupSums {
   double sr[kMaxGroup] = {}, si[kMaxGroup] = {}, xr[kMaxGroup] = {}, xi[kMaxGroup] = {};
 };
 
-// U and V of one band at one G for the `omp simd` loops, without the band's factor
-// conj(aqsm): U = (wtilde I_eps) aqsn, V = (|wtilde|^2 I_eps) aqsn from the G's rows (the
-// terms are linear in U and V, so conj(aqsm) multiplies the G block's sums instead:
-// band_groups). GPP_HOST_BAND_ROWS takes the rows' pointers, GPP_HOST_BAND_UV makes U
-// and V at G = k.
-#define GPP_HOST_BAND_ROWS                     \
-  const double* __restrict a_re = b.ar;        \
-  const double* __restrict a_im = b.ai;        \
-  const double* __restrict wir = r[kWIr];      \
-  const double* __restrict wii = r[kWIi];      \
-  const double* __restrict air = r[kAIr];      \
-  const double* __restrict aii = r[kAIi];
-#define GPP_HOST_BAND_UV                                                      \
-  const double ar = a_re[k], ai = a_im[k];                                    \
-  const double Ur = wir[k] * ar - wii[k] * ai, Ui = wir[k] * ai + wii[k] * ar; \
-  const double Vr = air[k] * ar - aii[k] * ai, Vi = air[k] * ai + aii[k] * ar;
-
-// |wdiff|^2 of frequency x at one G.
-#define GPP_HOST_WDIFF(x, DR, WD)        \
-  const double DR = (x) - wr[k];         \
-  const double WD = DR * DR + wi2[k];
-
-// The regular arm of frequency x at one G for an empty band (no ssx), given |wdiff|^2
-// and its reciprocal: sch*mat = (x U - V) / |wdiff|^2, U = wtilde P and V = |wtilde|^2 P
-// from the G's shared products (the fused form's (a + i b) P, a = Re wtilde (x -
-// Re wtilde) - Im(wtilde)^2, b = Im wtilde x, is x U - V; `tuned` computes the same),
-// summed over the G block as x sum(U / |wdiff|^2) - sum(V / |wdiff|^2): two sums of one
-// FMA each a part, where x U - V took an operation more (and g++ a register copy). The
-// arm's test wdiffr > limittwo && |delw|^2 < limitone, |delw|^2 = |wtilde|^2 / |wdiff|^2,
-// as one comparison with the G's threshold: |wdiff|^2 > max(limittwo, |wtilde|^2 /
-// limitone) (the same arms but where |delw|^2 is within a rounding of limitone). The arm
-// is a blend of the reciprocal with 0 (one masked move), so that each sum is one FMA: `s
-// += regular ? v : 0.0` costs g++ an add of +0.0 and a blend besides (it may not drop x +
-// 0.0, which is not x for x = -0.0).
-#define GPP_HOST_EMPTY_TERM(WD, INV, W)                                         \
-  {                                                                             \
-    const double inv_regular = !Checked || (WD) > thr[k] ? (INV) : 0.0;         \
-    u##W##r += inv_regular * Ur;                                                \
-    u##W##i += inv_regular * Ui;                                                \
-    v##W##r += inv_regular * Vr;                                                \
-    v##W##i += inv_regular * Vi;                                                \
-  }
-
 // Where one reciprocal serves every frequency of a group, each factor must lie in
 // [kShareMin, kShareMax], so that a product of up to four neither overflows nor becomes
 // subnormal (checked per band and G block from the block's Bounds, before the loop); a
 // band whose factors may fall outside takes one division per frequency.
 constexpr double kShareMin = 1e-75, kShareMax = 1e75;
 
-// An empty band: W frequencies x[0..W-1] over the G block. Shared: the W reciprocals of
-// |wdiff|^2 from one, 1/(d0 d1 ..) times the other factors (a few ulps from 1/d_w).
-// Checked: each term's arm tested; else the block's bounds have shown every term regular
-// (Bounds::all_regular: every empty band's block on si214, si510 and the mini-app deck).
-template <int W, Rcp Mode, bool Checked>
-inline void empty_band(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
-  constexpr bool shared = Mode == Rcp::SharedDivide && W > 1;
-  const double* __restrict wr = r[kWr];
-  const double* __restrict wi2 = r[kWi2];
-  const double* __restrict thr = r[kThr];
-  GPP_HOST_BAND_ROWS
-  const double x0 = x[0], x1 = W > 1 ? x[1] : 0.0, x2 = W > 2 ? x[2] : 0.0, x3 = W > 3 ? x[3] : 0.0;
-  double u0r = 0, u0i = 0, u1r = 0, u1i = 0, u2r = 0, u2i = 0, u3r = 0, u3i = 0;
-  double v0r = 0, v0i = 0, v1r = 0, v1i = 0, v2r = 0, v2i = 0, v3r = 0, v3i = 0;
-#pragma omp simd reduction(+ : u0r, u0i, u1r, u1i, u2r, u2i, u3r, u3i, v0r, v0i, v1r, v1i, v2r, v2i, v3r, v3i)
-  for (int k = 0; k < len; ++k) {
-    GPP_HOST_BAND_UV
-    GPP_HOST_WDIFF(x0, dr0, wd0)
-    GPP_HOST_WDIFF(x1, dr1, wd1)
-    GPP_HOST_WDIFF(x2, dr2, wd2)
-    GPP_HOST_WDIFF(x3, dr3, wd3)
-    double inv0, inv1 = 0, inv2 = 0, inv3 = 0;
-    if constexpr (!shared) {
-      inv0 = 1.0 / (wd0);
-      if constexpr (W > 1) inv1 = 1.0 / (wd1);
-      if constexpr (W > 2) inv2 = 1.0 / (wd2);
-      if constexpr (W > 3) inv3 = 1.0 / (wd3);
-    } else if constexpr (W == 2) {
-      const double R = 1.0 / (wd0 * wd1);
-      inv0 = R * wd1, inv1 = R * wd0;
-    } else if constexpr (W == 3) {
-      const double wd01 = wd0 * wd1;
-      const double R = 1.0 / (wd01 * wd2);
-      const double R2 = R * wd2;
-      inv0 = R2 * wd1, inv1 = R2 * wd0, inv2 = R * wd01;
-    } else {
-      const double wd01 = wd0 * wd1, wd23 = wd2 * wd3;
-      const double R = 1.0 / (wd01 * wd23);
-      const double R01 = R * wd23, R23 = R * wd01;
-      inv0 = R01 * wd1, inv1 = R01 * wd0, inv2 = R23 * wd3, inv3 = R23 * wd2;
-    }
-    GPP_HOST_EMPTY_TERM(wd0, inv0, 0)
-    if constexpr (W > 1) GPP_HOST_EMPTY_TERM(wd1, inv1, 1)
-    if constexpr (W > 2) GPP_HOST_EMPTY_TERM(wd2, inv2, 2)
-    if constexpr (W > 3) GPP_HOST_EMPTY_TERM(wd3, inv3, 3)
-  }
-  s.sr[0] += x0 * u0r - v0r, s.si[0] += x0 * u0i - v0i;
-  if constexpr (W > 1) s.sr[1] += x1 * u1r - v1r, s.si[1] += x1 * u1i - v1i;
-  if constexpr (W > 2) s.sr[2] += x2 * u2r - v2r, s.si[2] += x2 * u2i - v2i;
-  if constexpr (W > 3) s.sr[3] += x3 * u3r - v3r, s.si[3] += x3 * u3i - v3i;
-}
-#undef GPP_HOST_EMPTY_TERM
-
-// One frequency x at one G of an occupied band, regular arm, in `tuned`'s partial
-// fractions (physics::occupied_term): with U = wtilde P and V = |wtilde|^2 P (P = I_eps
-// mat), sch*mat = (x U - V) / |wdiff|^2 and ssx*mat = (sch*mat - Y) / 2, Y = (x U + V) /
-// |wsum|^2 (wsum = x + wtilde) where ssx is kept, (x U - V) / |wdiff|^2 where it is cut;
-// one reciprocal 1/(|wdiff|^2 |wsum|^2) = 1/|cden|^2 gives both denominators and the
-// sexcut test. The arm's test is one comparison with the G's threshold (as the empty
-// bands'), the arms and the cut blends of the reciprocals with 0, each sum one FMA; and
-// whether the near-pole arm is due instead (|delw|^2 > TOL_Zero: |wdiff|^2 <
-// |wtilde|^2 / TOL_Zero).
-#define GPP_HOST_OCC_TERM(x, BIT, SR, SI, YR, YI)                                            \
-  {                                                                                     \
-    const double dr = (x) - wr[k], sr = (x) + wr[k];                                    \
-    const double wdiffr = dr * dr + wi2[k];                                             \
-    const double wsumr = sr * sr + wi2[k];                                              \
-    const double R = 1.0 / (wdiffr * wsumr);                                            \
-    const bool regular = wdiffr > thr[k];                                               \
-    const bool cut = ((x) < 0.0) & (om2[k] * R > cut2[k]);                             \
-    const double inv_regular = regular ? R * wsumr : 0.0;                               \
-    const double inv_keep = (regular & !cut) ? R * wdiffr : 0.0;                        \
-    const double inv_drop = cut ? inv_regular : 0.0;                                    \
-    const double cmr = (x) * Ur - Vr, cmi = (x) * Ui - Vi;                              \
-    const double cpr = (x) * Ur + Vr, cpi = (x) * Ui + Vi;                              \
-    SR += inv_regular * cmr;                                                            \
-    SI += inv_regular * cmi;                                                            \
-    YR += inv_keep * cpr + inv_drop * cmr;                                              \
-    YI += inv_keep * cpi + inv_drop * cmi;                                              \
-    near += (!regular & (wdiffr < wabs2[k] * kInvTolZero)) ? (BIT) : 0.0;              \
-  }
-
-// An occupied band: W frequencies over the G block, regular arm; flag[k] holds 2^w for
-// each frequency w that takes the near-pole arm at G (added by near_pole_pass). ssx*mat
-// summed as (sch*mat - Y) / 2 over the block, times occ.
-template <int W>
-inline void occupied_band(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
-  const double* __restrict wr = r[kWr];
-  const double* __restrict wi2 = r[kWi2];
-  const double* __restrict wabs2 = r[kWabs2];
-  const double* __restrict om2 = r[kOm2];
-  const double* __restrict cut2 = r[kCut2];
-  const double* __restrict thr = r[kThr];
-  double* __restrict flag = r.f[kFlag];
-  GPP_HOST_BAND_ROWS
-  const double x0 = x[0], x1 = W > 1 ? x[1] : 0.0, x2 = W > 2 ? x[2] : 0.0, x3 = W > 3 ? x[3] : 0.0;
-  double s0r = 0, s0i = 0, s1r = 0, s1i = 0, s2r = 0, s2i = 0, s3r = 0, s3i = 0;
-  double y0r = 0, y0i = 0, y1r = 0, y1i = 0, y2r = 0, y2i = 0, y3r = 0, y3i = 0;
-#pragma omp simd reduction(+ : s0r, s0i, s1r, s1i, s2r, s2i, s3r, s3i, y0r, y0i, y1r, y1i, y2r, y2i, y3r, y3i)
-  for (int k = 0; k < len; ++k) {
-    GPP_HOST_BAND_UV
-    double near = 0.0;
-    GPP_HOST_OCC_TERM(x0, 1.0, s0r, s0i, y0r, y0i)
-    if constexpr (W > 1) GPP_HOST_OCC_TERM(x1, 2.0, s1r, s1i, y1r, y1i)
-    if constexpr (W > 2) GPP_HOST_OCC_TERM(x2, 4.0, s2r, s2i, y2r, y2i)
-    if constexpr (W > 3) GPP_HOST_OCC_TERM(x3, 8.0, s3r, s3i, y3r, y3i)
-    flag[k] = near;
-  }
-  const double h = 0.5 * b.occ;
-  s.sr[0] += s0r, s.si[0] += s0i, s.xr[0] += h * (s0r - y0r), s.xi[0] += h * (s0i - y0i);
-  if constexpr (W > 1) s.sr[1] += s1r, s.si[1] += s1i, s.xr[1] += h * (s1r - y1r), s.xi[1] += h * (s1i - y1i);
-  if constexpr (W > 2) s.sr[2] += s2r, s.si[2] += s2i, s.xr[2] += h * (s2r - y2r), s.xi[2] += h * (s2i - y2i);
-  if constexpr (W > 3) s.sr[3] += s3r, s.si[3] += s3i, s.xr[3] += h * (s3r - y3r), s.xi[3] += h * (s3i - y3i);
-}
-#undef GPP_HOST_OCC_TERM
-#undef GPP_HOST_BAND_UV
-#undef GPP_HOST_BAND_ROWS
-
-#if GPP_HOST_AVX512
-// Frequencies 0 .. W-1 in turn: f(std::integral_constant<int, w>{}) for each w, unrolled
-// (the per-frequency vectors below are indexed by constants and stay in registers).
-template <int W, class F, int... I>
-inline void each_w(const F& f, std::integer_sequence<int, I...>) {
-  (f(std::integral_constant<int, I>{}), ...);
-}
-template <int W, class F>
-inline void each_w(const F& f) {
-  each_w<W>(f, std::make_integer_sequence<int, W>{});
-}
-
-// out[i] = the sum of v[i]'s lanes for i < N: the vectors transposed and added 8 at a time
-// (for 8 vectors 21 shuffles and adds, where a sum per vector through memory took a store,
-// 8 loads and 7 adds each; a G block's loop of an empty band ends in 4 such sums per
-// frequency). Pairwise within each vector. The shuffles are the zero-masked forms under
-// an all-ones mask (the same instructions): g++ 12's unmasked ones (and
-// _mm512_reduce_add_pd) draw a false -Wuninitialized from its headers, GCC bug 105593.
-template <int N>
-inline void lane_sums(const __m512d* v, double* out) {
-  for (int i0 = 0; i0 < N; i0 += 8) {
-    __m512d x[8];
-    for (int i = 0; i < 8; ++i) x[i] = i0 + i < N ? v[i0 + i] : _mm512_setzero_pd();
-    __m512d t[4], u[2];
-    // t[i]'s 128-bit lane j: (x[2i] lanes 2j + 2j+1, x[2i+1] lanes 2j + 2j+1)
-    for (int i = 0; i < 4; ++i)
-      t[i] = _mm512_add_pd(_mm512_maskz_unpacklo_pd(0xFF, x[2 * i], x[2 * i + 1]),
-                           _mm512_maskz_unpackhi_pd(0xFF, x[2 * i], x[2 * i + 1]));
-    // [p.L0 + p.L1, p.L2 + p.L3, q.L0 + q.L1, q.L2 + q.L3] of 128-bit lanes
-    const auto fold = [](const __m512d p, const __m512d q) {
-      return _mm512_add_pd(_mm512_maskz_shuffle_f64x2(0xFF, p, q, 0x88), _mm512_maskz_shuffle_f64x2(0xFF, p, q, 0xDD));
-    };
-    u[0] = fold(t[0], t[1]);  // lanes: x0..x3's halves
-    u[1] = fold(t[2], t[3]);
-    alignas(64) double r[8];
-    _mm512_store_pd(r, fold(u[0], u[1]));  // lane i: x[i]'s sum
-    for (int i = 0; i < 8 && i0 + i < N; ++i) out[i0 + i] = r[i];
-  }
-}
-
 // A loop body the compiler must inline: each_vector calls it twice (whole vectors, the
-// masked last one), and g++ 14 otherwise leaves the larger bodies (the sexcut test's)
-// out of line, a call per 8 G.
+// masked last one), and g++ 14 otherwise leaves the larger bodies (the sexcut test's) out
+// of line, a call per vector.
 #define GPP_HOST_ALWAYS_INLINE __attribute__((always_inline))
 
-// One band's values at 8 G of a G block (a vector each), as both kinds of band's loops
-// read and make them: the pair rows, and U = (wtilde I_eps) aqsn, V = (|wtilde|^2 I_eps)
-// aqsn (GPP_HOST_BAND_UV's, without the band's factor conj(aqsm)). The rows' pointers are
-// taken once per loop (BandRows): read through Rows, each store of a loop would reload
-// them.
+// The rows one band's loop reads, their pointers taken once per loop: read through Rows,
+// each store of a loop would reload them.
 struct BandRows {
   const double *wr, *wi2, *thr, *wir, *wii, *air, *aii, *ar, *ai;
   BandRows(const Rows& r, const Band& b)
       : wr(r[kWr]), wi2(r[kWi2]), thr(r[kThr]), wir(r[kWIr]), wii(r[kWIi]), air(r[kAIr]), aii(r[kAIi]), ar(b.ar),
         ai(b.ai) {}
 };
-// How far ahead (in G) the AVX-512 loops prefetch each row they read (aqsntemp's Re and
-// Im, the pair rows) into L1: 256 G, 2 KiB of a row, 32 vectors; the hardware prefetchers
-// stop at 4 KiB pages, which a band's row of a G block crosses. 0: no prefetch.
-#ifndef GPP_HOST_PREFETCH_AHEAD
-#define GPP_HOST_PREFETCH_AHEAD 256
-#endif
+// How far ahead (in G) the loops prefetch each row they read (aqsntemp's Re and Im, the
+// pair rows) into L1: the shipped default of the host ISA (tuning/host-<isa>.json,
+// shape.prefetch_ahead; GPP_HOST_PREFETCH_AHEAD overrides it for a build). 0: no prefetch.
+#ifdef GPP_HOST_PREFETCH_AHEAD
 constexpr int kPrefetchAhead = GPP_HOST_PREFETCH_AHEAD;
+#else
+constexpr int kPrefetchAhead = tuning_defaults::kHostPrefetchAhead;
+#endif
+
+// One band's values at the vector of G from k, as both kinds of band's loops read and make
+// them: the pair rows, and U = (wtilde I_eps) aqsn, V = (|wtilde|^2 I_eps) aqsn without the
+// band's factor conj(aqsm) (the terms are linear in U and V, so conj(aqsm) multiplies the G
+// block's sums instead: band_groups).
+template <class V>
 struct BandLanes {
-  __m512d wr, wi2, thr, Ur, Ui, Vr, Vi;
+  V wr, wi2, thr, Ur, Ui, Vr, Vi;
 };
-// G = k .. k+7; where Tail, only the lanes of `valid` (the loads masked: the rows' lanes
-// past the block hold no values of it, and 0 times a stale inf would make a NaN).
-template <bool Tail>
-inline BandLanes band_lanes(const BandRows& rows, const int k, const __mmask8 valid) {
-  const auto load = [&](const double* row) {
-    return Tail ? _mm512_maskz_loadu_pd(valid, row + k) : _mm512_loadu_pd(row + k);
-  };
-  // The rows kPrefetchAhead G ahead into L1 (the hardware's prefetchers stop at each 4 KiB
-  // page, and a band's row of a G block spans two or three).
-  // Near a row's end this reaches into the next row or past the buffer: a prefetch never
-  // faults.
-  if constexpr (!Tail && kPrefetchAhead > 0) {
-    for (const double* row : {rows.ar, rows.ai, rows.wr, rows.wi2, rows.wir, rows.wii, rows.air, rows.aii})
-      _mm_prefetch(reinterpret_cast<const char*>(row + k + kPrefetchAhead), _MM_HINT_T0);
+template <class V>
+GPP_HOST_ALWAYS_INLINE inline BandLanes<V> band_lanes(const BandRows& rows, const int k) {
+  // The rows kPrefetchAhead G ahead into L1, once per 64-byte line (the hardware's
+  // prefetchers stop at each 4 KiB page, and a band's row of a G block spans two or
+  // three). Near a row's end this reaches into the next row or past the buffer: a
+  // prefetch never faults.
+  if constexpr (kPrefetchAhead > 0) {
+    if (simd::kLanes<V> >= kRowAlign || k % kRowAlign == 0)
+      for (const double* row : {rows.ar, rows.ai, rows.wr, rows.wi2, rows.wir, rows.wii, rows.air, rows.aii})
+        simd::prefetch(row + k + kPrefetchAhead);
   }
-  // aqsn(G) for 8 G from the band block's split rows: a load each for Re and Im, where the
-  // interleaved (re, im) pairs took two loads and two permutes (port 5) per 8 G
-  const __m512d ar = load(rows.ar), ai = load(rows.ai);
-  BandLanes l;
-  l.wr = load(rows.wr), l.wi2 = load(rows.wi2), l.thr = load(rows.thr);
-  const __m512d wir = load(rows.wir), wii = load(rows.wii), air = load(rows.air), aii = load(rows.aii);
-  l.Ur = _mm512_fmsub_pd(wir, ar, _mm512_mul_pd(wii, ai));
-  l.Ui = _mm512_fmadd_pd(wir, ai, _mm512_mul_pd(wii, ar));
-  l.Vr = _mm512_fmsub_pd(air, ar, _mm512_mul_pd(aii, ai));
-  l.Vi = _mm512_fmadd_pd(air, ai, _mm512_mul_pd(aii, ar));
+  // aqsn(G) from the band block's split rows: a load each for Re and Im, where the
+  // interleaved (re, im) pairs took two loads and two permutes per vector
+  const V ar = simd::load<V>(rows.ar + k), ai = simd::load<V>(rows.ai + k);
+  BandLanes<V> l;
+  l.wr = simd::load<V>(rows.wr + k), l.wi2 = simd::load<V>(rows.wi2 + k), l.thr = simd::load<V>(rows.thr + k);
+  const V wir = simd::load<V>(rows.wir + k), wii = simd::load<V>(rows.wii + k);
+  const V air = simd::load<V>(rows.air + k), aii = simd::load<V>(rows.aii + k);
+  l.Ur = simd::fms(wir, ar, wii * ai);
+  l.Ui = simd::fma(wir, ai, wii * ar);
+  l.Vr = simd::fms(air, ar, aii * ai);
+  l.Vi = simd::fma(air, ai, aii * ar);
   return l;
 }
 
-// body(k, valid, tail) for the G block's vectors of 8 G: body(k, 0xFF, false_type) for
-// each whole one, then the last under a mask (tail: true_type). Always inlined into the
-// band's loop function, whose per-frequency sums the body updates: out of line (g++ 12
-// and 14 left it so for 3 and 4 frequencies), it kept them in the caller's frame, a load
-// and a store of each sum per 8 G.
-template <class Body>
+// body(k, tail) for the G block's vectors: body(k, false_type) for each whole one, then
+// the last, part of which lies past the block, with tail = true_type (the body masks what
+// it adds to the block's lanes: lanes past it read the rows' padding or the next block).
+// Always inlined into the band's loop function, whose per-frequency sums the body updates:
+// out of line (g++ 12 and 14 left it so for 3 and 4 frequencies), it kept them in the
+// caller's frame, a load and a store of each sum per vector.
+template <class V, class Body>
 GPP_HOST_ALWAYS_INLINE inline void each_vector(const int len, const Body& body) {
+  constexpr int L = simd::kLanes<V>;
   int k = 0;
-  for (; k + 8 <= len; k += 8) body(k, 0xFF, std::false_type{});
-  if (k < len) body(k, static_cast<__mmask8>((1u << (len - k)) - 1), std::true_type{});
+  for (; k + L <= len; k += L) body(k, std::false_type{});
+  if (k < len) body(k, std::true_type{});
 }
 
-// occupied_band written with AVX-512 intrinsics: the same terms and arms. Where the `omp
-// simd` loop flags the near-pole terms in a row that a second pass turns into a list of
-// G, this loop writes the list itself: the G where a frequency's term is not regular,
-// their indices compressed under the mask (vpcompressd in a register, stored as 8 ints,
-// of which the next pass reads the first popcount(mask)), into the kFlag row as ints; it
-// returns their count.
-// near_pole_pass_avx512 tests those terms again (the same operations: the same arms) and
-// takes the near-pole arm where due, so the pass over a flag row is not needed. The `omp simd`
-// loop above is what g++ makes of it, and g++ 12 and 14 make it poorly: where a band's
-// arms are simpler (below), they turn a blend of a reciprocal with 0 into both sums and a
-// blend of the two (a copy, an FMA and a blend per sum, where one zero-masked multiply
-// serves two sums), which llvm-mca counts as a third more cycles per 8 G than this loop
-// (docs/lab/cpu-host.md). Besides, as chosen per band and G block:
+// An occupied band: W frequencies over the G block, regular arm, in `tuned`'s partial
+// fractions (physics::occupied_term): with U = wtilde P and V = |wtilde|^2 P (P = I_eps
+// mat), sch*mat = (x U - V) / |wdiff|^2 and ssx*mat = (sch*mat - Y) / 2, Y = (x U + V) /
+// |wsum|^2 (wsum = x + wtilde) where ssx is kept, (x U - V) / |wdiff|^2 where it is cut;
+// one reciprocal 1/(|wdiff|^2 |wsum|^2) gives both denominators and the sexcut test. The
+// arm's test is one comparison with the G's threshold, |wdiff|^2 > max(limittwo,
+// |wtilde|^2 / limitone) (the test wdiffr > limittwo && |delw|^2 < limitone, |delw|^2 =
+// |wtilde|^2 / |wdiff|^2, but where |delw|^2 is within a rounding of limitone); the arms
+// and the cut are the reciprocals kept where they apply, 0 elsewhere (one zero-masked
+// multiply with AVX-512), so that each sum is one FMA. ssx*mat is summed as (sch*mat - Y)
+// / 2 over the block, times occ. As chosen per band and G block:
 // - Cut false (every frequency of the group >= 0): no term is cut, so Y is one FMA a part
 //   and the sexcut test is not made;
 // - Mode SharedDivide: frequencies 0 and 1 (2 and 3) share one division, R_0 = p_1 / (p_0
 //   p_1), p_w = |wdiff_w|^2 |wsum_w|^2 (occupied_mode checks that the four factors stay in
-//   range, as empty_mode does for empty bands): one 512-bit division per 16 cycles on the
-//   Intel machine, which otherwise bounds the loop.
-// The G block in vectors of 8, the last one under a mask (masked loads, band_lanes); sums
-// per lane, added across lanes at the end (another order than the simd loop's).
-template <int W, bool Cut, Rcp Mode>
-inline int occupied_band_avx512(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
+//   range, as empty_mode does for empty bands).
+// The loop writes the list of G where a frequency's term is not regular into the kList
+// row and returns its length: near_pole_pass tests those terms again (the same
+// operations: the same arms) and takes the near-pole arm where due (|delw|^2 > TOL_Zero:
+// |wdiff|^2 < |wtilde|^2 / TOL_Zero; else the zero arm). Sums per lane, added across lanes
+// at the end (another order than a scalar loop's).
+template <class V, int W, bool Cut, Rcp Mode>
+inline int occupied_band(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
+  using M = simd::MaskOf<V>;
   constexpr bool shared = Mode == Rcp::SharedDivide && W > 1;
-  __m512d xv[W], sr[W], si[W], yr[W], yi[W];
-  __mmask8 negative[W];  // all lanes where x[w] < 0 (the sexcut test applies)
-  each_w<W>([&](auto w) {
-    xv[w] = _mm512_set1_pd(x[w]);
-    negative[w] = x[w] < 0.0 ? 0xFF : 0x00;
-    sr[w] = si[w] = yr[w] = yi[w] = _mm512_setzero_pd();
+  V xv[W], sr[W], si[W], yr[W], yi[W];
+  M negative[W];  // the lanes where x[w] < 0 (all or none: the sexcut test applies)
+  each<W>([&](auto w) {
+    xv[w] = V(x[w]);
+    negative[w] = xv[w] < V(0.0);
+    sr[w] = si[w] = yr[w] = yi[w] = V(0.0);
   });
   const BandRows rows(r, b);
   const double *const row_om2 = r[kOm2], *const row_cut2 = r[kCut2];
-  // the list of G with a term that is not regular (kFlag's row as ints: 2 stride ints, and
-  // the 8 stored at n <= k end within the row), and the indices of the vector in hand
-  int* const list = reinterpret_cast<int*>(r.f[kFlag]);
-  int n = 0;
-  __m256i g = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  const auto body = [=, &sr, &si, &yr, &yi, &n, &g](const int k, const __mmask8 valid, auto tail) GPP_HOST_ALWAYS_INLINE {
-    const auto load = [&](const double* row) {
-      return tail ? _mm512_maskz_loadu_pd(valid, row + k) : _mm512_loadu_pd(row + k);
-    };
-    const BandLanes l = band_lanes<decltype(tail)::value>(rows, k, valid);
-    const __m512d &wr = l.wr, &wi2 = l.wi2, &thr = l.thr, &Ur = l.Ur, &Ui = l.Ui, &Vr = l.Vr, &Vi = l.Vi;
-    __m512d wd[W], ws[W], p[W], R[W];
-    each_w<W>([&](auto w) {
-      const __m512d dr = _mm512_sub_pd(xv[w], wr), sm = _mm512_add_pd(xv[w], wr);
-      wd[w] = _mm512_fmadd_pd(dr, dr, wi2);
-      ws[w] = _mm512_fmadd_pd(sm, sm, wi2);
-      p[w] = _mm512_mul_pd(wd[w], ws[w]);
+  // the list (kList's row as ints: 2 stride ints, and the lanes written at its end, at
+  // most at k, end within the row)
+  simd::IndexList<V> list(reinterpret_cast<int*>(r.f[kList]));
+  const auto body = [&](const int k, auto tail) GPP_HOST_ALWAYS_INLINE {
+    constexpr bool Tail = decltype(tail)::value;
+    const BandLanes<V> l = band_lanes<V>(rows, k);
+    V wd[W], ws[W], p[W], R[W];
+    each<W>([&](auto w) {
+      const V dr = xv[w] - l.wr, sm = xv[w] + l.wr;
+      wd[w] = simd::fma(dr, dr, l.wi2);
+      ws[w] = simd::fma(sm, sm, l.wi2);
+      p[w] = wd[w] * ws[w];
     });
-    const __m512d one = _mm512_set1_pd(1.0);
+    const V one(1.0);
     if constexpr (!shared) {
-      each_w<W>([&](auto w) { R[w] = _mm512_div_pd(one, p[w]); });
+      each<W>([&](auto w) { R[w] = one / p[w]; });
     } else {
-      each_w<W / 2>([&](auto h) {
+      each<W / 2>([&](auto h) {
         constexpr int w0 = 2 * decltype(h)::value, w1 = w0 + 1;
-        const __m512d q = _mm512_div_pd(one, _mm512_mul_pd(p[w0], p[w1]));
-        R[w0] = _mm512_mul_pd(q, p[w1]);
-        R[w1] = _mm512_mul_pd(q, p[w0]);
+        const V q = one / (p[w0] * p[w1]);
+        R[w0] = q * p[w1];
+        R[w1] = q * p[w0];
       });
-      if constexpr (W % 2 == 1) R[W - 1] = _mm512_div_pd(one, p[W - 1]);
+      if constexpr (W % 2 == 1) R[W - 1] = one / p[W - 1];
     }
-    __mmask8 irregular = 0;
-    each_w<W>([&](auto w) {
-      const __mmask8 regular = _mm512_mask_cmp_pd_mask(valid, wd[w], thr, _CMP_GT_OQ);
-      const __m512d inv_regular = _mm512_maskz_mul_pd(regular, R[w], ws[w]);
-      const __m512d cmr = _mm512_fmsub_pd(xv[w], Ur, Vr), cmi = _mm512_fmsub_pd(xv[w], Ui, Vi);
-      const __m512d cpr = _mm512_fmadd_pd(xv[w], Ur, Vr), cpi = _mm512_fmadd_pd(xv[w], Ui, Vi);
-      sr[w] = _mm512_fmadd_pd(inv_regular, cmr, sr[w]);
-      si[w] = _mm512_fmadd_pd(inv_regular, cmi, si[w]);
+    M regular[W];
+    each<W>([&](auto w) {
+      if constexpr (Tail) regular[w] = simd::first_lanes<V>(len - k) & (wd[w] > l.thr);
+      else regular[w] = wd[w] > l.thr;
+      const V inv_regular = simd::keep(regular[w], R[w] * ws[w]);
+      const V cmr = simd::fms(xv[w], l.Ur, l.Vr), cmi = simd::fms(xv[w], l.Ui, l.Vi);
+      const V cpr = simd::fma(xv[w], l.Ur, l.Vr), cpi = simd::fma(xv[w], l.Ui, l.Vi);
+      sr[w] = simd::fma(inv_regular, cmr, sr[w]);
+      si[w] = simd::fma(inv_regular, cmi, si[w]);
       if constexpr (Cut) {
-        const __mmask8 cut =
-            _mm512_mask_cmp_pd_mask(regular & negative[w], _mm512_mul_pd(load(row_om2), R[w]), load(row_cut2), _CMP_GT_OQ);
-        const __m512d inv_keep = _mm512_maskz_mul_pd(regular & ~cut, R[w], wd[w]);
-        const __m512d inv_drop = _mm512_maskz_mov_pd(cut, inv_regular);
-        yr[w] = _mm512_fmadd_pd(inv_drop, cmr, _mm512_fmadd_pd(inv_keep, cpr, yr[w]));
-        yi[w] = _mm512_fmadd_pd(inv_drop, cmi, _mm512_fmadd_pd(inv_keep, cpi, yi[w]));
+        const M cut = regular[w] & negative[w] &
+                      (simd::load<V>(row_om2 + k) * R[w] > simd::load<V>(row_cut2 + k));
+        const V inv_keep = simd::keep(regular[w] & ~cut, R[w] * wd[w]);
+        const V inv_drop = simd::keep(cut, inv_regular);
+        yr[w] = simd::fma(inv_drop, cmr, simd::fma(inv_keep, cpr, yr[w]));
+        yi[w] = simd::fma(inv_drop, cmi, simd::fma(inv_keep, cpi, yi[w]));
       } else {
-        const __m512d inv_keep = _mm512_maskz_mul_pd(regular, R[w], wd[w]);
-        yr[w] = _mm512_fmadd_pd(inv_keep, cpr, yr[w]);
-        yi[w] = _mm512_fmadd_pd(inv_keep, cpi, yi[w]);
+        const V inv_keep = simd::keep(regular[w], R[w] * wd[w]);
+        yr[w] = simd::fma(inv_keep, cpr, yr[w]);
+        yi[w] = simd::fma(inv_keep, cpi, yi[w]);
       }
-      // not regular: near_pole_pass_avx512 tests for the near-pole arm (|wdiff|^2 <
-      // |wtilde|^2 / TOL_Zero; else the zero arm)
-      irregular |= valid & ~regular;
     });
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(list + n), _mm256_maskz_compress_epi32(irregular, g));
-    n += __builtin_popcount(static_cast<unsigned>(irregular));
-    g = _mm256_add_epi32(g, _mm256_set1_epi32(8));
+    // the G where a term is not regular (in the tail, lanes past the block count as
+    // regular)
+    M all_regular = regular[0];
+    each<W - 1>([&](auto w) { all_regular = all_regular & regular[w + 1]; });
+    if constexpr (Tail) all_regular = all_regular | ~simd::first_lanes<V>(len - k);
+    list.append_unset(all_regular);
   };
-  each_vector(len, body);
+  each_vector<V>(len, body);
   const double h = 0.5 * b.occ;
-  __m512d v[4 * W];
+  V v[4 * W];
   double t[4 * W];
-  each_w<W>([&](auto w) { v[4 * w] = sr[w], v[4 * w + 1] = si[w], v[4 * w + 2] = yr[w], v[4 * w + 3] = yi[w]; });
-  lane_sums<4 * W>(v, t);
-  each_w<W>([&](auto w) {
+  each<W>([&](auto w) { v[4 * w] = sr[w], v[4 * w + 1] = si[w], v[4 * w + 2] = yr[w], v[4 * w + 3] = yi[w]; });
+  simd::lane_sums(v, 4 * W, t);
+  each<W>([&](auto w) {
     const double s_r = t[4 * w], s_i = t[4 * w + 1], y_r = t[4 * w + 2], y_i = t[4 * w + 3];
     s.sr[w] += s_r, s.si[w] += s_i, s.xr[w] += h * (s_r - y_r), s.xi[w] += h * (s_i - y_i);
   });
-  return n;
-}
-#endif
-
-// The G of a block whose flag row is nonzero, in order, into flagged[]; their count. A
-// list (branch-free): a scan that skipped to them kept every row's pointer live and
-// advancing, several cycles per G for the ~2% flagged.
-inline int flagged_list(const double* __restrict flag, const int len, int* flagged) {
-  int n = 0;
-  for (int k = 0; k < len; ++k) {  // branch-free: the index advances where the flag is set
-    flagged[n] = k;
-    n += flag[k] != 0.0;
-  }
-  return n;
+  return list.size();
 }
 
-// The near-pole arm (the fused form's second arm) of the frequencies that occupied_band
-// flagged, one G and frequency at a time (the arm as occupied_band chose it). Few terms
-// (about 4% of si214's occupied ones), but each is a gathered, dependent chain to a
-// division: the pass takes one division per term (physics::near_pole_term) where the
-// literal arm takes two.
-template <int W>
-inline void near_pole_pass(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
-  int flagged[kMaxIgBlock];
-  const double* __restrict flag = r[kFlag];
-  const int n = flagged_list(flag, len, flagged);
-  // occ ssx mat = near_pole_arm(.., P = I_eps mat, f = occ / 4) (physics::near_pole_arm,
-  // as `tuned` computes it: one reciprocal), here with P = I_eps aqsn (the loops' sums
-  // without conj(aqsm)); the arm as occupied_band chose it, not tested again (a test
-  // written another way could disagree within a rounding and drop the term from both arms)
-  const double f = 0.25 * b.occ;
-  for (int i = 0; i < n; ++i) {
-    const int k = flagged[i];
-    const int bits = static_cast<int>(flag[k]);  // a sum of distinct powers of two: exact
-    const complex_t P = complex_t(r[kIr][k], r[kIi][k]) * complex_t(b.ar[k], b.ai[k]);
-    for (int w = 0; w < W; ++w) {
-      if (!((bits >> w) & 1)) continue;
-      const complex_t ssx_mat = physics::near_pole_arm(r[kWr][k], r[kWi][k], P, x[w], f, b.cut16);
-      s.xr[w] += ssx_mat.real();
-      s.xi[w] += ssx_mat.imag();
-    }
-  }
-}
-
-#if GPP_HOST_AVX512
-// empty_band written with AVX-512 intrinsics (the default where built; GPP_HOST_EMPTY =
-// simd takes the loop above): the same terms and sums, the arm a zero-masked multiply of
-// the reciprocal, each sum one FMA; shared reciprocals as empty_band's (Mode), the arm's
-// test where Checked (else only the last vector's lanes are masked). The G block
-// in vectors of 8, the last one under a mask; per-lane sums added across lanes at the end.
-template <int W, Rcp Mode, bool Checked>
-inline void empty_band_avx512(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
-  constexpr bool shared = Mode == Rcp::SharedDivide && W > 1;
-  const __m512d one = _mm512_set1_pd(1.0);
-  __m512d xv[W], ur[W], ui[W], vr[W], vi[W];
-  each_w<W>([&](auto w) {
-    xv[w] = _mm512_set1_pd(x[w]);
-    ur[w] = ui[w] = vr[w] = vi[w] = _mm512_setzero_pd();
-  });
-  const BandRows rows(r, b);
-  const auto body = [=, &ur, &ui, &vr, &vi](const int k, const __mmask8 valid, auto tail) GPP_HOST_ALWAYS_INLINE {
-    const BandLanes l = band_lanes<decltype(tail)::value>(rows, k, valid);
-    const __m512d &wr = l.wr, &wi2 = l.wi2, &thr = l.thr, &Ur = l.Ur, &Ui = l.Ui, &Vr = l.Vr, &Vi = l.Vi;
-    __m512d wd[W], inv[W];
-    __mmask8 regular[W];
-    each_w<W>([&](auto w) {
-      const __m512d dr = _mm512_sub_pd(xv[w], wr);
-      wd[w] = _mm512_fmadd_pd(dr, dr, wi2);
-      regular[w] = Checked ? _mm512_mask_cmp_pd_mask(valid, wd[w], thr, _CMP_GT_OQ) : valid;
-    });
-    // the reciprocals of the regular terms (0 elsewhere): empty_band's, masked
-    if constexpr (!shared) {
-      each_w<W>([&](auto w) { inv[w] = _mm512_maskz_div_pd(regular[w], one, wd[w]); });
-    } else if constexpr (W == 2) {
-      const __m512d q = _mm512_div_pd(one, _mm512_mul_pd(wd[0], wd[1]));
-      inv[0] = _mm512_maskz_mul_pd(regular[0], q, wd[1]);
-      inv[1] = _mm512_maskz_mul_pd(regular[1], q, wd[0]);
-    } else if constexpr (W == 3) {
-      const __m512d wd01 = _mm512_mul_pd(wd[0], wd[1]);
-      const __m512d q = _mm512_div_pd(one, _mm512_mul_pd(wd01, wd[2]));
-      const __m512d q2 = _mm512_mul_pd(q, wd[2]);
-      inv[0] = _mm512_maskz_mul_pd(regular[0], q2, wd[1]);
-      inv[1] = _mm512_maskz_mul_pd(regular[1], q2, wd[0]);
-      inv[2] = _mm512_maskz_mul_pd(regular[2], q, wd01);
-    } else {
-      const __m512d wd01 = _mm512_mul_pd(wd[0], wd[1]), wd23 = _mm512_mul_pd(wd[2], wd[3]);
-      const __m512d q = _mm512_div_pd(one, _mm512_mul_pd(wd01, wd23));
-      const __m512d q01 = _mm512_mul_pd(q, wd23), q23 = _mm512_mul_pd(q, wd01);
-      inv[0] = _mm512_maskz_mul_pd(regular[0], q01, wd[1]);
-      inv[1] = _mm512_maskz_mul_pd(regular[1], q01, wd[0]);
-      inv[2] = _mm512_maskz_mul_pd(regular[2], q23, wd[3]);
-      inv[3] = _mm512_maskz_mul_pd(regular[3], q23, wd[2]);
-    }
-    each_w<W>([&](auto w) {
-      ur[w] = _mm512_fmadd_pd(inv[w], Ur, ur[w]);
-      ui[w] = _mm512_fmadd_pd(inv[w], Ui, ui[w]);
-      vr[w] = _mm512_fmadd_pd(inv[w], Vr, vr[w]);
-      vi[w] = _mm512_fmadd_pd(inv[w], Vi, vi[w]);
-    });
-  };
-  each_vector(len, body);
-  __m512d v[4 * W];
-  double t[4 * W];
-  each_w<W>([&](auto w) { v[4 * w] = ur[w], v[4 * w + 1] = ui[w], v[4 * w + 2] = vr[w], v[4 * w + 3] = vi[w]; });
-  lane_sums<4 * W>(v, t);
-  each_w<W>([&](auto w) {
-    s.sr[w] += x[w] * t[4 * w] - t[4 * w + 2];
-    s.si[w] += x[w] * t[4 * w + 1] - t[4 * w + 3];
-  });
-}
-#endif
-
-#if GPP_HOST_AVX512
-// near_pole_pass written with AVX-512 intrinsics, over occupied_band_avx512's list of the n
-// G where a term is not regular: 8 of those G at a time (P = I_eps aqsn, the loops' sums
-// being without conj(aqsm)), each lane under the mask of the frequencies whose term is not
-// regular (|wdiff|^2 > the G's threshold false: the loop's test, made with the same
-// operations on the same values, so that a term is in exactly one of the two) where
-// |wdiff|^2 < |wtilde|^2 / TOL_Zero (the near-pole arm; else the zero arm), with wtilde,
-// I_eps, aqsn and the threshold gathered by index. The near-pole test's |wtilde|^2 /
-// TOL_Zero is counted with every occupied term (counts::fused_cost's occ_common), as the
-// `omp simd` loop makes it; here it is made only for the terms that are not regular. The
-// scalar pass spends its time in one term's dependent chain to its division and in a
-// branch per frequency on the flag's bit: here 8 terms share each instruction. The
-// arithmetic is physics::near_pole_term's, term by term (the products contracted into
-// FMAs elsewhere).
-template <int W>
-inline void near_pole_pass_avx512(const Rows& r, const int n, const Band& b, const double* x, GroupSums& s) {
+// The near-pole arm of the occupied band's terms that occupied_band listed as not regular
+// (P = I_eps aqsn, the loops' sums being without conj(aqsm)), a vector of listed G at a
+// time, each lane under the mask of the frequencies whose term is not regular (|wdiff|^2 >
+// the G's threshold false: the loop's test, made with the same operations on the same
+// values, so that a term is in exactly one of the two) where |wdiff|^2 < |wtilde|^2 /
+// TOL_Zero (the near-pole arm; else the zero arm), with wtilde, I_eps, aqsn and the
+// threshold gathered by index. The near-pole test's |wtilde|^2 / TOL_Zero is counted with
+// every occupied term (counts::fused_cost's occ_common); it is made only for the terms
+// that are not regular. The lanes of a vector share each instruction, where a pass one term
+// at a time spent most of its time in a term's dependent chain to its division and in a
+// branch per frequency. The arithmetic is physics::near_pole_term's, term by term (the
+// products contracted into FMAs elsewhere).
+template <class V, int W>
+inline void near_pole_pass(const Rows& r, const int n, const Band& b, const double* x, GroupSums& s) {
   if (n == 0) return;
-  const int* const flagged = reinterpret_cast<const int*>(r[kFlag]);
-  const __m512d zero = _mm512_setzero_pd(), half = _mm512_set1_pd(0.5), one = _mm512_set1_pd(1.0);
-  const __m512d nf = _mm512_set1_pd(-0.25 * b.occ), cut16 = _mm512_set1_pd(b.cut16);
-  const __m512d inv_tol = _mm512_set1_pd(kInvTolZero);
-  __m512d xr[W], xi[W];
-  each_w<W>([&](auto w) { xr[w] = xi[w] = zero; });
-  for (int i0 = 0; i0 < n; i0 += 8) {
-    const __mmask8 valid = n - i0 >= 8 ? 0xFF : static_cast<__mmask8>((1u << (n - i0)) - 1);
-    const __m256i idx = _mm256_maskz_loadu_epi32(valid, flagged + i0);
-    const auto gather = [&](const double* row) { return _mm512_mask_i32gather_pd(zero, valid, idx, row, 8); };
-    const __m512d wr = gather(r[kWr]), wi = gather(r[kWi]), ir = gather(r[kIr]), ii = gather(r[kIi]);
-    const __m512d ar = gather(b.ar), ai = gather(b.ai), thr = gather(r[kThr]);
+  using M = simd::MaskOf<V>;
+  constexpr int L = simd::kLanes<V>;
+  int* const list = reinterpret_cast<int*>(r.f[kList]);
+  for (int i = n; i < n + L; ++i) list[i] = list[0];  // the last vector's gathers read valid G
+  const V zero(0.0), half(0.5), one(1.0), nf(-0.25 * b.occ), cut16(b.cut16), inv_tol(kInvTolZero);
+  V xr[W], xi[W];
+  each<W>([&](auto w) { xr[w] = xi[w] = zero; });
+  for (int i0 = 0; i0 < n; i0 += L) {
+    const M valid = simd::first_lanes<V>(n - i0 < L ? n - i0 : L);
+    const int* const idx = list + i0;
+    const V wr = simd::gather<V>(r[kWr], idx), wi = simd::gather<V>(r[kWi], idx);
+    const V ir = simd::gather<V>(r[kIr], idx), ii = simd::gather<V>(r[kIi], idx);
+    const V ar = simd::gather<V>(b.ar, idx), ai = simd::gather<V>(b.ai, idx), thr = simd::gather<V>(r[kThr], idx);
     // Im(wtilde)^2 as fill_pairs makes it (one correctly rounded product: the row's value,
     // so |wdiff|^2 below is the loop's); |wtilde|^2 may differ from its row by a rounding,
     // which moves the boundary of the near-pole and zero arms by as much (the two are told
     // apart only here). Two gathers fewer, a gather costing several multiplies.
-    const __m512d wi2 = _mm512_mul_pd(wi, wi), pole = _mm512_mul_pd(_mm512_fmadd_pd(wr, wr, wi2), inv_tol);
-    const __m512d Pr = _mm512_fmsub_pd(ir, ar, _mm512_mul_pd(ii, ai));
-    const __m512d Pi = _mm512_fmadd_pd(ir, ai, _mm512_mul_pd(ii, ar));
-    each_w<W>([&](auto w) {
-      const __m512d xw = _mm512_set1_pd(x[w]);
-      const __m512d dr = _mm512_sub_pd(xw, wr);
-      const __m512d wdiffr = _mm512_fmadd_pd(dr, dr, wi2);
-      // not regular: the complement of the loop's test (NaN included)
-      __mmask8 due = _mm512_mask_cmp_pd_mask(valid, wdiffr, thr, _CMP_NGT_UQ);
-      due = _mm512_mask_cmp_pd_mask(due, wdiffr, pole, _CMP_LT_OQ);  // near-pole (else the zero arm)
-      if (due == 0) return;
-      const __m512d a = _mm512_fmsub_pd(wr, dr, wi2), bb = _mm512_mul_pd(wi, xw);  // wtilde conj(wdiff)
-      const __m512d hw = _mm512_mul_pd(half, wdiffr);
-      const __m512d c_r = _mm512_add_pd(a, hw);
-      const __m512d inv_c2 = _mm512_maskz_div_pd(due, one, _mm512_fmadd_pd(c_r, c_r, _mm512_mul_pd(bb, bb)));
+    const V wi2 = wi * wi, pole = simd::fma(wr, wr, wi2) * inv_tol;
+    const V Pr = simd::fms(ir, ar, ii * ai), Pi = simd::fma(ir, ai, ii * ar);
+    each<W>([&](auto w) {
+      const V xw(x[w]);
+      const V dr = xw - wr;
+      const V wdiffr = simd::fma(dr, dr, wi2);
+      // not regular (the complement of the loop's test, NaN included) and near the pole
+      M due = valid & ~(wdiffr > thr) & (wdiffr < pole);
+      if (!simd::any(due)) return;
+      const V a = simd::fms(wr, dr, wi2), bb = wi * xw;  // wtilde conj(wdiff)
+      const V hw = half * wdiffr;
+      const V c_r = a + hw;
+      // (lanes outside `due` may hold anything from here on: they are not added)
+      const V inv_c2 = one / simd::fma(c_r, c_r, bb * bb);
       if (x[w] < 0.0) {  // the sexcut test: |a + ib|^2 / |c|^2 > 16 sexcut^2 drops the term
-        const __m512d q = _mm512_mul_pd(_mm512_fmadd_pd(a, a, _mm512_mul_pd(bb, bb)), inv_c2);
-        due = _mm512_mask_cmp_pd_mask(due, q, cut16, _CMP_NGT_UQ);
+        const V q = simd::fma(a, a, bb * bb) * inv_c2;
+        due = due & ~(q > cut16);
       }
       // -(f inv_c2) P num, num = (a c_r + b^2, b |wdiff|^2 / 2)
-      const __m512d num_r = _mm512_fmadd_pd(a, c_r, _mm512_mul_pd(bb, bb)), num_i = _mm512_mul_pd(bb, hw);
-      const __m512d g = _mm512_mul_pd(nf, inv_c2);
-      const __m512d tr = _mm512_fmsub_pd(Pr, num_r, _mm512_mul_pd(Pi, num_i));
-      const __m512d ti = _mm512_fmadd_pd(Pr, num_i, _mm512_mul_pd(Pi, num_r));
-      xr[w] = _mm512_mask3_fmadd_pd(g, tr, xr[w], due);
-      xi[w] = _mm512_mask3_fmadd_pd(g, ti, xi[w], due);
+      const V num_r = simd::fma(a, c_r, bb * bb), num_i = bb * hw;
+      const V g = nf * inv_c2;
+      const V tr = simd::fms(Pr, num_r, Pi * num_i);
+      const V ti = simd::fma(Pr, num_i, Pi * num_r);
+      xr[w] = simd::select(due, simd::fma(g, tr, xr[w]), xr[w]);
+      xi[w] = simd::select(due, simd::fma(g, ti, xi[w]), xi[w]);
     });
   }
-  __m512d v[2 * W];
+  V v[2 * W];
   double t[2 * W];
-  each_w<W>([&](auto w) { v[2 * w] = xr[w], v[2 * w + 1] = xi[w]; });
-  lane_sums<2 * W>(v, t);
-  each_w<W>([&](auto w) {
+  each<W>([&](auto w) { v[2 * w] = xr[w], v[2 * w + 1] = xi[w]; });
+  simd::lane_sums(v, 2 * W, t);
+  each<W>([&](auto w) {
     s.xr[w] += t[2 * w];
     s.xi[w] += t[2 * w + 1];
   });
 }
-#endif
+
+// An empty band: W frequencies x[0..W-1] over the G block, regular arm, no ssx. With U =
+// wtilde P and V = |wtilde|^2 P from the G's shared products (the fused form's (a + i b)
+// P, a = Re wtilde (x - Re wtilde) - Im(wtilde)^2, b = Im wtilde x, is x U - V; `tuned`
+// computes the same), sch*mat = (x U - V) / |wdiff|^2 is summed over the G block as x
+// sum(U / |wdiff|^2) - sum(V / |wdiff|^2): two sums of one FMA each a part. The arm is the
+// reciprocal kept where the term is regular (one zero-masked multiply or division with
+// AVX-512), so that each sum is one FMA. Shared: the W reciprocals of |wdiff|^2 from one
+// division, 1/(d0 d1 ..) times the other factors (a few ulps from 1/d_w). Checked: each
+// term's arm tested; else the block's bounds have shown every term regular
+// (Bounds::all_regular: every empty band's block on si214, si510 and the mini-app deck),
+// and only the last vector's lanes past the block are masked.
+template <class V, int W, Rcp Mode, bool Checked>
+inline void empty_band(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
+  constexpr bool shared = Mode == Rcp::SharedDivide && W > 1;
+  const V one(1.0);
+  V xv[W], ur[W], ui[W], vr[W], vi[W];
+  each<W>([&](auto w) {
+    xv[w] = V(x[w]);
+    ur[w] = ui[w] = vr[w] = vi[w] = V(0.0);
+  });
+  const BandRows rows(r, b);
+  const auto body = [&](const int k, auto tail) GPP_HOST_ALWAYS_INLINE {
+    constexpr bool Tail = decltype(tail)::value;
+    const BandLanes<V> l = band_lanes<V>(rows, k);
+    V wd[W], inv[W];
+    each<W>([&](auto w) {
+      const V dr = xv[w] - l.wr;
+      wd[w] = simd::fma(dr, dr, l.wi2);
+    });
+    // the terms that take the regular arm (where neither tested nor in the tail: all)
+    const auto regular = [&](const int w) {
+      if constexpr (Checked && Tail) return simd::first_lanes<V>(len - k) & (wd[w] > l.thr);
+      else if constexpr (Checked) return wd[w] > l.thr;
+      else if constexpr (Tail) return simd::first_lanes<V>(len - k);
+      else return simd::all_lanes<V>();
+    };
+    // the reciprocals of the regular terms (0 elsewhere)
+    const auto take = [&](const int w, const V& v) {
+      if constexpr (Checked || Tail) return simd::keep(regular(w), v);
+      else return v;
+    };
+    if constexpr (!shared) {
+      each<W>([&](auto w) { inv[w] = take(w, one / wd[w]); });
+    } else if constexpr (W == 2) {
+      const V q = one / (wd[0] * wd[1]);
+      inv[0] = take(0, q * wd[1]);
+      inv[1] = take(1, q * wd[0]);
+    } else if constexpr (W == 3) {
+      const V wd01 = wd[0] * wd[1];
+      const V q = one / (wd01 * wd[2]);
+      const V q2 = q * wd[2];
+      inv[0] = take(0, q2 * wd[1]);
+      inv[1] = take(1, q2 * wd[0]);
+      inv[2] = take(2, q * wd01);
+    } else {
+      const V wd01 = wd[0] * wd[1], wd23 = wd[2] * wd[3];
+      const V q = one / (wd01 * wd23);
+      const V q01 = q * wd23, q23 = q * wd01;
+      inv[0] = take(0, q01 * wd[1]);
+      inv[1] = take(1, q01 * wd[0]);
+      inv[2] = take(2, q23 * wd[3]);
+      inv[3] = take(3, q23 * wd[2]);
+    }
+    each<W>([&](auto w) {
+      ur[w] = simd::fma(inv[w], l.Ur, ur[w]);
+      ui[w] = simd::fma(inv[w], l.Ui, ui[w]);
+      vr[w] = simd::fma(inv[w], l.Vr, vr[w]);
+      vi[w] = simd::fma(inv[w], l.Vi, vi[w]);
+    });
+  };
+  each_vector<V>(len, body);
+  V v[4 * W];
+  double t[4 * W];
+  each<W>([&](auto w) { v[4 * w] = ur[w], v[4 * w + 1] = ui[w], v[4 * w + 2] = vr[w], v[4 * w + 3] = vi[w]; });
+  simd::lane_sums(v, 4 * W, t);
+  each<W>([&](auto w) {
+    s.sr[w] += x[w] * t[4 * w] - t[4 * w + 2];
+    s.si[w] += x[w] * t[4 * w + 1] - t[4 * w + 3];
+  });
+}
 
 // The reciprocals an empty band's group x[0..W-1] can use over a G block: the wanted
 // mode where the block's bounds keep every value the loop inverts in range, else the
@@ -864,104 +614,54 @@ inline Rcp occupied_mode(const Bounds& bd, const Band& b, const double* x) {
   return ok ? Rcp::SharedDivide : Rcp::Divide;
 }
 
-// The reciprocals of this run for one kind of band: SharedDivide, or what the variable
-// (GPP_HOST_RCP_EMPTY, GPP_HOST_RCP_OCCUPIED) says (see Rcp).
-inline Rcp run_reciprocals(const char* var) {
-  const char* e = std::getenv(var);
-  if (e == nullptr) return Rcp::SharedDivide;
-  const std::string v(e);
-  if (v == "div") return Rcp::Divide;
-  if (v == "share") return Rcp::SharedDivide;
-  throw Error(std::string(var) + "=" + v + ": expected div or share");
-}
-
-// The loop of this run for one kind of band: what the variable (GPP_HOST_OCCUPIED,
-// GPP_HOST_EMPTY) says, else the AVX-512 one where built.
-inline HostLoop run_loop(const char* var) {
-  const char* e = std::getenv(var);
-  if (e == nullptr) return GPP_HOST_AVX512 ? HostLoop::Avx512 : HostLoop::Simd;
-  const std::string v(e);
-  if (v == "simd") return HostLoop::Simd;
-  if (v == "avx512") {
-    if (!GPP_HOST_AVX512) throw Error(std::string(var) + "=avx512: this build has no AVX-512 loops (built without AVX-512)");
-    return HostLoop::Avx512;
-  }
-  throw Error(std::string(var) + "=" + v + ": expected avx512 or simd");
-}
-
 // Frequencies W0 .. W0+W-1 (W = min(kMaxGroup, NW - W0)) of one band over a G block,
 // then the next group.
-template <int NW, int W0 = 0>
+template <class V, int NW, int W0 = 0>
 inline void band_groups(const Rows& r, const Bounds& bd, const int len, const Band& b, const double* wx,
                         SigmaAccum<NW>& g) {
   constexpr int W = NW - W0 < kMaxGroup ? NW - W0 : kMaxGroup;
-  GroupSums s;  // the G block's sums without the band's factor conj(aqsm) (GPP_HOST_BAND_UV)
+  GroupSums s;  // the G block's sums without the band's factor conj(aqsm) (band_lanes)
   const complex_t am_conj(b.amr, -b.ami);
   if (b.occ != 0.0) {
-#if GPP_HOST_AVX512
-    if (b.occupied_loop == HostLoop::Avx512) {
-      bool cut = false;  // a frequency of the group below 0: the sexcut test can cut
-      for (int w = 0; w < W; ++w) cut = cut || wx[W0 + w] < 0.0;
-      const bool share = occupied_mode<W>(bd, b, wx + W0) == Rcp::SharedDivide;
-      int n;  // the G with a term that is not regular
-      if (cut && share) n = occupied_band_avx512<W, true, Rcp::SharedDivide>(r, len, b, wx + W0, s);
-      else if (cut) n = occupied_band_avx512<W, true, Rcp::Divide>(r, len, b, wx + W0, s);
-      else if (share) n = occupied_band_avx512<W, false, Rcp::SharedDivide>(r, len, b, wx + W0, s);
-      else n = occupied_band_avx512<W, false, Rcp::Divide>(r, len, b, wx + W0, s);
-      near_pole_pass_avx512<W>(r, n, b, wx + W0, s);
-    } else {
-      occupied_band<W>(r, len, b, wx + W0, s);
-      near_pole_pass<W>(r, len, b, wx + W0, s);
-    }
-#else
-    occupied_band<W>(r, len, b, wx + W0, s);
-    near_pole_pass<W>(r, len, b, wx + W0, s);
-#endif
+    bool cut = false;  // a frequency of the group below 0: the sexcut test can cut
+    for (int w = 0; w < W; ++w) cut = cut || wx[W0 + w] < 0.0;
+    const bool share = occupied_mode<W>(bd, b, wx + W0) == Rcp::SharedDivide;
+    int n;  // the G with a term that is not regular
+    if (cut && share) n = occupied_band<V, W, true, Rcp::SharedDivide>(r, len, b, wx + W0, s);
+    else if (cut) n = occupied_band<V, W, true, Rcp::Divide>(r, len, b, wx + W0, s);
+    else if (share) n = occupied_band<V, W, false, Rcp::SharedDivide>(r, len, b, wx + W0, s);
+    else n = occupied_band<V, W, false, Rcp::Divide>(r, len, b, wx + W0, s);
+    near_pole_pass<V, W>(r, n, b, wx + W0, s);
     for (int w = 0; w < W; ++w) g.ssx[W0 + w] += am_conj * complex_t(s.xr[w], s.xi[w]);
   } else {
-    const Rcp mode = empty_mode<W>(bd, b, wx + W0);
+    const bool share = empty_mode<W>(bd, b, wx + W0) == Rcp::SharedDivide;
     bool checked = false;  // a term of the group may leave the regular arm
     for (int w = 0; w < W; ++w) checked = checked || !bd.all_regular(wx[W0 + w]);
-    const auto loop = [&](auto mode_c, auto checked_c) {
-      constexpr Rcp m = decltype(mode_c)::value;
-      constexpr bool c = decltype(checked_c)::value;
-#if GPP_HOST_AVX512
-      if (b.empty_loop == HostLoop::Avx512) return empty_band_avx512<W, m, c>(r, len, b, wx + W0, s);
-#endif
-      empty_band<W, m, c>(r, len, b, wx + W0, s);
-    };
-    using Shared = std::integral_constant<Rcp, Rcp::SharedDivide>;
-    using Divide = std::integral_constant<Rcp, Rcp::Divide>;
-    if (mode == Rcp::SharedDivide) {
-      if (checked) loop(Shared{}, std::true_type{});
-      else loop(Shared{}, std::false_type{});
-    } else if (checked) {
-      loop(Divide{}, std::true_type{});
-    } else {
-      loop(Divide{}, std::false_type{});
-    }
+    if (share && checked) empty_band<V, W, Rcp::SharedDivide, true>(r, len, b, wx + W0, s);
+    else if (share) empty_band<V, W, Rcp::SharedDivide, false>(r, len, b, wx + W0, s);
+    else if (checked) empty_band<V, W, Rcp::Divide, true>(r, len, b, wx + W0, s);
+    else empty_band<V, W, Rcp::Divide, false>(r, len, b, wx + W0, s);
   }
   for (int w = 0; w < W; ++w) g.sch[W0 + w] += am_conj * complex_t(s.sr[w], s.si[w]);
-  if constexpr (W0 + W < NW) band_groups<NW, W0 + W>(r, bd, len, b, wx, g);
+  if constexpr (W0 + W < NW) band_groups<V, NW, W0 + W>(r, bd, len, b, wx, g);
 }
 
-template <int NW, class ExecSpace>
-SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t, const RunMode mode) {
+// The run's choices that are not blocks (the host policy's params, host_params): which
+// vector type the loops run on (simd::Native, or one G at a time), and the reciprocals of
+// each kind of band.
+enum class Loops : int { Vector, Scalar };
+struct HostChoices {
+  Loops loops = Loops::Vector;
+  Rcp empty = Rcp::SharedDivide, occupied = Rcp::SharedDivide;
+};
+
+template <int NW, class V, class ExecSpace>
+SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, const int band_block, const int ig_block,
+                      const HostChoices& c) {
   using Order = kernels::FortranOrder;
   const kernels::Inputs<typename ExecSpace::memory_space> in(d);
-  // (the defaults and their measurements: gpp_host_shape.hpp)
-  const int band_block = or_default(t.band_block, host_shape::kDefaultBandBlock);
-  const int ig_block = or_default(t.ig_block, host_shape::kDefaultIgBlock);
-  if (ig_block > kMaxIgBlock)
-    throw Error("--ig-block " + std::to_string(ig_block) + " exceeds the host policy's maximum of " +
-                std::to_string(kMaxIgBlock));
-  t.band_block = band_block;
-  t.ig_block = ig_block;
-  const Rcp empty = run_reciprocals("GPP_HOST_RCP_EMPTY"), occupied = run_reciprocals("GPP_HOST_RCP_OCCUPIED");
-  const HostLoop occupied_loop = run_loop("GPP_HOST_OCCUPIED"), empty_loop = run_loop("GPP_HOST_EMPTY");
   const double cut16 = 16.0 * in.sexcut * in.sexcut;
   SigmaAccum<NW> result;
-  if (mode == RunMode::Check) return kernels::to_sums(result);
   const PairBuffer<ExecSpace> buffer(space, ig_block);
   // Band blocks outermost, G' across threads inside: all threads stream the same band
   // block of aqsntemp (band_block x ncouls, 16 MB on the mini-app deck), which stays in
@@ -972,9 +672,11 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunab
   const Kokkos::View<SigmaAccum<NW>*, typename ExecSpace::memory_space> gp_sums("gpp::host::gp_sums", d.ngpown);
   // The band block's aqsntemp as split rows, Re and Im of band nb0 + j in rows 2j and 2j+1
   // (64-byte rows), written once per band block by all threads and read by all: the loops
-  // load 8 G of each with one instruction, where aqsntemp's (re, im) pairs took two loads
-  // and two permutes. As large as the band block's aqsntemp (at most aqsntemp's size).
-  const int an_stride = (in.ncouls + 7) / 8 * 8;
+  // load a vector of each with one instruction, where aqsntemp's (re, im) pairs took two
+  // loads and two permutes. As large as the band block's aqsntemp (at most aqsntemp's
+  // size). Each row has a vector of zeros beyond ncouls and its padding, which the last
+  // vector of a G block reads (G blocks need not start at a multiple of the vector).
+  const int an_stride = padded(in.ncouls) + kRowAlign;
   const int an_bands = band_block < d.nbands ? band_block : d.nbands;
   const Kokkos::View<double**, Kokkos::LayoutRight, typename ExecSpace::memory_space> an_rows(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::host::aqsn_rows"), 2 * an_bands, an_stride);
@@ -987,6 +689,7 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunab
           double* __restrict im = &an_rows(2 * j + 1, 0);
 #pragma omp simd
           for (int ig = 0; ig < in.ncouls; ++ig) re[ig] = a[2 * ig], im[ig] = a[2 * ig + 1];
+          for (int ig = in.ncouls; ig < an_stride; ++ig) re[ig] = im[ig] = 0.0;
         });
     // A host lambda: the policy runs on host spaces only, and its G loops are host code.
     Kokkos::parallel_for(
@@ -1007,11 +710,9 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunab
                              aqsm.imag(),
                              in.occ_array(n1),
                              cut16,
-                             empty,
-                             occupied,
-                             occupied_loop,
-                             empty_loop};
-                band_groups<NW>(rows, bounds, len, b, wx, g);
+                             c.empty,
+                             c.occupied};
+                band_groups<V, NW>(rows, bounds, len, b, wx, g);
               }
             }
             gp_sums(igp) = g;
@@ -1027,10 +728,54 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunab
 
 }  // namespace
 
+// The host policy's params, each with its values, the default first: the shipped default
+// of the build's host ISA (tuning_defaults, from tuning/host-<isa>.json).
+std::vector<ParamSpec> host_params() {
+  const auto first = [](std::vector<std::string> values, const std::string& def) {
+    const auto it = std::find(values.begin(), values.end(), def);
+    if (it == values.end()) throw Error(std::string("shipped defaults ") + tuning_defaults::kHostFile + ": " + def +
+                                        " is not a value of a host param");
+    std::rotate(values.begin(), it, it + 1);
+    return values;
+  };
+  return {
+      {"loops", first({"vector", "scalar"}, tuning_defaults::kHostLoops),
+       "the G loops' vector: vector (this build's: " + simd::describe<simd::Native>() + "), scalar (one G at a time)"},
+      {"rcp_empty", first({"share", "div"}, tuning_defaults::kHostRcpEmpty),
+       "an empty band's reciprocals: share (one division for a group of up to 4 frequencies, where the G block's "
+       "bounds keep the product in range), div (one per frequency)"},
+      {"rcp_occupied", first({"share", "div"}, tuning_defaults::kHostRcpOccupied),
+       "an occupied band's reciprocals: share (one division per pair of frequencies, where the bounds allow), div "
+       "(one per frequency)"},
+  };
+}
+
 template <class ExecSpace>
 SigmaSums run_host(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t, const RunMode mode) {
   static_assert(sizeof(complex_t) == 2 * sizeof(double), "the G loops read complex_t as (re, im) pairs");
-  return dispatch_nw(d.nw, [&](auto nw) { return host_policy<decltype(nw)::value>(space, d, t, mode); });
+  // (the defaults and their measurements: gpp_host_shape.hpp)
+  const int band_block = or_default(t.band_block, host_shape::kDefaultBandBlock);
+  const int ig_block = or_default(t.ig_block, host_shape::kDefaultIgBlock);
+  if (ig_block > kMaxIgBlock)
+    throw Error("--ig-block " + std::to_string(ig_block) + " exceeds the host policy's maximum of " +
+                std::to_string(kMaxIgBlock));
+  t.band_block = band_block;
+  t.ig_block = ig_block;
+  // check_tunables has checked the values; every param is written back as it runs
+  const std::vector<ParamSpec> specs = host_params();
+  std::map<std::string, std::string> resolved;
+  for (const ParamSpec& p : specs) resolved[p.name] = param_value(t, p);
+  t.params = resolved;
+  HostChoices c;
+  c.loops = resolved.at("loops") == "scalar" ? Loops::Scalar : Loops::Vector;
+  c.empty = resolved.at("rcp_empty") == "div" ? Rcp::Divide : Rcp::SharedDivide;
+  c.occupied = resolved.at("rcp_occupied") == "div" ? Rcp::Divide : Rcp::SharedDivide;
+  return dispatch_nw(d.nw, [&](auto nw) {
+    constexpr int NW = decltype(nw)::value;
+    if (mode == RunMode::Check) return kernels::to_sums(SigmaAccum<NW>{});
+    if (c.loops == Loops::Scalar) return host_policy<NW, simd::Pack<1>>(space, d, band_block, ig_block, c);
+    return host_policy<NW, simd::Native>(space, d, band_block, ig_block, c);
+  });
 }
 // The CPU policy is built for the host space only.
 template GPP_RUNNER_SIGNATURE(run_host, ::gpp::HostExec);

@@ -3,8 +3,10 @@
 // touches its own file and one line here.
 #include "gpp_mdrange.hpp"
 #include "gpp_policy.hpp"
+#include "gpp_tuning_defaults.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 namespace gpp {
 
@@ -19,12 +21,13 @@ GPP_DECLARE_RUNNER(run_v7_swapped)
 GPP_DECLARE_RUNNER(run_v8_bounded)
 GPP_DECLARE_RUNNER(run_tuned)
 GPP_DECLARE_RUNNER(run_host)
+std::vector<ParamSpec> host_params();  // policies/host.cpp
 
 namespace {
 
 PolicyEntry entry(const char* name, const char* description, int tile_rank, int max_nw,
                   std::vector<std::string> tunables, PolicyRunner<HostExec> host, PolicyRunner<DeviceExec> device) {
-  PolicyEntry e{name, description, std::move(tunables), tile_rank, max_nw};
+  PolicyEntry e{name, description, std::move(tunables), tile_rank, {}, {}, {}, max_nw};
   e.on_host = host;
 #if GPP_HAS_DEVICE_SPACE
   e.on_device = device;
@@ -32,6 +35,18 @@ PolicyEntry entry(const char* name, const char* description, int tile_rank, int 
   (void)device;
   e.on_device = host;  // one space: the host is the default space
 #endif
+  return e;
+}
+
+PolicyEntry with_params(PolicyEntry e, std::vector<ParamSpec> params) {
+  e.params = std::move(params);
+  return e;
+}
+
+// Its defaults compiled from a shipped file (tuning_defaults).
+PolicyEntry with_defaults(PolicyEntry e, const char* file, const char* basis) {
+  e.defaults_file = file;
+  e.defaults_basis = basis;
   return e;
 }
 
@@ -72,11 +87,17 @@ const std::vector<PolicyEntry>& policy_registry() {
                  Every, AnyNw, 0, "band-block", "ig-block", "team-size", "vector-length"),
       GPP_POLICY(run_v8_bounded, "v8-bounded", "v7 with 512 threads per team and LaunchBounds<512,1> (128 registers)",
                  Every, AnyNw, 0, "band-block", "ig-block", "team-size", "vector-length"),
-      GPP_POLICY(run_tuned, "tuned",
-                 "GPU: v8's teams with every frequency of a pass in one kernel, fused physics, ssx skipped for empty bands",
-                 Every, InPasses, 0, "band-block", "team-size"),
-      GPP_POLICY(run_host, "host", "CPU: G' across threads, band and G blocks for cache, fused physics, contiguous G innermost",
-                 HostOnly, InPasses, 0, "band-block", "ig-block"),
+      with_defaults(GPP_POLICY(run_tuned, "tuned",
+                               "GPU: v8's teams with every frequency of a pass in one kernel, fused physics, ssx "
+                               "skipped for empty bands",
+                               Every, InPasses, 0, "band-block", "team-size"),
+                    tuning_defaults::kTunedFile, tuning_defaults::kTunedBasis),
+      with_defaults(with_params(GPP_POLICY(run_host, "host",
+                                           "CPU: G' across threads, band and G blocks for cache, fused physics, "
+                                           "contiguous G innermost",
+                                           HostOnly, InPasses, 0, "band-block", "ig-block"),
+                                host_params()),
+                    tuning_defaults::kHostFile, tuning_defaults::kHostBasis),
   };
   return registry;
 }
@@ -118,6 +139,40 @@ void check_tunables(const PolicyEntry& entry, const Tunables& t) {
     if (!reads("tile")) throw Error("policy " + entry.name + " has no tunable --tile");
     check_tile(entry.tile_rank, t.tile);
   }
+  for (const auto& [name, value] : t.params) {
+    const ParamSpec* spec = entry.param(name);
+    if (!spec) {
+      std::string known;
+      for (const ParamSpec& p : entry.params) known += (known.empty() ? "" : ", ") + p.name;
+      throw Error("policy " + entry.name + " has no param " + name +
+                  (known.empty() ? std::string(" (it has none)") : " (its params: " + known + ")"));
+    }
+    if (std::find(spec->values.begin(), spec->values.end(), value) == spec->values.end()) {
+      std::string values;
+      for (std::size_t i = 0; i < spec->values.size(); ++i)
+        values += (i == 0 ? "" : i + 1 == spec->values.size() ? " or " : ", ") + spec->values[i];
+      throw Error("--param " + name + "=" + value + ": policy " + entry.name + " takes " + values);
+    }
+  }
+}
+
+std::pair<std::string, std::string> parse_param(const std::string& option, const std::string& text) {
+  const std::size_t eq = text.find('=');
+  const auto word = [](const std::string& s) {
+    if (s.empty() || s.size() > 64) return false;
+    for (const char c : s)
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) return false;
+    return true;
+  };
+  if (eq == std::string::npos || !word(text.substr(0, eq)) || !word(text.substr(eq + 1)))
+    throw Error(option + " '" + text.substr(0, 80) + "': expected NAME=VALUE (letters, digits, _ - .)");
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+std::string describe_params(const Tunables& t) {
+  std::string s;
+  for (const auto& [name, value] : t.params) s += (s.empty() ? "" : " ") + name + "=" + value;
+  return s;
 }
 
 }  // namespace gpp

@@ -164,7 +164,7 @@ std::size_t staged_bytes(const int bands, const int team) {
 }
 
 template <bool Occupied, int NW>
-using TunedPolicyBounds = Kokkos::LaunchBounds<128, Occupied ? occupied_blocks(NW) : empty_blocks(NW)>;
+using TunedPolicyBounds = Kokkos::LaunchBounds<kMaxTeam, Occupied ? occupied_blocks(NW) : empty_blocks(NW)>;
 
 // The sums over the bands of blocks b_begin .. b_end-1, all of one kind (Occupied), weighted.
 template <int NW, bool Occupied, class ExecSpace>
@@ -395,7 +395,7 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
 
 template <int NW, class ExecSpace>
 SigmaSums tuned(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t, const RunMode mode) {
-  // Both kernels launch 128-thread teams at most (their launch bounds).
+  // Both kernels launch kMaxTeam-thread teams at most (their launch bounds).
   using Policy = Kokkos::TeamPolicy<ExecSpace, TunedPolicyBounds<false, NW>>;
   const kernels::Inputs<typename ExecSpace::memory_space> in(d);
   const int band_block = or_default(t.band_block, kDefaultBandBlock);
@@ -407,9 +407,7 @@ SigmaSums tuned(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t
   if (t.team_size > max_team)
     throw Error("--team-size " + std::to_string(t.team_size) + " exceeds the " + std::to_string(max_team) +
                 " threads this kernel can launch on " + ExecSpace::name());
-  // 128 threads: the most the kernels' launch bounds allow (gpp_tuned_shape.hpp), and the
-  // fastest measured (docs/lab/gpu-tuned.md).
-  const int team_size = t.team_size > 0 ? t.team_size : (128 < max_team ? 128 : max_team);
+  const int team_size = t.team_size > 0 ? t.team_size : (kDefaultTeamSize < max_team ? kDefaultTeamSize : max_team);
   const std::size_t scratch_empty = staged_bytes<NW, kEmptyGp, false, ExecSpace>(block, team_size);
   const std::size_t scratch_occupied = staged_bytes<NW, kOccupiedGp, true, ExecSpace>(block, team_size);
   const std::size_t scratch = scratch_empty > scratch_occupied ? scratch_empty : scratch_occupied;

@@ -101,6 +101,7 @@ std::string describe_tunables(const Tunables& t) {
     o << (o.tellp() > 0 ? " " : "") << "tile=";
     for (std::size_t i = 0; i < t.tile.size(); ++i) o << (i ? "x" : "") << t.tile[i];
   }
+  if (!t.params.empty()) o << (o.tellp() > 0 ? " " : "") << describe_params(t);
   return o.tellp() > 0 ? o.str() : "none";
 }
 
@@ -286,7 +287,7 @@ const std::string& csv_header() {
   static const std::string h =
       "schema_version,date,git,version,kokkos,backend,space,device,deck,nbands,ngpown,ncouls,nw,updates,"
       "policy,band_block,ig_block,team_size,vector_length,tile,repeats,time_min_s,time_median_s,"
-      "time_max_s,updates_per_s,gflops,rel_error,status,reason";
+      "time_max_s,updates_per_s,gflops,rel_error,status,reason,params";
   return h;
 }
 
@@ -309,7 +310,7 @@ std::string csv_row(const RunRecord& r, const PolicyRun& run) {
     o << ",,,,";
   }
   o << "," << (ran && r.target.performed() ? format_double(run.rel_error) : "") << "," << run.status << ","
-    << formats::csv_field(run.reason);
+    << formats::csv_field(run.reason) << "," << formats::csv_field(describe_params(run.tunables));
   return o.str();
 }
 

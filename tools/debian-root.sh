@@ -15,7 +15,22 @@
 #   step NAME LOG CMD...  CMD timed, its output to LOGS/LOG, a line in the summary; a
 #                     failure ends the script (report, exit 1) unless keep_going=1
 #   note TEXT, report
+#   root_check_inputs run as root; kokkos_src (when set) made absolute and checked to be
+#                     a Kokkos source tree; rev set to the commit $commit names (a note
+#                     when HEAD has uncommitted changes, which are not built)
 . "$here/tools/debian-mirror.sh"
+
+root_check_inputs() {
+  [ "$(id -u)" -eq 0 ] || { echo "$tool: run as root (debootstrap, chroot, mount)" >&2; exit 2; }
+  if [ -n "${kokkos_src:-}" ]; then
+    kokkos_src=$(cd "$kokkos_src" && pwd)
+    [ -f "$kokkos_src/core/src/Kokkos_Core.hpp" ] || { echo "$tool: $kokkos_src is not a Kokkos source tree" >&2; exit 2; }
+  fi
+  rev=$(git -C "$here" rev-parse --verify "$commit^{commit}")
+  if [ "$commit" = HEAD ] && [ -n "$(git -C "$here" status --porcelain --untracked-files=no)" ]; then
+    echo "$tool: note: uncommitted changes in $here are not built (HEAD $rev is)" >&2
+  fi
+}
 
 tmp_root=0 keep_going=0 failed=0 summary=() in_root_env=()
 

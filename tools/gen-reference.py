@@ -92,8 +92,10 @@ def json_fields(value, path="", rows=None):
             rows.append((path, kind))
     if isinstance(value, dict):
         for k, v in value.items():
-            # a policy's tunables are a map from the tunable's name (band_block, tile, ...)
-            name = "<tunable>" if path.endswith("tunables") else k
+            # a policy's tunables are a map from the tunable's name (band_block, tile, ...),
+            # and its params one from the param's name (loops, ...)
+            name = k if path.endswith("tunables") and k == "params" else \
+                "<tunable>" if path.endswith("tunables") else "<param>" if path.endswith("tunables.params") else k
             json_fields(v, f"{path}.{name}" if path else name, rows)
     elif isinstance(value, list) and value and isinstance(value[0], (dict, list)):
         seen = set()

@@ -11,7 +11,8 @@
 #                       the openmp preset, its tests at OMP_NUM_THREADS=2             [CI]
 #   debian12-threads    Kokkos 3.4 Threads from the same source, the threads preset, its
 #                       tests at KOKKOS_NUM_THREADS=2 (g++ 12)
-#   debian12-clang      the same with Debian 12's clang 14 for Kokkos and gpp        [CI]
+#   debian12-clang      the same with Debian 12's clang 14 for Kokkos and gpp, without
+#                       xsimd (the host loops on portable packs)                      [CI]
 #   debian12-mpi        Open MPI, the mpi preset, its MPI tests and the attack harness
 #                       on 2 ranks                                                    [CI]
 #   debian13            the README quick start and `ctest --preset serial` in Debian 13
@@ -35,16 +36,19 @@
 # ---------------------------------------------------------------- recipes
 # Each prints a bash script to run inside a root (by .ci/run's in_root or this script's).
 
-# recipe_trilinos_kokkos MIRROR SUITE BACKEND PREFIX [CXX]: Kokkos 3.4 from Debian's
-# trilinos source package (only packages/kokkos unpacked, kept in /root/kokkos-3.4 for
-# the next build), shared, C++17, BACKEND (OPENMP or THREADS) + Serial, installed in PREFIX.
+# recipe_trilinos_kokkos MIRROR SUITE BACKEND PREFIX [CXX [CMAKE ARGS...]]: Kokkos 3.4 from
+# Debian's trilinos source package (only packages/kokkos unpacked, kept in /root/kokkos-3.4
+# for the next build), shared, C++17, BACKEND (OPENMP or THREADS) + Serial, or SERIAL
+# alone, installed in PREFIX; CMAKE ARGS for Kokkos' configure (a cross toolchain file).
 # Kokkos 3.4 spells Threads PTHREAD: Kokkos_ENABLE_THREADS would be ignored there.
 recipe_trilinos_kokkos() {
   local mirror=$1 suite=$2 backend=$3 prefix=$4 cxx=${5:-c++} option
+  shift $(($# < 5 ? $# : 5))
   case $backend in
     OPENMP) option=Kokkos_ENABLE_OPENMP ;;
     THREADS) option=Kokkos_ENABLE_PTHREAD ;;
-    *) echo "recipe_trilinos_kokkos: BACKEND is OPENMP or THREADS" >&2; return 2 ;;
+    SERIAL) option=Kokkos_ENABLE_SERIAL ;;
+    *) echo "recipe_trilinos_kokkos: BACKEND is OPENMP, THREADS or SERIAL" >&2; return 2 ;;
   esac
   cat <<EOF
 set -euo pipefail
@@ -62,7 +66,7 @@ fi
 rm -rf /root/build/kokkos-$backend
 cmake -S /root/kokkos-3.4 -B /root/build/kokkos-$backend -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17 \\
       -DCMAKE_CXX_COMPILER=$cxx -D$option=ON -DKokkos_ENABLE_SERIAL=ON -DBUILD_SHARED_LIBS=ON \\
-      -DCMAKE_INSTALL_PREFIX=$prefix >/dev/null
+      -DCMAKE_INSTALL_PREFIX=$prefix $* >/dev/null
 cmake --build /root/build/kokkos-$backend -j\${GPP_JOBS:-2} >/root/build/kokkos-$backend.log 2>&1 ||
   { tail -n 40 /root/build/kokkos-$backend.log; exit 1; }
 cmake --install /root/build/kokkos-$backend >/dev/null
@@ -70,16 +74,18 @@ rm -rf /root/build/kokkos-$backend
 EOF
 }
 
-# recipe_kokkos_source SRC BACKEND STD PREFIX: Kokkos 4.x or later from the source tree SRC
-# (a path in the root), shared, BACKEND (THREADS, OPENMP or SERIAL; + Serial), C++ STD.
+# recipe_kokkos_source SRC BACKEND STD PREFIX [CMAKE ARGS...]: Kokkos 4.x or later from the
+# source tree SRC (a path in the root), shared, BACKEND (THREADS, OPENMP or SERIAL; +
+# Serial), C++ STD; CMAKE ARGS for Kokkos' configure (a cross toolchain file).
 recipe_kokkos_source() {
   local src=$1 backend=$2 std=$3 prefix=$4
+  shift 4
   cat <<EOF
 set -euo pipefail
 rm -rf /root/build/kokkos
 cmake -S $src -B /root/build/kokkos -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=$std \\
       -DKokkos_ENABLE_$backend=ON -DKokkos_ENABLE_SERIAL=ON -DBUILD_SHARED_LIBS=ON \\
-      -DCMAKE_INSTALL_PREFIX=$prefix >/dev/null
+      -DCMAKE_INSTALL_PREFIX=$prefix $* >/dev/null
 cmake --build /root/build/kokkos -j\${GPP_JOBS:-2} >/root/build/kokkos.log 2>&1 ||
   { tail -n 40 /root/build/kokkos.log; exit 1; }
 cmake --install /root/build/kokkos >/dev/null
@@ -158,17 +164,9 @@ case $row in
   sid) suite=sid ;;
   *) suite=bookworm ;;
 esac
-[ "$(id -u)" -eq 0 ] || { echo "matrix: run as root (debootstrap, chroot, mount)" >&2; exit 2; }
-if [ -n "$kokkos_src" ]; then
-  kokkos_src=$(cd "$kokkos_src" && pwd)
-  [ -f "$kokkos_src/core/src/Kokkos_Core.hpp" ] || { echo "matrix: $kokkos_src is not a Kokkos source tree" >&2; exit 2; }
-fi
-rev=$(git -C "$here" rev-parse --verify "$commit^{commit}")
-if [ "$commit" = HEAD ] && [ -n "$(git -C "$here" status --porcelain --untracked-files=no)" ]; then
-  echo "matrix: note: uncommitted changes in $here are not built (HEAD $rev is)" >&2
-fi
 tool=matrix
 . "$here/tools/debian-root.sh"
+root_check_inputs
 in_root_env=(GPP_JOBS="$jobs")
 report_title() {
   printf '== matrix summary: row %s (%s), gpp %s (%d s in all)\n' "$row" "$suite" "${rev:0:12}" $((SECONDS - t0))
@@ -208,7 +206,8 @@ case $row in
     cxx=c++ compilers=""
     if [ "$row" = debian12-clang ]; then
       step "apt-get: clang" clang.log in_root "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang"
-      cxx=clang++ compilers="-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++"
+      # and without xsimd: the host policy's loops on portable packs (the fallback's row)
+      cxx=clang++ compilers="-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DGPP_ENABLE_XSIMD=OFF"
       versions clang
     fi
     step "Kokkos 3.4 Threads ($cxx) from Debian's trilinos source package" kokkos.log \

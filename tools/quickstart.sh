@@ -23,6 +23,7 @@ packages=(
   libtrilinos-kokkos-kernels-dev       # Kokkos Kernels 3.4 (achstemp's gemm)
   liblapack-dev libblas-dev            # named by Kokkos Kernels 3.4's CMake targets
   libhdf5-dev                          # HDF5 decks and result files
+  libxsimd-dev                         # the host policy's vector loops (without it: portable packs)
   libcli11-dev                         # the command line
   nlohmann-json3-dev                   # JSON: run records, ceilings and tuning files
   libgtest-dev                         # the test suite (ctest --preset serial)

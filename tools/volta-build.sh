@@ -3,7 +3,8 @@
 # CUDA 13 cannot target sm_70, and Debian 12 ships CUDA 11.8 in non-free.
 #
 #   tools/volta-build.sh --kokkos DIR [--kokkos-kernels DIR] [--cublas] [--commit REV]
-#                        [--root DIR] [--keep-root] [--bundle DIR] [--logs DIR] [--jobs N]
+#                        [--host-arch ARCH] [--root DIR] [--keep-root] [--bundle DIR]
+#                        [--logs DIR] [--jobs N]
 #
 #   --kokkos DIR          Kokkos source tree (tested: 4.6.01, e.g. `git archive 4.6.01`)
 #   --kokkos-kernels DIR  Kokkos Kernels source tree (same release); without it gpp is
@@ -12,6 +13,12 @@
 #   --cublas              Kokkos Kernels with its cuBLAS TPL (the binaries then need
 #                         libcublas.so.11 and libcublasLt.so.11 where they run)
 #   --commit REV          the gpp commit to build (default: HEAD of this checkout)
+#   --host-arch ARCH      the host code's ISA (GPP_HOST_ARCH, -march through nvcc_wrapper to
+#                         g++-11): x86-64-v3 by default (AVX2 and FMA: every x86-64 CPU of a
+#                         V100 node since Haswell), sapphirerapids for the H100 machine's
+#                         Intel host (AVX-512), OFF for baseline x86-64 (SSE2: the host
+#                         policy's loops 2 doubles wide, without FMA). Not native: the
+#                         build machine is not the machine the binaries run on
 #   --root DIR            the Debian 12 root: made there if absent, reused if this script
 #                         made it before (packages, Kokkos and Kokkos Kernels are then not
 #                         rebuilt unless their sources or options changed, gpp's build is
@@ -28,8 +35,9 @@
 # (CUDA 11.8 refuses GCC 12) and gpp's build dependencies; Kokkos with CUDA + OpenMP and
 # Kokkos_ARCH_VOLTA70 through its nvcc_wrapper on g++-11; optionally Kokkos Kernels (its
 # BLAS component, nothing pre-instantiated); then gpp, cloned at REV, configured with
-# `cmake --preset cuda-volta70` (host ISA OFF: a portable binary) and built (gpp, the test
-# binary and the Fortran helpers). Nothing runs on a GPU: the machine needs none.
+# `cmake --preset cuda-volta70` (host ISA --host-arch, xsimd from Debian: the host policy's
+# loops on the vectors of that ISA) and built (gpp, the test binary and the Fortran
+# helpers). Nothing runs on a GPU: the machine needs none.
 #
 # The bundle (--bundle DIR) is everything a machine with an NVIDIA driver (any GPU from
 # sm_70 on: newer ones compile the compute_70 PTX at load time) needs to run gpp's test
@@ -44,13 +52,14 @@ set -euo pipefail
 { # read whole before it runs: editing this file meanwhile changes nothing that runs
 here=$(cd "$(dirname "$0")/.." && pwd)
 suite=bookworm
-kokkos="" kernels="" cublas=0 commit=HEAD root="" keep=0 bundle="" logs="" jobs=2
+kokkos="" kernels="" cublas=0 commit=HEAD host_arch=x86-64-v3 root="" keep=0 bundle="" logs="" jobs=2
 while (($#)); do
   case $1 in
     --kokkos) kokkos=$2; shift 2 ;;
     --kokkos-kernels) kernels=$2; shift 2 ;;
     --cublas) cublas=1; shift ;;
     --commit) commit=$2; shift 2 ;;
+    --host-arch) host_arch=$2; shift 2 ;;
     --root) root=$2; keep=1; shift 2 ;;
     --keep-root) keep=1; shift ;;
     --bundle) bundle=$2; shift 2 ;;
@@ -69,6 +78,8 @@ if [ -n "$kernels" ]; then
 elif ((cublas)); then
   echo "volta-build: --cublas needs --kokkos-kernels" >&2; exit 1
 fi
+[[ $host_arch =~ ^[A-Za-z0-9_.+-]+$ ]] && [ "$host_arch" != native ] ||
+  { echo "volta-build: --host-arch $host_arch: a -march value other than native, or OFF" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || { echo "volta-build: run as root (debootstrap, chroot)" >&2; exit 1; }
 rev=$(git -C "$here" rev-parse --verify "$commit^{commit}") ||
   { echo "volta-build: $commit is no commit of $here" >&2; exit 1; }
@@ -155,7 +166,7 @@ mount -t proc proc "$root/proc"
 mount -t sysfs sys "$root/sys"
 mount --bind /dev "$root/dev"   # nvcc and cicc read /dev/urandom; no GPU is touched
 
-packages="nvidia-cuda-toolkit g++-11 cmake make git libhdf5-dev libcli11-dev nlohmann-json3-dev libgtest-dev python3 python3-h5py gfortran patchelf file"
+packages="nvidia-cuda-toolkit g++-11 cmake make git libhdf5-dev libcli11-dev nlohmann-json3-dev libxsimd-dev libgtest-dev python3 python3-h5py gfortran patchelf file"
 if ! done_with packages "$packages"; then
   timed packages "
     export DEBIAN_FRONTEND=noninteractive
@@ -235,7 +246,7 @@ timed gpp-configure "
   cd /gpp-volta70/src
   # The installed Kokkos' nvcc_wrapper, on g++-11 (NVCC_WRAPPER_DEFAULT_COMPILER).
   cmake --preset cuda-volta70 -DCMAKE_CXX_COMPILER=/opt/kokkos/bin/nvcc_wrapper -DCMAKE_PREFIX_PATH='$prefix' \
-    $gpp_opts -DGPP_HOST_ARCH=OFF -DGPP_ENABLE_HDF5=ON"
+    $gpp_opts -DGPP_HOST_ARCH=$host_arch -DGPP_ENABLE_HDF5=ON -DGPP_ENABLE_XSIMD=ON"
 timed gpp-build "
   $wrapper
   cd /gpp-volta70/src
@@ -249,7 +260,8 @@ timed gpp-check "
     cuobjdump --list-ptx \$b | sed 's/.*\\.//' | sort | uniq -c
     ldd \$b
   done
-  app/gpp --version || true"
+  app/gpp --version || true
+  app/gpp policies | grep -- '--param loops' || true   # the host loops' vector type"
 cat "$logs/gpp-check.log"
 
 if [ -n "$bundle" ]; then

@@ -19,7 +19,7 @@ import sys
 import tempfile
 
 # Targets that are not rooms: third-party libraries and the generated build information.
-NOT_ROOMS = {"kokkos", "kokkoskernels", "hdf5", "build_info"}
+NOT_ROOMS = {"kokkos", "kokkoskernels", "hdf5", "xsimd", "build_info"}
 SOURCE_EXT = (".cpp", ".hpp", ".h", ".cc")
 
 

@@ -181,6 +181,49 @@ TEST(Cli, BenchWritesCsvAndJsonRows) {
   std::remove((base + ".json").c_str());
 }
 
+// --param: a policy's named choice runs and is written in every record (JSON tunables,
+// the CSV's params column, the text); one the policy lacks, a value it does not take, a
+// malformed one or one given twice is one line before anything runs.
+TEST(Cli, ParamRunsAndIsRecorded) {
+  const std::string base = ::testing::TempDir() + "gpp_param_" + std::to_string(::getpid());
+  const Outcome o = gpp("run " + deck_path("small.toml") + " " + kTiny + " --policy host --param loops=scalar --param " +
+                        "rcp_empty=div --csv " + base + ".csv --json " + base + ".json");
+  SCOPED_TRACE(o.out);
+  EXPECT_EQ(o.code, 0);
+  EXPECT_NE(o.out.find("loops=scalar rcp_empty=div rcp_occupied=share"), std::string::npos);
+  std::ifstream csv(base + ".csv");
+  std::string header, row;
+  std::getline(csv, header);
+  std::getline(csv, row);
+  EXPECT_EQ(header.substr(header.rfind(',') + 1), "params");
+  EXPECT_EQ(row.substr(row.rfind(',') + 1), "loops=scalar rcp_empty=div rcp_occupied=share") << row;
+  std::ifstream json(base + ".json");
+  const std::string text((std::istreambuf_iterator<char>(json)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"params\":{\"loops\":\"scalar\",\"rcp_empty\":\"div\",\"rcp_occupied\":\"share\"}"),
+            std::string::npos)
+      << text.substr(0, 2000);
+  EXPECT_NE(text.find("loops: command line"), std::string::npos);
+  std::remove((base + ".csv").c_str());
+  std::remove((base + ".json").c_str());
+}
+TEST(Cli, ParamRefused) {
+  const std::string run = "run " + deck_path("small.toml") + " " + kTiny + " --policy host ";
+  expect_error(run + "--param loops=simd", "--param loops=simd: policy host takes vector or scalar");
+  expect_error(run + "--param avx512=on", "policy host has no param avx512");
+  expect_error(run + "--param loops", "expected NAME=VALUE");
+  expect_error(run + "--param loops=scalar --param loops=vector", "--param loops is given twice");
+  expect_error("run " + deck_path("small.toml") + " " + kTiny + " --policy tuned --param loops=scalar",
+               "policy tuned has no param loops");
+}
+TEST(Cli, PoliciesListsParamsAndDefaults) {
+  const Outcome o = gpp("policies");
+  EXPECT_EQ(o.code, 0);
+  EXPECT_NE(o.out.find("--param loops="), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("--param rcp_empty="), std::string::npos) << o.out;
+  // the shipped defaults each of tuned and host was built with, found from the build tree
+  EXPECT_NE(o.out.find(std::string("defaults: ") + GPP_SOURCE_DIR + "/tuning/"), std::string::npos) << o.out;
+}
+
 TEST(Cli, BenchUnknownPolicy) {
   expect_error("bench " + deck_path("small.toml") + " --policies v0-collapse3,nope", "unknown policy 'nope'");
 }

@@ -414,24 +414,12 @@ TEST(HostPolicy, NegativePlasmonPoleFrequenciesAreRight) {
   expect_host_matches_reference(*pr);
 }
 
-// An environment variable set for a scope (unset after).
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
-  ~ScopedEnv() { unsetenv(name_); }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-};
-
-// The host policy's reciprocals of empty bands for a scope: GPP_HOST_RCP_EMPTY (div,
-// share; unset: share), read at each run.
-class EmptyReciprocal : public ScopedEnv {
- public:
-  explicit EmptyReciprocal(const char* mode) : ScopedEnv("GPP_HOST_RCP_EMPTY", mode) {}
-};
+// The host policy's tunables with its params set: {name, value, ...}.
+Tunables host_params(std::initializer_list<std::pair<const char*, std::string>> params) {
+  Tunables t;
+  for (const auto& [name, value] : params) t.params[name] = value;
+  return t;
+}
 constexpr const char* kEmptyReciprocals[] = {"div", "share"};
 
 // Both ways of computing the empty bands' reciprocals (one division each, one shared by a
@@ -450,14 +438,9 @@ TEST(HostPolicy, EveryEmptyReciprocalMatchesReference) {
     const SigmaResult ref = apply_start_values(reference_sums(pr.data->host), pr.input.asxtemp0, pr.input.achtemp0);
     for (const SpaceKind k : build_spaces()) {
       if (!find_policy("host").runs_on(k)) continue;
-      SigmaResult shared;
-      {
-        EmptyReciprocal mode("share");
-        shared = run_on(k, find_policy("host"), pr, Tunables{});
-      }
+      const SigmaResult shared = run_on(k, find_policy("host"), pr, host_params({{"rcp_empty", "share"}}));
       for (const char* m : kEmptyReciprocals) {
-        EmptyReciprocal mode(m);
-        const SigmaResult got = run_on(k, find_policy("host"), pr, Tunables{});
+        const SigmaResult got = run_on(k, find_policy("host"), pr, host_params({{"rcp_empty", m}}));
         EXPECT_TRUE(results_close(got, ref, kTol)) << m << " nend " << nend << " on " << name_of(k);
         EXPECT_TRUE(results_close(got, shared, 1e-13)) << m << " nend " << nend << " on " << name_of(k);
       }
@@ -488,40 +471,23 @@ TEST(HostPolicy, EmptyReciprocalRangesAreGuarded) {
   for (const SpaceKind k : build_spaces()) {
     if (!find_policy("host").runs_on(k)) continue;
     for (const char* m : kEmptyReciprocals) {
-      EmptyReciprocal mode(m);
-      EXPECT_TRUE(results_close(run_on(k, find_policy("host"), *pr, Tunables{}), pr->reference, kTol))
+      EXPECT_TRUE(results_close(run_on(k, find_policy("host"), *pr, host_params({{"rcp_empty", m}})), pr->reference, kTol))
           << m << " on " << name_of(k);
     }
   }
 }
 
-// The host policy's vector loops this build has: simd always, avx512 where built with
-// AVX-512 (asking for it elsewhere is an error naming the variable).
-std::vector<std::string> host_loops(const Problem& pr) {
-  std::vector<std::string> loops{"simd"};
-  ScopedEnv loop("GPP_HOST_OCCUPIED", "avx512");
-  try {
-    run_on(SpaceKind::Host, find_policy("host"), pr, Tunables{});
-    loops.push_back("avx512");
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("GPP_HOST_OCCUPIED=avx512"), std::string::npos) << e.what();
-  }
-#if defined(__AVX512F__) && defined(__AVX512VL__)
-  EXPECT_EQ(loops.size(), 2u) << "this test is built with AVX-512, the host policy should be too";
-#endif
-  return loops;
-}
-
-// Every combination of the host policy's loops (the AVX-512 ones where built, the `omp
-// simd` ones) and of the occupied bands' reciprocals (one division per frequency, one
-// per pair) against the reference, on non-uniform decks of 1 to 4 frequencies (groups
-// of 1 to 4; nend 1 and 2 give wx < 0 to valence bands: the sexcut test's loops), with G
-// blocks of 256, 95, 66 and 57 of the 700 G (last vectors of 1 to 7 G under a mask); at
-// some G of every G' a plasmon-pole frequency within 1e-4 of a frequency of one empty
-// and one occupied band, for each of the group's frequencies in turn (terms outside the
-// regular arm in every lane and frequency; near-pole terms of several frequencies at
-// one G). And against one another, closer than the reference tolerance (the loops
-// differ by a few ulps per term and in the order of the sums).
+// Both loops of the host policy (the build's vector: xsimd's where built with xsimd, else
+// portable packs; one G at a time) with both kinds of occupied bands' reciprocals (one division per frequency, one per
+// pair) against the reference, on non-uniform decks of 1 to 4 frequencies (groups of 1 to
+// 4; nend 1 and 2 give wx < 0 to valence bands: the sexcut test's loops), with G blocks of
+// 256, 95, 66 and 57 of the 700 G (last vectors of 1 to 7 G past a block's end, blocks
+// starting anywhere in a vector); at some G of every G' a plasmon-pole frequency within
+// 1e-4 of a frequency of one empty and one occupied band, for each of the group's
+// frequencies in turn (terms outside the regular arm in every lane and frequency;
+// near-pole terms of several frequencies at one G). And against the scalar loops, closer
+// than the reference tolerance (the loops differ by a few ulps per term and in the order
+// of the sums).
 TEST(HostPolicy, EveryLoopMatchesReference) {
   for (const int nend : {1, 2, 3, 4}) {
     DeckParams p = small_deck(40, 6, 700, 12);
@@ -542,44 +508,45 @@ TEST(HostPolicy, EveryLoopMatchesReference) {
       for (int w = 0; w < pr->data->host.nw; ++w)
         negative = negative || (pr->data->host.occ_array(n1) != 0.0 && pr->data->host.wx_array_t(w, n1) < 0.0);
     EXPECT_TRUE(negative) << "nend " << nend;
-    const std::vector<std::string> loops = host_loops(*pr);
-    SigmaResult simd;
-    {
-      ScopedEnv o("GPP_HOST_OCCUPIED", "simd"), e("GPP_HOST_EMPTY", "simd");
-      simd = run_on(SpaceKind::Host, find_policy("host"), *pr, Tunables{});
-    }
+    const SigmaResult scalar = run_on(SpaceKind::Host, find_policy("host"), *pr, host_params({{"loops", "scalar"}}));
     for (const SpaceKind k : build_spaces()) {
       if (!find_policy("host").runs_on(k)) continue;
-      for (const std::string& occupied : loops)
-        for (const std::string& empty : loops)
-          for (const char* rcp : {"div", "share"})
-            for (const int ig_block : {256, 95, 66, 57}) {
-              ScopedEnv o("GPP_HOST_OCCUPIED", occupied.c_str()), e("GPP_HOST_EMPTY", empty.c_str()),
-                  r("GPP_HOST_RCP_OCCUPIED", rcp);
-              Tunables t;
-              t.ig_block = ig_block;
-              const SigmaResult got = run_on(k, find_policy("host"), *pr, t);
-              const std::string what = occupied + "/" + empty + "/" + rcp + " G block " + std::to_string(ig_block) +
-                                       " nend " + std::to_string(nend) + " on " + name_of(k);
-              EXPECT_TRUE(results_close(got, pr->reference, kTol)) << what;
-              EXPECT_TRUE(results_close(got, simd, 1e-13)) << what;
-            }
+      for (const std::string loop : {"vector", "scalar"})
+        for (const char* rcp : {"div", "share"})
+          for (const int ig_block : {256, 95, 66, 57}) {
+            Tunables t = host_params({{"loops", loop}, {"rcp_occupied", rcp}});
+            t.ig_block = ig_block;
+            const SigmaResult got = run_on(k, find_policy("host"), *pr, t);
+            const std::string what =
+                loop + "/" + rcp + " G block " + std::to_string(ig_block) + " nend " + std::to_string(nend) + " on " + name_of(k);
+            EXPECT_TRUE(results_close(got, pr->reference, kTol)) << what;
+            EXPECT_TRUE(results_close(got, scalar, 1e-13)) << what;
+          }
     }
   }
 }
 
-// A loop or reciprocal the host policy does not know is refused, naming the variable.
-TEST(HostPolicy, UnknownLoopOrReciprocalIsAnError) {
-  const Problem& pr = problem("permuted");
-  for (const char* var : {"GPP_HOST_OCCUPIED", "GPP_HOST_EMPTY", "GPP_HOST_RCP_OCCUPIED", "GPP_HOST_RCP_EMPTY"}) {
-    ScopedEnv v(var, "vector");
+// A param the host policy does not have, or a value it does not take, is refused before
+// anything runs, naming it and what the policy takes; another policy has no params.
+TEST(HostPolicy, UnknownParamOrValueIsAnError) {
+  const auto refused = [](const char* policy, const Tunables& t, const std::string& says) {
     try {
-      run_on(SpaceKind::Host, find_policy("host"), pr, Tunables{});
-      ADD_FAILURE() << var << "=vector was accepted";
+      check_tunables(find_policy(policy), t);
+      ADD_FAILURE() << describe_params(t) << " was accepted by " << policy;
     } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(std::string(var) + "=vector"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
     }
+  };
+  for (const char* name : {"loops", "rcp_empty", "rcp_occupied"}) {
+    refused("host", host_params({{name, "simd"}}), std::string("--param ") + name + "=simd: policy host takes ");
+    EXPECT_NO_THROW(check_tunables(find_policy("host"), host_params({{name, find_policy("host").param(name)->values.back()}})));
   }
+  refused("host", host_params({{"avx512", "on"}}), "policy host has no param avx512 (its params: loops, rcp_empty, rcp_occupied)");
+  refused("tuned", host_params({{"loops", "scalar"}}), "policy tuned has no param loops (it has none)");
+  EXPECT_THROW(parse_param("--param", "loops"), Error);
+  EXPECT_THROW(parse_param("--param", "=scalar"), Error);
+  EXPECT_THROW(parse_param("--param", "loops=a b"), Error);
+  EXPECT_EQ(parse_param("--param", "loops=scalar"), std::make_pair(std::string("loops"), std::string("scalar")));
 }
 
 TEST(Tunables, ResolvedValuesAreReported) {
@@ -594,6 +561,11 @@ TEST(Tunables, ResolvedValuesAreReported) {
   Tunables asked;
   asked.band_block = 16;
   EXPECT_EQ(find_policy("host").resolve(HostExec(), pr.data->host, asked).band_block, 16);
+  // every param of the host policy, at its default unless asked
+  asked.params["rcp_empty"] = "div";
+  const Tunables host = find_policy("host").resolve(HostExec(), pr.data->host, asked);
+  EXPECT_EQ(host.params, (std::map<std::string, std::string>{{"loops", "vector"}, {"rcp_empty", "div"}, {"rcp_occupied", "share"}}));
+  EXPECT_TRUE(v8.params.empty());
 }
 
 TEST(Tunables, RefusedWithAClearError) {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <complex>
+#include <cstdlib>
 #include <functional>
 #include <sstream>
 #include <utility>
@@ -14,6 +15,15 @@
 #include <vector>
 
 namespace gpp::test {
+
+/// A test's time limit in seconds, times GPP_TEST_TIME_SCALE where set (a number >= 1): an
+/// emulator (tools/arm-build.sh runs the suite under qemu) is slower by a factor, and a
+/// limit that tells n log n from n^2 must allow it.
+inline double time_limit(const double seconds) {
+  const char* s = std::getenv("GPP_TEST_TIME_SCALE");
+  const double scale = s ? std::atof(s) : 1.0;
+  return seconds * (scale >= 1.0 ? scale : 1.0);
+}
 
 /// Callbacks run by the test main before Kokkos::finalize (to free cached Views).
 inline std::vector<std::function<void()>>& before_finalize() {

@@ -43,6 +43,11 @@ class Gpp(CMakePackage, CudaPackage, ROCmPackage):
         description="achstemp with KokkosBlas::gemm (cuBLAS with +cuda); off: a Kokkos product",
     )
     variant("mpi", default=False, description="MPI over G' (GPP_ENABLE_MPI, docs/mpi.md)")
+    variant(
+        "xsimd",
+        default=True,
+        description="the host policy's loops on xsimd vectors (off: portable packs, GPP_ENABLE_XSIMD)",
+    )
     variant("cxxstd", default="17", values=("17", "20"), multi=False, description="C++ standard")
 
     # Kokkos builds for exactly one GPU architecture: one value, not a list (the base
@@ -128,6 +133,7 @@ class Gpp(CMakePackage, CudaPackage, ROCmPackage):
     depends_on("hdf5~mpi", when="+hdf5")
     depends_on("mpi", when="+mpi")
     depends_on("cli11@2:")
+    depends_on("xsimd@8:", when="+xsimd")  # header-only
     depends_on("nlohmann-json@3.10:")  # run records, ceilings and tuning files
     depends_on("googletest@1.12:", type="test")
 
@@ -164,6 +170,7 @@ class Gpp(CMakePackage, CudaPackage, ROCmPackage):
             self.define("GPP_ENABLE_HDF5", "ON" if self.spec.satisfies("+hdf5") else "OFF"),
             self.define_from_variant("GPP_ENABLE_KOKKOSKERNELS", "kokkos-kernels"),
             self.define_from_variant("GPP_ENABLE_MPI", "mpi"),
+            self.define("GPP_ENABLE_XSIMD", "ON" if self.spec.satisfies("+xsimd") else "OFF"),
             self.define("GPP_ENABLE_TESTS", self.run_tests),
             self.define("GPP_EXPECT_DEVICES", ";".join(self._kokkos_devices())),
             self.define("GPP_EXPECT_ARCH", self._kokkos_arch()),

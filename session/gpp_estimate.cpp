@@ -1,6 +1,7 @@
 #include "gpp_estimate.hpp"
 
 #include <map>
+#include <thread>
 
 namespace gpp::session {
 namespace {
@@ -25,7 +26,9 @@ const std::map<std::string, Rates>& rate_table() {
 constexpr Rates kUnknownPolicy{1e7, 5e9};  // a policy the table does not name: as slow as v0
 
 double host_threads() {
-  const int n = HostExec().concurrency();
+  // Before Kokkos starts (a setup estimate) an OpenMP instance cannot be made (Kokkos 4
+  // prints an error): the hardware's threads stand in for the space's.
+  const int n = Kokkos::is_initialized() ? HostExec().concurrency() : int(std::thread::hardware_concurrency());
   return n > 0 ? double(n) : 1.0;
 }
 

@@ -10,7 +10,8 @@
 #   tools/host-simd-bench.sh --kokkos SRC --peer DIR [options]
 #
 #   --kokkos SRC     a Kokkos 4.x source tree (built once, OpenMP, installed in the work dir)
-#   --peer DIR       the Brookathon-GoT checkout (DIR/GPP/gpp.cpp and DIR/ComplexClass)
+#   --peer DIR       the Brookathon-GoT checkout at 04862d0 (DIR/GPP/gpp.cpp and DIR/ComplexClass;
+#                    its later commit 7bc2480 fails its own check on the host)
 #   --old REV|DIR    the older gpp: a commit of this checkout (git archive) or a source tree
 #                    (default: the merge base of HEAD with main)
 #   --xsimd DIR      the folder holding xsimd/xsimd.hpp for this tree's builds (default:

@@ -560,11 +560,11 @@ TEST(SweepCli, ResumeSkipsDonePoints) {
 
 // Sweep -> tuning file -> run applies it; explicit options win; the record says where
 // each value came from.
-// The host's device name and backend as gpp writes them into tuning entries (from a row
-// of a one-point sweep).
-std::pair<std::string, std::string> host_device_and_backend() {
+// The device name and backend a policy runs on by default, as gpp writes them into tuning
+// entries (from a row of a one-point sweep).
+std::pair<std::string, std::string> device_and_backend(const std::string& policy) {
   const std::string csv = temp_path("where.csv");
-  EXPECT_EQ(gpp_cmd("sweep " + deck() + " --space host --policy host --band-block 4 --repeat 1 --csv " + csv).code, 0);
+  EXPECT_EQ(gpp_cmd("sweep " + deck() + " --policy " + policy + " --band-block 4 --repeat 1 --csv " + csv).code, 0);
   const auto rows = csv_rows_of(csv);
   std::remove(csv.c_str());
   if (rows.empty()) return {};
@@ -574,7 +574,7 @@ std::pair<std::string, std::string> host_device_and_backend() {
 TEST(SweepCli, TuningFileRoundTrip) {
   const std::string tuning = temp_path("tuning.json"), json = temp_path("run.json");
   // Entries as a user (or a sweep that found them faster) writes them: values no default has.
-  const auto [device, backend] = host_device_and_backend();
+  const auto [device, backend] = device_and_backend("host");
   ASSERT_EQ(backend, gpp::HostExec::name());
   gpp::app::TuningFile f;
   gpp::app::TuningEntry e;
@@ -586,6 +586,8 @@ TEST(SweepCli, TuningFileRoundTrip) {
   e.tunables.ig_block = 5;
   e.tunables.params = {{"loops", "vector"}, {"rcp_empty", "share"}, {"rcp_occupied", "share"}};
   f.merge(e);
+  // tuned runs on the device where the build has one: its entry is that device's.
+  std::tie(e.device, e.backend) = device_and_backend("tuned");
   e.policy = "tuned";
   e.tunables = {};
   e.tunables.band_block = 6;
@@ -689,7 +691,7 @@ std::pair<std::string, std::string> best_line(const std::string& out, const std:
 // may happen on a shared machine: the test checks that the file agrees with the decision.
 TEST(TuneCli, CoordinateDescentDecidesAgainstTheDefaults) {
   const std::string tuning = temp_path("tune.json"), csv = temp_path("tune.csv");
-  const auto [device, backend] = host_device_and_backend();
+  const auto [device, backend] = device_and_backend("host");
   gpp::app::TuningFile f;
   gpp::app::TuningEntry stale;  // what a tune on a loaded machine once chose
   stale.device = device;

@@ -354,7 +354,16 @@ TEST_P(OracleDeck, BranchCountsMatchGppDiagnostics) {
 // With a Fortran compiler: regenerate the deck, rerun the oracle and compare with the
 // stored file, so that stored data that no longer match the generator or the oracle's
 // source are caught. Quad-precision +-*/ and sqrt are correctly rounded, so the same
-// source gives the same digits; 1e-18 relative allows the 20th digit to move.
+// source gives the same digits; 1e-18 relative allows the 20th digit to move. The stored
+// decks were made on x86-64: elsewhere the generator's libm and the compiler's contraction
+// of a*b+c into one FMA (GCC's default on aarch64) change the deck's last bits, and the
+// sums move by up to about 6e-16 relative (measured under qemu-aarch64); 1e-13 there
+// still catches any change of the generator's formulas or of the oracle's physics.
+#if defined(__x86_64__)
+constexpr long double kLiveRunTolerance = 1e-18L;
+#else
+constexpr long double kLiveRunTolerance = 1e-13L;
+#endif
 TEST_P(OracleDeck, StoredDataMatchALiveRun) {
   const std::string oracle = GPP_ORACLE_EXE;
   if (oracle.empty()) GTEST_SKIP() << "no Fortran compiler at configure time: the oracle is not built";
@@ -377,7 +386,7 @@ TEST_P(OracleDeck, StoredDataMatchALiveRun) {
     ASSERT_EQ(lv.size(), values.size()) << key;
     for (std::size_t i = 0; i < values.size(); ++i) {
       const long double a = std::strtold(lv[i].c_str(), nullptr), b = std::strtold(values[i].c_str(), nullptr);
-      EXPECT_LE(std::abs(a - b), 1e-18L * std::abs(b))
+      EXPECT_LE(std::abs(a - b), kLiveRunTolerance * std::abs(b))
           << deck << ": " << key << " is " << lv[i] << " live, " << values[i]
           << " stored: regenerate with tools/oracle/make_expected.sh (docs/oracle.md)";
     }

@@ -33,12 +33,12 @@ bool count_list(const std::string& v) {
 }
 
 struct Setting {
-  const char* env;         // environment variable, nullptr if none
-  const char* option;      // --kokkos-NAME (also accepted by Kokkos 3.4 without "kokkos-")
-  const char* legacy;      // Kokkos 3.4's unprefixed spelling, nullptr if none
+  const char* env;     // environment variable, nullptr if none
+  const char* option;  // --kokkos-NAME (also accepted by Kokkos 3.4 without "kokkos-")
+  const char* legacy;  // Kokkos 3.4's unprefixed spelling, nullptr if none
   enum { Count, CountOrZero, CountList, Flag, MapBy, Text } kind;
-  bool dropped;            // not read by Kokkos 4.3 and later (deprecated in 3.7, #6744)
-  const char* instead;     // what those versions read instead, nullptr if nothing
+  bool dropped;         // not read by Kokkos 4.3 and later (deprecated in 3.7, #6744)
+  const char* instead;  // what those versions read instead, nullptr if nothing
 };
 
 const Setting kSettings[] = {
@@ -65,10 +65,10 @@ const Setting kSettings[] = {
 // "unexpected argument" from gpp's parser: two lines. The legacy unprefixed spellings are
 // ordinary unknown options there.
 constexpr bool kModernKokkos = KOKKOS_VERSION >= 40300;
-const char* const kModernOptions[] = {"--kokkos-num-threads", "--kokkos-device-id", "--kokkos-disable-warnings",
-                                      "--kokkos-print-configuration", "--kokkos-tune-internals", "--kokkos-help",
-                                      "--kokkos-map-device-id-by", "--kokkos-tools-libs", "--kokkos-tools-library",
-                                      "--kokkos-tools-args", "--kokkos-tools-help"};
+const char* const kModernOptions[] = {
+    "--kokkos-num-threads",    "--kokkos-device-id",  "--kokkos-disable-warnings", "--kokkos-print-configuration",
+    "--kokkos-tune-internals", "--kokkos-help",       "--kokkos-map-device-id-by", "--kokkos-tools-libs",
+    "--kokkos-tools-library",  "--kokkos-tools-args", "--kokkos-tools-help"};
 
 std::string kokkos_version() {
   return std::to_string(KOKKOS_VERSION / 10000) + "." + std::to_string(KOKKOS_VERSION / 100 % 100) + "." +

@@ -37,16 +37,16 @@ namespace gpp::backend {
 
 /// What the program reports about the hardware an execution space runs on.
 struct Properties {
-  std::string name;               // the GPU's name, or the host CPU's model name
-  double memory_bytes = 0;        // device memory (0 on the host)
-  double l1_bytes = 0;            // per multiprocessor / compute unit, or per core (0: unknown)
-  double l2_bytes = 0;            // GPU: whole chip; host: per core
-  double l3_bytes = 0;            // host: as sysconf reports it
-  int units = 0;                  // multiprocessors, compute units, or host threads
-  int simd_width = 1;             // threads issued together: a warp (32), a wavefront (64); 1 on the host
-  int max_block_threads = 0;      // most threads of one block; 0: no such limit (host)
-  double clock_mhz = 0;           // GPU clock (max), 0 when unknown
-  std::string source;             // where the numbers come from
+  std::string name;           // the GPU's name, or the host CPU's model name
+  double memory_bytes = 0;    // device memory (0 on the host)
+  double l1_bytes = 0;        // per multiprocessor / compute unit, or per core (0: unknown)
+  double l2_bytes = 0;        // GPU: whole chip; host: per core
+  double l3_bytes = 0;        // host: as sysconf reports it
+  int units = 0;              // multiprocessors, compute units, or host threads
+  int simd_width = 1;         // threads issued together: a warp (32), a wavefront (64); 1 on the host
+  int max_block_threads = 0;  // most threads of one block; 0: no such limit (host)
+  double clock_mhz = 0;       // GPU clock (max), 0 when unknown
+  std::string source;         // where the numbers come from
 };
 
 /// Devices this process sees: their number, and when there are none, the runtime's reason.

@@ -115,7 +115,8 @@ struct Cuda {
     p.simd_width = d.warpSize;
     p.max_block_threads = d.maxThreadsPerBlock;
     int khz = 0;  // cudaDeviceProp::clockRate is gone in CUDA 13
-    if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, space.cuda_device()) == cudaSuccess) p.clock_mhz = khz / 1000.0;
+    if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, space.cuda_device()) == cudaSuccess)
+      p.clock_mhz = khz / 1000.0;
     p.source = "cudaDeviceProp (sharedMemPerMultiprocessor, l2CacheSize, multiProcessorCount)";
     return p;
   }

@@ -128,8 +128,9 @@ struct Hip {
     p.simd_width = d.warpSize;  // the wavefront: 64 on CDNA
     p.max_block_threads = d.maxThreadsPerBlock;
     p.clock_mhz = d.clockRate / 1000.0;
-    p.source = std::string("hipDeviceProp_t (l2CacheSize, multiProcessorCount, clockRate); L1 ") +
-               (p.l1_bytes > 0 ? "per compute unit of " + arch + " from AMD's CDNA white papers" : "unknown for " + arch);
+    p.source =
+        std::string("hipDeviceProp_t (l2CacheSize, multiProcessorCount, clockRate); L1 ") +
+        (p.l1_bytes > 0 ? "per compute unit of " + arch + " from AMD's CDNA white papers" : "unknown for " + arch);
     return p;
   }
 

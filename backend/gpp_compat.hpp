@@ -53,8 +53,7 @@ KOKKOS_FORCEINLINE_FUNCTION double abs(const Kokkos::complex<double>& z) {
 /// "major.minor.patch" of the Kokkos the program was compiled against.
 inline std::string kokkos_version_string() {
   constexpr int v = KOKKOS_VERSION;
-  return std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." +
-         std::to_string(v % 100);
+  return std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." + std::to_string(v % 100);
 }
 
 /// Kokkos::Profiling::ScopedRegion (Kokkos 4.x) for Kokkos 3.4 as well.
@@ -109,10 +108,10 @@ void gemm(const ExecSpace& space, const char* transA, const char* transB, const 
 /// team declares this assignment from `const volatile Type&`, forwarded to its ordinary
 /// copy. It is a template, so never the copy assignment: the type keeps its implicit,
 /// trivial copy and move (Kokkos 4 and every other backend never call it).
-#define GPP_COMPAT_VOLATILE_SOURCE_ASSIGN(Type)                                  \
-  template <class V, class = std::enable_if_t<std::is_same_v<V, Type>>>          \
-  KOKKOS_INLINE_FUNCTION Type& operator=(const volatile V& other) {              \
-    return *this = const_cast<const Type&>(other);                               \
+#define GPP_COMPAT_VOLATILE_SOURCE_ASSIGN(Type)                         \
+  template <class V, class = std::enable_if_t<std::is_same_v<V, Type>>> \
+  KOKKOS_INLINE_FUNCTION Type& operator=(const volatile V& other) {     \
+    return *this = const_cast<const Type&>(other);                      \
   }
 
 namespace gpp {

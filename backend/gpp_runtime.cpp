@@ -24,7 +24,8 @@ State& state() {
 const std::chrono::steady_clock::time_point program_start = std::chrono::steady_clock::now();
 
 // The words Kokkos 3.x reads without the "kokkos-" prefix (and leaves in argv).
-constexpr const char* kLegacyOptions[] = {"--threads", "--numa", "--device", "--device-id", "--ndevices", "--num-devices"};
+constexpr const char* kLegacyOptions[] = {"--threads",   "--numa",     "--device",
+                                          "--device-id", "--ndevices", "--num-devices"};
 
 bool test_no_device() {
   const char* v = std::getenv("GPP_TEST_NO_DEVICE");
@@ -75,18 +76,20 @@ std::string missing_device() {
   if (!kHasDeviceSpace) return "";
   const backend::Visible v = backend::visible_devices();
   if (v.count > 0) return "";
-  return "this gpp was built for " + backend::device_target() + " and sees no " + backend::Device::kName +
-         " device (" + one_line(v.problem) + ")";
+  return "this gpp was built for " + backend::device_target() + " and sees no " + backend::Device::kName + " device (" +
+         one_line(v.problem) + ")";
 }
 
 void start() {
   if (running()) return;
   if (const std::string missing = missing_device(); !missing.empty())
-    throw Error(missing + (kHostViewsWithoutKokkos
-                               ? ": without it only --help, --version, policies, convert and the checks of the input work"
-                               : ": without it only --help, --version, policies and the checks of options and decks work "
-                                 "(with Kokkos " + std::to_string(KOKKOS_VERSION / 10000) +
-                                     ", reading or converting a deck needs Kokkos too)"));
+    throw Error(missing +
+                (kHostViewsWithoutKokkos
+                     ? ": without it only --help, --version, policies, convert and the checks of the input work"
+                     : ": without it only --help, --version, policies and the checks of options and decks work "
+                       "(with Kokkos " +
+                           std::to_string(KOKKOS_VERSION / 10000) +
+                           ", reading or converting a deck needs Kokkos too)"));
   State& s = state();
   std::vector<char*> argv;
   for (std::string& a : s.kokkos_args) argv.push_back(a.data());

@@ -19,7 +19,7 @@
 
 namespace gpp {
 
-using DeviceExec = Kokkos::DefaultExecutionSpace;   // the GPU in a GPU build, else the host
+using DeviceExec = Kokkos::DefaultExecutionSpace;    // the GPU in a GPU build, else the host
 using HostExec = Kokkos::DefaultHostExecutionSpace;  // always the host
 
 inline constexpr bool kHasDeviceSpace = GPP_HAS_DEVICE_SPACE;

@@ -87,7 +87,8 @@ std::vector<std::string> captured_lines(int fd) {
     if (end == std::string::npos) end = text.size();
     std::string line = text.substr(start, end - start);
     while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.pop_back();
-    if (line.find_first_not_of(" \t") != std::string::npos) lines.push_back(line);  // made printable where it is shown (session)
+    if (line.find_first_not_of(" \t") != std::string::npos)
+      lines.push_back(line);  // made printable where it is shown (session)
     start = end + 1;
   }
   return lines;

@@ -42,8 +42,7 @@ int cmd_bench(const std::vector<std::string>& args) {
   rows.start(rec);
   Campaign c("bench", args, p.runs.size());
   c.rows_to(rows.file());
-  progress.plan("bench",
-                estimated_seconds(s, p.runs, parse_verify_mode(o.verify), false, false, o.repeat + o.warmup),
+  progress.plan("bench", estimated_seconds(s, p.runs, parse_verify_mode(o.verify), false, false, o.repeat + o.warmup),
                 "fewer repeats (--repeat 3 --warmup 0), a smaller deck (--ngpown, --ncouls, --nbands), fewer or "
                 "faster policies (v0-collapse3 is the slowest), --verify none");
   start_verification(s, o, &progress);
@@ -58,7 +57,8 @@ int cmd_bench(const std::vector<std::string>& args) {
             << rows.resumed_text() << "\n\n"
             << std::left << std::setw(15) << "policy" << std::setw(8) << "space" << std::right << std::setw(12)
             << "median [s]" << std::setw(12) << "min [s]" << std::setw(12) << "max [s]" << std::setw(12) << "updates/s"
-            << std::setw(10) << "TFLOP/s" << std::setw(11) << "rel err" << "  verified\n"
+            << std::setw(10) << "TFLOP/s" << std::setw(11) << "rel err"
+            << "  verified\n"
             << std::flush;
   for (const auto& planned : p.runs) {
     PolicyRun probe;
@@ -70,7 +70,9 @@ int cmd_bench(const std::vector<std::string>& args) {
       continue;
     }
     if (!c.next(planned.entry->name)) break;
-    if (!c.run([&] { rec.runs.push_back(run_policy(s, *planned.entry, planned.space, planned.tunables, o.repeat, o.warmup)); }))
+    if (!c.run([&] {
+          rec.runs.push_back(run_policy(s, *planned.entry, planned.space, planned.tunables, o.repeat, o.warmup));
+        }))
       break;
     rec.runs.back().tunables_source = planned.tunables_source;
     const PolicyRun& r = rec.runs.back();
@@ -78,8 +80,11 @@ int cmd_bench(const std::vector<std::string>& args) {
     line << std::left << std::setw(15) << r.policy << std::setw(8) << to_string(r.space.kind) << std::right
          << std::setprecision(5) << std::setw(12) << r.median() << std::setw(12) << r.min() << std::setw(12) << r.max()
          << std::setprecision(4) << std::setw(12) << updates / r.median() << std::setprecision(3) << std::setw(10)
-         << updates * kNominalFlopsPerUpdate / r.median() / 1e12 << std::setprecision(2) << std::setw(11)
-         << r.rel_error << "  " << (!s.target.performed() ? "n/a" : r.verified ? "yes" : "NO");
+         << updates * kNominalFlopsPerUpdate / r.median() / 1e12 << std::setprecision(2) << std::setw(11) << r.rel_error
+         << "  "
+         << (!s.target.performed() ? "n/a"
+             : r.verified          ? "yes"
+                                   : "NO");
     const std::string row = csv_row(rec, r);
     c.done(row, line.str());
     rows.add(row_of(rec, r), row);

@@ -119,7 +119,7 @@ int cmd_ceilings(const std::vector<std::string>& args) {
   out << std::setprecision(4) << "FP64 FMA peak: " << c.fp64.value << " GFLOP/s (" << c.fp64.method << ")\n";
   for (const auto& l : c.bandwidth)
     out << std::left << std::setw(5) << l.level << std::right << std::setw(10) << l.gbs << " GB/s at "
-              << l.working_set_bytes << " bytes\n";
+        << l.working_set_bytes << " bytes\n";
   out << "sweep (working set bytes: GB/s):";
   for (const auto& p : c.sweep) out << " " << (long long)p.working_set_bytes << ": " << p.gbs;
   out << "\n";

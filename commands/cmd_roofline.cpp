@@ -80,9 +80,9 @@ std::string ncu_version(const std::string& ncu, double limit_s) {
 /// `gpp roofline` sets itself for the profiled child run).
 std::vector<std::string> deck_arguments(const std::vector<std::string>& args) {
   static const std::vector<std::string> own = {
-      "--csv",  "--json",      "--output",   "--ceilings",  "--ncu",       "--plot",          "--policy",
-      "--policies", "--space", "--repeat",   "--warmup",    "--verify",    "--rtol",          "--band-block",
-      "--ig-block", "--team-size", "--vector-length", "--tile", "--param"};
+      "--csv",      "--json",      "--output",        "--ceilings", "--ncu",    "--plot", "--policy",
+      "--policies", "--space",     "--repeat",        "--warmup",   "--verify", "--rtol", "--band-block",
+      "--ig-block", "--team-size", "--vector-length", "--tile",     "--param"};
   std::vector<std::string> kept;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -125,9 +125,21 @@ std::optional<NcuCounters> profile(const std::string& ncu, const std::vector<std
   const std::string report = base + ".csv";
   std::string metrics;
   for (const auto& m : ncu_metrics()) metrics += (metrics.empty() ? "" : ",") + m;
-  std::vector<std::string> cmd = {ncu,          "--csv",     "--page",          "raw",       "--print-units", "base",
-                                  "--clock-control", "none", "--metrics",       metrics,     "--nvtx",
-                                  "--nvtx-include", "gpp::policy::" + e.name + "/", "--log-file", report,
+  std::vector<std::string> cmd = {ncu,
+                                  "--csv",
+                                  "--page",
+                                  "raw",
+                                  "--print-units",
+                                  "base",
+                                  "--clock-control",
+                                  "none",
+                                  "--metrics",
+                                  metrics,
+                                  "--nvtx",
+                                  "--nvtx-include",
+                                  "gpp::policy::" + e.name + "/",
+                                  "--log-file",
+                                  report,
                                   "/proc/self/exe"};
   // /proc/self/exe would name ncu's own binary in the child: resolve it here.
   std::array<char, 4096> self{};
@@ -147,7 +159,8 @@ std::optional<NcuCounters> profile(const std::string& ncu, const std::vector<std
   cmd.insert(cmd.end(), tun.begin(), tun.end());
   std::string line;
   for (const auto& a : cmd) line += (line.empty() ? "" : " ") + shell_quote(a);
-  if (::isatty(STDERR_FILENO)) std::cerr << "profiling " << e.name << " (at most " << limit_s << " s): " << line << "\n";
+  if (::isatty(STDERR_FILENO))
+    std::cerr << "profiling " << e.name << " (at most " << limit_s << " s): " << line << "\n";
   const ChildResult r = run_child(cmd, limit_s);
   struct Remove {
     std::string path;
@@ -188,7 +201,8 @@ void check_plot_tools(const std::string& dir, double limit_s) {
   const ChildResult r = run_child({python, "-c", "import matplotlib, numpy"}, limit_s);
   if (r.timed_out)
     throw Error("--plot: " + python + " did not answer within " + format_double(limit_s) + " s (--plot-timeout)");
-  if (r.status != 0) throw Error("--plot: " + python + " cannot import matplotlib and numpy (Debian: python3-matplotlib)");
+  if (r.status != 0)
+    throw Error("--plot: " + python + " cannot import matplotlib and numpy (Debian: python3-matplotlib)");
 }
 
 /// Draws every chart, each under the time limit; the files written. gpp::Error for a
@@ -200,7 +214,8 @@ std::vector<std::string> plot(const std::string& dir, const std::string& csv, co
   if (!ceilings.empty()) {
     charts.push_back({"path", "--csv", csv, "--ceilings", ceilings, "--out", dir + "/path"});
     for (const auto& p : policies)
-      charts.push_back({"roofline", "--csv", csv, "--ceilings", ceilings, "--policy", p, "--out", dir + "/roofline-" + p});
+      charts.push_back(
+          {"roofline", "--csv", csv, "--ceilings", ceilings, "--policy", p, "--out", dir + "/roofline-" + p});
   }
   std::vector<std::string> written;
   for (auto& c : charts) {
@@ -226,8 +241,8 @@ std::vector<std::string> plot(const std::string& dir, const std::string& csv, co
 /// The fields of a roofline CSV row that say which point it is: where and what ran.
 std::vector<std::string> point_key(const std::vector<std::string>& header, const std::vector<std::string>& fields) {
   std::vector<std::string> key;
-  for (const char* name : {"git", "device", "backend", "space", "deck", "nbands", "ngpown", "ncouls", "nw", "policy",
-                           "tunables"}) {
+  for (const char* name :
+       {"git", "device", "backend", "space", "deck", "nbands", "ngpown", "ncouls", "nw", "policy", "tunables"}) {
     const auto c = std::size_t(std::find(header.begin(), header.end(), name) - header.begin());
     key.push_back(c < fields.size() ? fields[c] : std::string());
   }
@@ -244,7 +259,8 @@ std::vector<std::vector<std::string>> roofline_points(const std::string& resume)
   std::string records = roofline_csv_header() + "\n";
   for (const auto& line : formats::csv_data_records(text)) records += line + "\n";
   if (text.substr(0, text.find('\n')) != roofline_csv_header())
-    throw Error("--resume " + resume + ": not a roofline CSV of this version (its header differs from docs/formats.md's)");
+    throw Error("--resume " + resume +
+                ": not a roofline CSV of this version (its header differs from docs/formats.md's)");
   auto all = formats::parse_csv(records);
   for (std::size_t i = 1; i < all.size(); ++i) {
     if (all[i].size() != header.size())
@@ -265,15 +281,17 @@ int cmd_roofline(const std::vector<std::string>& args) {
   std::string ceilings_path, ncu_option = "auto", plot_dir, resume;
   bool ceilings_any_device = false;
   double profiler_timeout = 3600, plot_timeout = 300;
-  app.add_option("--ceilings", ceilings_path, "Ceilings JSON (gpp ceilings --json) of this device, for the % of FP64 peak");
+  app.add_option("--ceilings", ceilings_path,
+                 "Ceilings JSON (gpp ceilings --json) of this device, for the % of FP64 peak");
   app.add_flag("--ceilings-any-device", ceilings_any_device,
                "Use a ceilings file measured on another device or backend (refused otherwise)");
   app.add_option("--profiler-timeout", profiler_timeout, "Stop Nsight Compute after this many seconds per policy")
       ->capture_default_str();
   app.add_option("--plot-timeout", plot_timeout, "Stop tools/gpp_plot.py after this many seconds per chart")
       ->capture_default_str();
-  app.add_option("--ncu", ncu_option, "Nsight Compute: its path, auto (on a CUDA device: $NCU, PATH, "
-                                      "/usr/local/cuda/bin/ncu) or off")
+  app.add_option("--ncu", ncu_option,
+                 "Nsight Compute: its path, auto (on a CUDA device: $NCU, PATH, "
+                 "/usr/local/cuda/bin/ncu) or off")
       ->capture_default_str();
   app.add_option("--plot", plot_dir, "Draw the charts into this directory (python3 tools/gpp_plot.py)");
   app.add_option("--resume", resume,
@@ -318,7 +336,8 @@ int cmd_roofline(const std::vector<std::string>& args) {
   {
     // Replaced unless it is the resumed file; then the rows of the resumed file.
     std::vector<std::string> old;
-    if (!resume.empty() && file_exists(resume)) old = formats::csv_data_records(read_input_file("--resume", resume, kMaxCsvBytes));
+    if (!resume.empty() && file_exists(resume))
+      old = formats::csv_data_records(read_input_file("--resume", resume, kMaxCsvBytes));
     csv.start(old, o.csv_path != resume);
   }
   Campaign c("roofline", args, p.runs.size());
@@ -342,7 +361,9 @@ int cmd_roofline(const std::vector<std::string>& args) {
   std::cout << std::left << std::setw(15) << "policy" << std::right << std::setw(12) << "median [s]" << std::setw(12)
             << "FLOP/update" << std::setw(12) << "GFLOP/s" << std::setw(12) << "AI compuls." << std::setw(14)
             << "GFLOP/s (ncu)" << std::setw(9) << "AI L1" << std::setw(9) << "AI L2" << std::setw(9) << "AI DRAM"
-            << std::setw(9) << "% peak" << "\n" << std::flush;
+            << std::setw(9) << "% peak"
+            << "\n"
+            << std::flush;
   const auto header = formats::parse_csv(roofline_csv_header()).front();
   for (const auto& planned : p.runs) {
     RooflineRow row;
@@ -368,7 +389,9 @@ int cmd_roofline(const std::vector<std::string>& args) {
       }
     }
     if (!c.next(planned.entry->name)) break;
-    if (!c.run([&] { rec.runs.push_back(run_policy(s, *planned.entry, planned.space, planned.tunables, o.repeat, o.warmup)); }))
+    if (!c.run([&] {
+          rec.runs.push_back(run_policy(s, *planned.entry, planned.space, planned.tunables, o.repeat, o.warmup));
+        }))
       break;
     const PolicyRun& run = rec.runs.back();
     const counts::Work w = counts::count_policy(run.policy, shape, arms, run.tunables);
@@ -384,7 +407,9 @@ int cmd_roofline(const std::vector<std::string>& args) {
     std::ostringstream line;
     if (!ncu.empty() && planned.space == SpaceKind::Device) {
       std::string why;
-      if (!c.run([&] { row.ncu = profile(ncu, deck_arguments(args), *planned.entry, run.tunables, profiler_timeout, why); }))
+      if (!c.run([&] {
+            row.ncu = profile(ncu, deck_arguments(args), *planned.entry, run.tunables, profiler_timeout, why);
+          }))
         break;
       if (row.ncu) {
         row.profiler = profiler;
@@ -417,7 +442,7 @@ int cmd_roofline(const std::vector<std::string>& args) {
   if (!plot_dir.empty()) unwritten += (unwritten.empty() ? "" : ", ") + std::string("the charts (--plot)");
   if (c.stopped()) return c.stop_summary(unwritten);
   out << "FLOPs: counted from each policy's form of the physics (FMA = 2, reciprocals apart); nominal "
-            << counts::kNominalFlopsPerUpdate << " FLOPs/update is the paper's count (see docs/roofline.md)\n";
+      << counts::kNominalFlopsPerUpdate << " FLOPs/update is the paper's count (see docs/roofline.md)\n";
   RunOptions other = o;
   other.csv_path.clear();
   write_outputs(other, rec);

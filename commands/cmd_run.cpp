@@ -120,8 +120,7 @@ int cmd_run(const std::vector<std::string>& args) {
   if (!no_branch_stats) rec.branches = s.arms->branches();
   add_static_remainder(s, rec, first, &progress);
   for (const auto& planned : p.runs) {
-    rec.runs.push_back(
-        run_policy(s, *planned.entry, planned.space, planned.tunables, o.repeat, o.warmup, &progress));
+    rec.runs.push_back(run_policy(s, *planned.entry, planned.space, planned.tunables, o.repeat, o.warmup, &progress));
     rec.runs.back().tunables_source = planned.tunables_source;
   }
   update_after_runs(rec, s);
@@ -135,12 +134,14 @@ int cmd_run(const std::vector<std::string>& args) {
             << (rec.ranks > 1 ? " on rank 0" : "") << "\n";
   std::cout << describe_transfer(rec);
   for (SpaceKind k : {SpaceKind::Device, SpaceKind::Host})
-    if (s.chunks(k).chunked() && std::any_of(rec.runs.begin(), rec.runs.end(), [&](const PolicyRun& r) { return r.space.kind == k; }))
+    if (s.chunks(k).chunked() &&
+        std::any_of(rec.runs.begin(), rec.runs.end(), [&](const PolicyRun& r) { return r.space.kind == k; }))
       std::cout << describe_chunks(s.chunks(k), k);
   if (!s.synthetic) std::cout << describe_read(s);
   if (rec.branches)
     std::cout << describe_branches(*rec.branches)
-              << (s.arms_s > 0 ? "branch statistics: counted in " + std::to_string(s.arms_s) + " s (a pass of the "
+              << (s.arms_s > 0 ? "branch statistics: counted in " + std::to_string(s.arms_s) +
+                                     " s (a pass of the "
                                      "fast reference; --no-branch-stats skips it)\n"
                                : std::string());
   if (s.target.performed())
@@ -158,8 +159,8 @@ int cmd_run(const std::vector<std::string>& args) {
       std::cout << "asxtemp(iw=" << rec.deck.nstart + w << ") = " << cplx(r.result.asxtemp[w]) << "\n";
     std::cout << "achstemp = " << cplx(*rec.achstemp) << " (static remainder, " << rec.static_s << " s, "
               << (rec.build.kokkos_kernels ? "KokkosBlas::gemm" : "built-in product") << ")\n";
-    std::cout << std::setprecision(6) << "time: median " << r.median() << " s, min " << r.min() << " s, max "
-              << r.max() << " s over " << r.times.size() << " repeats (warm-up excluded, transfers excluded)\n";
+    std::cout << std::setprecision(6) << "time: median " << r.median() << " s, min " << r.min() << " s, max " << r.max()
+              << " s over " << r.times.size() << " repeats (warm-up excluded, transfers excluded)\n";
     if (r.chunks > 1 && r.stream_bytes > 0) std::cout << describe_streaming(r);
     std::cout << "updates/s: " << updates / r.median() << "\n";
     if (r.launches > r.chunks) std::cout << describe_slices(r);
@@ -167,14 +168,18 @@ int cmd_run(const std::vector<std::string>& args) {
   } else {
     for (const auto& r : rec.runs)
       if (r.ranks > 1) std::cout << r.policy << ": " << describe_ranks(r);
-    std::cout << "\n" << std::left << std::setw(16) << "policy" << std::setw(8) << "space" << std::right
-              << std::setw(13) << "median [s]" << std::setw(14) << "updates/s" << std::setw(12) << "rel error"
+    std::cout << "\n"
+              << std::left << std::setw(16) << "policy" << std::setw(8) << "space" << std::right << std::setw(13)
+              << "median [s]" << std::setw(14) << "updates/s" << std::setw(12) << "rel error"
               << "  verified\n";
     for (const auto& r : rec.runs)
       std::cout << std::left << std::setw(16) << r.policy << std::setw(8) << to_string(r.space.kind) << std::right
                 << std::setw(13) << std::setprecision(5) << r.median() << std::setw(14) << std::setprecision(4)
                 << updates / r.median() << std::setw(12) << std::setprecision(2) << r.rel_error << "  "
-                << (!s.target.performed() ? "n/a" : r.verified ? "yes" : "NO") << "\n";
+                << (!s.target.performed() ? "n/a"
+                    : r.verified          ? "yes"
+                                          : "NO")
+                << "\n";
     for (const auto& r : rec.runs)
       std::cout << "tunables (" << r.policy << "): " << describe_tunables(r.tunables) << " (from: " << r.tunables_source
                 << ")\n";

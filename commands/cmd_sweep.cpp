@@ -284,12 +284,10 @@ void add_common_options(CLI::App& app, RunOptions& o, std::string& resume) {
                  "--csv); a file that does not exist yet is started. Several processes may share it");
 }
 
-
 }  // namespace
 
 int cmd_sweep(const std::vector<std::string>& args) {
-  CLI::App app{"Time and verify every point of a grid of tunables, per policy; the best point per policy",
-               "gpp sweep"};
+  CLI::App app{"Time and verify every point of a grid of tunables, per policy; the best point per policy", "gpp sweep"};
   RunOptions o;
   std::string resume;
   add_common_options(app, o, resume);
@@ -385,7 +383,9 @@ int cmd_sweep(const std::vector<std::string>& args) {
       }
       if (!c.next(planned.entry->name + " " + describe_tunables(point))) break;
       PolicyRun run;
-      if (!c.run([&] { run = why.empty() ? measure(s, *planned.entry, planned.space, point, o.repeat, o.warmup, "sweep") : probe; }))
+      if (!c.run([&] {
+            run = why.empty() ? measure(s, *planned.entry, planned.space, point, o.repeat, o.warmup, "sweep") : probe;
+          }))
         break;
       run.flops = counter.flops(run);
       rec.runs.push_back(run);
@@ -396,7 +396,8 @@ int cmd_sweep(const std::vector<std::string>& args) {
   }
   auto unwritten = [&] {
     std::string files;
-    for (const auto& [opt, path] : {std::pair<std::string, std::string>{"--json", o.json_path}, {"--tuning-out", tuning_out}})
+    for (const auto& [opt, path] :
+         {std::pair<std::string, std::string>{"--json", o.json_path}, {"--tuning-out", tuning_out}})
       if (!path.empty()) files += (files.empty() ? "" : ", ") + opt + " " + path;
     return files;
   };
@@ -404,7 +405,8 @@ int cmd_sweep(const std::vector<std::string>& args) {
   update_after_runs(rec, s);
 
   std::ostringstream out;
-  out << "\n" << c.measured() << " points measured or refused, " << c.skipped() << " skipped (already done), in "
+  out << "\n"
+      << c.measured() << " points measured or refused, " << c.skipped() << " skipped (already done), in "
       << duration_text(c.elapsed()) << "\n";
   out << describe_provenance(rec);
   // The best point of each policy over every row of this deck, device and backend (old
@@ -427,7 +429,8 @@ int cmd_sweep(const std::vector<std::string>& args) {
   const bool any_verified = std::any_of(bests.begin(), bests.end(), [](const sweep::Row* b) { return b != nullptr; });
   if (any_verified)
     std::cout << "\ndeciding the best point of each policy against its defaults (" << measure::kDecideRepeats
-              << " interleaved runs of each; docs/formats.md, \"Tuning file\")\n" << std::flush;
+              << " interleaved runs of each; docs/formats.md, \"Tuning file\")\n"
+              << std::flush;
   for (std::size_t i = 0; i < p.runs.size(); ++i) {
     const PlannedRun& planned = p.runs[i];
     if (!bests[i]) {
@@ -446,9 +449,9 @@ int cmd_sweep(const std::vector<std::string>& args) {
   if (!any_verified) {
     // A campaign that measured nothing is no success: one line, and no tuning file.
     std::cout << out.str() << std::flush;
-    const std::string why = std::string("no point ran and verified") +
-                            (tuning_out.empty() ? "" : "; no tuning file written") +
-                            (wrong ? " (points failed verification)" : " (every point was refused: see the lines above)");
+    const std::string why =
+        std::string("no point ran and verified") + (tuning_out.empty() ? "" : "; no tuning file written") +
+        (wrong ? " (points failed verification)" : " (every point was refused: see the lines above)");
     if (!wrong) throw Error(why);
     std::cerr << "gpp sweep: error: " << why << "\n";
     return 2;
@@ -459,8 +462,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
 }
 
 int cmd_tune(const std::vector<std::string>& args) {
-  CLI::App app{"Search a policy's tunables by coordinate descent from its defaults; write the tuning file",
-               "gpp tune"};
+  CLI::App app{"Search a policy's tunables by coordinate descent from its defaults; write the tuning file", "gpp tune"};
   RunOptions o;
   std::string resume;
   add_common_options(app, o, resume);
@@ -543,7 +545,10 @@ int cmd_tune(const std::vector<std::string>& args) {
     c.plan(1);
     if (!c.next(entry.name + " " + describe_tunables(requested))) return nullptr;
     PolicyRun run;
-    if (!c.run([&] { run = why.empty() ? measure(s, entry, k, requested, o.repeat, o.warmup, "tune") : invalid_run(entry, k, key, why, "tune"); }))
+    if (!c.run([&] {
+          run = why.empty() ? measure(s, entry, k, requested, o.repeat, o.warmup, "tune")
+                            : invalid_run(entry, k, key, why, "tune");
+        }))
       return nullptr;
     run.flops = counter.flops(run);
     rec.runs.push_back(run);
@@ -602,7 +607,8 @@ int cmd_tune(const std::vector<std::string>& args) {
     }
     if (!best) break;
   }
-  if (c.stopped()) return c.stop_summary(out_option + " " + tuning_out + (o.json_path.empty() ? "" : ", --json " + o.json_path));
+  if (c.stopped())
+    return c.stop_summary(out_option + " " + tuning_out + (o.json_path.empty() ? "" : ", --json " + o.json_path));
   update_after_runs(rec, s);
   std::ostringstream out;
   out << "\nstopped: " << stop << " after " << c.measured() + c.skipped() << " points, " << duration_text(c.elapsed())
@@ -612,11 +618,13 @@ int cmd_tune(const std::vector<std::string>& args) {
     if (!o.json_path.empty()) write_file_atomically(o.json_path, to_json(rec));
     out << "BEST policy=" << entry.name << " space=" << to_string(k) << " status=none (no point ran and verified)\n";
     std::cout << out.str() << std::flush;
-    std::cerr << "gpp tune: error: the defaults of " << entry.name << " did not run and verify; no tuning file written\n";
+    std::cerr << "gpp tune: error: the defaults of " << entry.name
+              << " did not run and verify; no tuning file written\n";
     return wrong ? 2 : 1;
   }
   std::cout << "\ndeciding the search's end point against the defaults (" << measure::kDecideRepeats
-            << " interleaved runs of each)\n" << std::flush;
+            << " interleaved runs of each)\n"
+            << std::flush;
   Outcome outcome;
   if (!decide_against_defaults(c, s, entry, k, current, measure::median(current_times), "tune", rec, out, outcome))
     return c.stop_summary(out_option + " " + tuning_out);

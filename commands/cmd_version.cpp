@@ -38,8 +38,8 @@ std::string kokkos_backends() {
 int cmd_version(std::ostream& out) {
   out << "gpp " << build_info::version() << "\n"
       << "git " << build_info::git_hash() << "\n"
-      << "Kokkos " << compat::kokkos_version_string() << " (" << kokkos_backends()
-      << "; default execution space " << Kokkos::DefaultExecutionSpace::name() << ")\n";
+      << "Kokkos " << compat::kokkos_version_string() << " (" << kokkos_backends() << "; default execution space "
+      << Kokkos::DefaultExecutionSpace::name() << ")\n";
   // What the device code is compiled for, known without a device (a login node).
   if (const std::string target = backend::device_target(); !target.empty()) out << "device code " << target << "\n";
   return 0;

@@ -39,13 +39,8 @@ std::string shell_words(const std::vector<std::string>& args) {
 }
 
 Campaign::Campaign(std::string command, std::vector<std::string> args, std::size_t planned)
-    : command_(std::move(command)),
-      args_(std::move(args)),
-      planned_(planned),
-      tty_(::isatty(STDERR_FILENO) != 0),
-      t0_(std::chrono::steady_clock::now()),
-      point_t0_(t0_),
-      last_status_(t0_) {
+    : command_(std::move(command)), args_(std::move(args)), planned_(planned), tty_(::isatty(STDERR_FILENO) != 0),
+      t0_(std::chrono::steady_clock::now()), point_t0_(t0_), last_status_(t0_) {
   session::catch_stop_signals();
 }
 
@@ -121,9 +116,10 @@ std::string Campaign::resume_command() const {
 int Campaign::stop_summary(const std::string& not_written) {
   clear_line();
   const int sig = signal();
-  std::cout << "\n" << command_ << " stopped by " << session::signal_name(sig) << " after "
-            << measured_ + skipped_ << " of " << planned_ << " points (" << measured_ << " measured now, "
-            << skipped_ << " already done), " << duration_text(elapsed()) << "; the point in flight was dropped\n";
+  std::cout << "\n"
+            << command_ << " stopped by " << session::signal_name(sig) << " after " << measured_ + skipped_ << " of "
+            << planned_ << " points (" << measured_ << " measured now, " << skipped_ << " already done), "
+            << duration_text(elapsed()) << "; the point in flight was dropped\n";
   if (rows_)
     std::cout << "every finished point is in " << rows_->path() << "\n";
   else if (takes_csv_)
@@ -144,7 +140,8 @@ void start_verification(Session& s, const RunOptions& o, session::Progress* prog
   prepare_reference(s, mode, o.rtol, arms, progress);
   if (s.target.performed())
     std::cout << "verifying every run against the " << s.target.against << " (tolerance " << s.target.tolerance
-              << ", took " << duration_text(s.reference_s) << ")\n" << std::flush;
+              << ", took " << duration_text(s.reference_s) << ")\n"
+              << std::flush;
 }
 
 bool file_exists(const std::string& path) {

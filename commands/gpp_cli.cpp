@@ -186,7 +186,8 @@ void set_deck_file_option(CLI::App& app, const std::string& names) {
 void add_deck_options(CLI::App& app, DeckParams& p) {
   set_deck_file_option(app, "--deck,deck");
   app.add_option("--name", p.name, "Deck name")->capture_default_str();
-  app.add_option("--generator", p.generator, "Synthetic data: random (non-uniform, every branch) or uniform (mini-app constants)")
+  app.add_option("--generator", p.generator,
+                 "Synthetic data: random (non-uniform, every branch) or uniform (mini-app constants)")
       ->capture_default_str();
   app.add_option("--nbands", p.nbands, "Bands (peinf_ntband_dist)");
   app.add_option("--ngpown", p.ngpown, "Local G' (ngpown)");
@@ -220,7 +221,8 @@ void add_tunable_options(CLI::App& app, Tunables& t) {
          [&t](const std::vector<std::string>& given) {
            for (const std::string& g : given) {
              auto [name, value] = parse_param("--param", g);
-             if (!t.params.emplace(name, value).second) throw CLI::ValidationError("--param " + name + " is given twice");
+             if (!t.params.emplace(name, value).second)
+               throw CLI::ValidationError("--param " + name + " is given twice");
            }
          },
          "A policy's named choice, NAME=VALUE (repeatable; `gpp policies` lists them, e.g. --param loops=scalar)")
@@ -229,7 +231,9 @@ void add_tunable_options(CLI::App& app, Tunables& t) {
 }
 
 void add_timing_options(CLI::App& app, int& repeat, int& warmup) {
-  app.add_option("--repeat", repeat, "Timed repeats after the warm-up")->check(positive_integer())->capture_default_str();
+  app.add_option("--repeat", repeat, "Timed repeats after the warm-up")
+      ->check(positive_integer())
+      ->capture_default_str();
   app.add_option("--warmup", warmup, "Untimed runs before the timed ones")
       ->check(non_negative_integer())
       ->capture_default_str();
@@ -322,10 +326,11 @@ void check_sizes_given(CLI::App& app) {
   const CLI::Option* config = app.get_config_ptr();
   const std::string deck = config && config->count() > 0 ? config->as<std::string>() : "";
   if (deck.empty())
-    throw Error("no deck: give one (a name such as small or si214, or a .toml file) or the sizes --nbands, --ngpown "
-                "and --ncouls (missing: " + missing + ")");
-  if (n == 3)
-    throw Error("deck " + deck + " sets no sizes (is it empty?): it needs nbands, ngpown and ncouls");
+    throw Error(
+        "no deck: give one (a name such as small or si214, or a .toml file) or the sizes --nbands, --ngpown "
+        "and --ncouls (missing: " +
+        missing + ")");
+  if (n == 3) throw Error("deck " + deck + " sets no sizes (is it empty?): it needs nbands, ngpown and ncouls");
   throw Error("deck " + deck + " does not set " + missing + " (give it in the deck or as an option)");
 }
 
@@ -380,15 +385,15 @@ int cmd_policies(const std::vector<std::string>& args) {
               << " [tunables: " << (tun.empty() ? "none" : tun) << "] [runs on: " << e.spaces() << "]"
               << " [frequencies: "
               << (e.max_nw > 0 ? "in passes of at most " + std::to_string(e.max_nw) : std::string("one at a time"))
-              << "]"
-              << (defaults.empty() ? "" : defaults + ")") << "\n";
+              << "]" << (defaults.empty() ? "" : defaults + ")") << "\n";
     if (!e.defaults_file.empty())
-      std::cout << std::setw(16) << "" << "   defaults: " << shipped_tuning_path(e.defaults_file) << " ("
-                << e.defaults_basis << ")\n";
+      std::cout << std::setw(16) << ""
+                << "   defaults: " << shipped_tuning_path(e.defaults_file) << " (" << e.defaults_basis << ")\n";
     for (const ParamSpec& p : e.params) {
       std::string values;
       for (const std::string& v : p.values) values += (values.empty() ? "" : "|") + v;
-      std::cout << std::setw(16) << "" << "   --param " << p.name << "=" << values << " (default " << p.values.front()
+      std::cout << std::setw(16) << ""
+                << "   --param " << p.name << "=" << values << " (default " << p.values.front()
                 << "): " << p.description << "\n";
     }
   }

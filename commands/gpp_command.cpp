@@ -24,8 +24,9 @@ void add_run_options(CLI::App& app, RunOptions& o, const std::string& command) {
   add_deck_options(app, o.deck);
   add_input_option(app, o.input_path);
   if (command == "run") {
-    app.add_option("--policy", o.policy, "Execution policy (gpp policies), a comma-separated list, or all "
-                                         "(default: tuned on a device, host on the host)");
+    app.add_option("--policy", o.policy,
+                   "Execution policy (gpp policies), a comma-separated list, or all "
+                   "(default: tuned on a device, host on the host)");
   } else {
     o.policy = "all";
     app.add_option("--policies,--policy", o.policy, "Comma-separated policies, or all")->capture_default_str();
@@ -134,8 +135,9 @@ Prepared prepare_this_rank(CLI::App& app, const RunOptions& o, session::Progress
   const long long max_device_bytes = o.max_device_mem.empty() ? 0 : parse_bytes(o.max_device_mem, "--max-device-mem");
   // Every input and output, before any work: inputs are regular files, no output is an
   // input (however spelled) or another output. The tuning file from any of its sources.
-  const std::string tuning_path =
-      !o.use_tuning || o.tuning == "none" ? std::string() : o.tuning.empty() ? default_tuning_path() : o.tuning;
+  const std::string tuning_path = !o.use_tuning || o.tuning == "none" ? std::string()
+                                  : o.tuning.empty()                  ? default_tuning_path()
+                                                                      : o.tuning;
   std::vector<InputFile> inputs{{"deck", deck_file_of(app)}, {"--input", o.input_path}};
   if (!tuning_path.empty())
     inputs.push_back({o.tuning.empty() ? "tuning file (" + tuning_source() + ")" : "--tuning", tuning_path});
@@ -229,7 +231,8 @@ double estimated_seconds(const Session& s, const std::vector<PlannedRun>& planne
   const double updates = s.host.updates();
   double seconds = 0;
   if (with_static)
-    seconds += double(s.host.nbands) * s.host.ngpown * s.host.ncouls / session::prior_static_rate(planned.front().space);
+    seconds +=
+        double(s.host.nbands) * s.host.ngpown * s.host.ncouls / session::prior_static_rate(planned.front().space);
   if (const auto k = reference_space(s, mode)) {
     seconds += updates / session::prior_reference_rate(*k);
   } else if (arms) {

@@ -45,7 +45,7 @@ void add_run_options(CLI::App& app, RunOptions& o, const std::string& command);
 struct PlannedRun {
   const PolicyEntry* entry;
   SpaceKind space;
-  Tunables tunables;  // requested (0: default), tuning file values filled in
+  Tunables tunables;                        // requested (0: default), tuning file values filled in
   std::string tunables_source = "default";  // PolicyRun::tunables_source
 };
 

@@ -68,9 +68,9 @@ void check_team_counts(const std::vector<const PolicyEntry*>& policies, const Tu
     if (t.band_block <= 0) continue;
     const long long teams = ngpown * ((nbands + t.band_block - 1) / t.band_block);
     if (teams > INT_MAX)
-      throw Error("--band-block " + std::to_string(t.band_block) + " makes " + std::to_string(teams) + " teams (ngpown " +
-                  std::to_string(ngpown) + " x band blocks), more than one launch can have (" + std::to_string(INT_MAX) +
-                  "): use a larger --band-block");
+      throw Error("--band-block " + std::to_string(t.band_block) + " makes " + std::to_string(teams) +
+                  " teams (ngpown " + std::to_string(ngpown) + " x band blocks), more than one launch can have (" +
+                  std::to_string(INT_MAX) + "): use a larger --band-block");
   }
 }
 

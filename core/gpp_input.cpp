@@ -38,8 +38,20 @@ struct Rng {
   }
 };
 enum Stream : std::uint64_t {
-  kEnergy = 1, kPermBand, kPermG, kPickG, kWtildeRe, kWtildeIm, kWtildeTiny, kIepsRe, kIepsIm,
-  kAqsnRe, kAqsnIm, kAqsmRe, kAqsmIm, kTinyPick
+  kEnergy = 1,
+  kPermBand,
+  kPermG,
+  kPickG,
+  kWtildeRe,
+  kWtildeIm,
+  kWtildeTiny,
+  kIepsRe,
+  kIepsIm,
+  kAqsnRe,
+  kAqsnIm,
+  kAqsmRe,
+  kAqsmIm,
+  kTinyPick
 };
 
 // Fisher-Yates with the counter-based generator.
@@ -104,8 +116,7 @@ void common_checks(const DeckParams& p) {
     if (v > kMaxSize) fail(name, " = ", v, " exceeds the largest size gpp handles (", kMaxSize, ")");
   if (p.nend - (long long)p.nstart >= 1024) fail("nstart..nend spans more than 1024 frequencies");
   if (p.nstart > p.nend) fail("nstart (", p.nstart, ") must not exceed nend (", p.nend, ")");
-  if (p.nvband < 0 || p.nvband > p.nbands)
-    fail("nvband must be between 0 and nbands (", p.nbands, "), got ", p.nvband);
+  if (p.nvband < 0 || p.nvband > p.nbands) fail("nvband must be between 0 and nbands (", p.nbands, "), got ", p.nvband);
   if (p.ngpown > p.ncouls) fail("ngpown (", p.ngpown, ") must not exceed ncouls (", p.ncouls, ")");
   check_physics_parameters({p.gamma, p.sexcut, p.tol, p.e_lk, p.dw, p.efermi, p.nstart, p.nend, "gamma", "dw"});
   if (p.skipped_gp < 0 || p.skipped_gp >= p.ngpown)
@@ -281,7 +292,8 @@ InputDeck generate_uniform(const DeckParams& p, const GpShare& share) {
 
 InputDeck generate(const DeckParams& p, const GpShare& share) {
   validate(p);
-  if (share.nranks < 1 || share.rank < 0 || share.rank >= share.nranks) fail("invalid G' share: rank ", share.rank, " of ", share.nranks);
+  if (share.nranks < 1 || share.rank < 0 || share.rank >= share.nranks)
+    fail("invalid G' share: rank ", share.rank, " of ", share.nranks);
   if (share.nranks > p.ngpown)
     fail(share.nranks, " ranks but only ngpown = ", p.ngpown, " G' columns to share: use at most ", p.ngpown, " ranks");
   return p.generator == "uniform" ? generate_uniform(p, share) : generate_random(p, share);
@@ -289,7 +301,8 @@ InputDeck generate(const DeckParams& p, const GpShare& share) {
 
 InputDeck keep_share(const InputDeck& in, const GpShare& share) {
   if (share.nranks > in.ngpown)
-    fail(share.nranks, " ranks but only ngpown = ", in.ngpown, " G' columns to share: use at most ", in.ngpown, " ranks");
+    fail(share.nranks, " ranks but only ngpown = ", in.ngpown, " G' columns to share: use at most ", in.ngpown,
+         " ranks");
   if (share.whole()) return in;
   InputDeck out = in;
   const int nloc = share.count(in.ngpown);
@@ -375,7 +388,8 @@ void validate(const InputDeck& in) {
     fail("wfnkq_ekq has ", in.wfnkq_ekq.size(), " entries, expected ", in.sig_ntband);
   if (in.inv_igp_index.size() != std::size_t(in.epsmpi_ngpown_max))
     fail("inv_igp_index has ", in.inv_igp_index.size(), " entries, expected ", in.epsmpi_ngpown_max);
-  if (in.indinv.size() != std::size_t(in.gvec_ng)) fail("indinv has ", in.indinv.size(), " entries, expected ", in.gvec_ng);
+  if (in.indinv.size() != std::size_t(in.gvec_ng))
+    fail("indinv has ", in.indinv.size(), " entries, expected ", in.gvec_ng);
   if (in.vcoul.size() != std::size_t(in.ncoul)) fail("vcoul has ", in.vcoul.size(), " entries, expected ", in.ncoul);
   check_extent(in.aqsmtemp, "aqsmtemp", in.ncouls, in.peinf_ntband_max);
   check_extent(in.aqsntemp, "aqsntemp", in.ncouls, in.peinf_ntband_max);
@@ -390,10 +404,9 @@ void validate(const InputDeck& in) {
     const int k = in.inv_igp_index[my];
     if (k < 1 || k > in.gvec_ng) fail("inv_igp_index(", my + 1, ") = ", k, " is outside 1..gvec_ng (", in.gvec_ng, ")");
   }
-  const std::pair<const char*, double> scalars[] = {{"sig_dw", in.sig_dw},     {"sig_gamma", in.sig_gamma},
-                                                    {"e_lk", in.e_lk},         {"tol", in.tol},
-                                                    {"efermi", in.efermi},     {"sexcut", in.sexcut},
-                                                    {"limittwo", in.limittwo}, {"limitone", in.limitone}};
+  const std::pair<const char*, double> scalars[] = {
+      {"sig_dw", in.sig_dw}, {"sig_gamma", in.sig_gamma}, {"e_lk", in.e_lk},         {"tol", in.tol},
+      {"efermi", in.efermi}, {"sexcut", in.sexcut},       {"limittwo", in.limittwo}, {"limitone", in.limitone}};
   for (const auto& [name, v] : scalars)
     if (!std::isfinite(v)) fail("input scalar ", name, " is not finite (", v, ")");
   // The same checks as a TOML deck's (one function for every input path).

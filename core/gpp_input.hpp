@@ -74,13 +74,13 @@ struct DeckParams {
   int nbands = 0, ngpown = 0, ncouls = 0, nvband = 0;
   int nstart = 2, nend = 3;
   std::uint64_t seed = 12345;
-  double gamma = 0.5;    // broadening; limittwo = gamma^2
+  double gamma = 0.5;  // broadening; limittwo = gamma^2
   double sexcut = 4.0;
-  double e_lk = -1.5;    // energy of the state whose self-energy is computed
-  double dw = 0.5;       // frequency step
+  double e_lk = -1.5;  // energy of the state whose self-energy is computed
+  double dw = 0.5;     // frequency step
   double efermi = 0.0;
-  double tol = 1e-3;     // |e - efermi| < tol puts a band at the Fermi level (occupation 0.5)
-  int skipped_gp = 1;    // G' whose index falls outside 1..ncouls (random generator)
+  double tol = 1e-3;   // |e - efermi| < tol puts a band at the Fermi level (occupation 0.5)
+  int skipped_gp = 1;  // G' whose index falls outside 1..ncouls (random generator)
 };
 
 /// Largest magnitude of an energy gpp accepts (e_lk, dw, efermi, tol, gamma, a file's band

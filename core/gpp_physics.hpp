@@ -59,10 +59,10 @@ struct Form {
   static constexpr bool two_way = TwoWay;
   static constexpr bool squared_cut = SquaredCut;
 };
-using LiteralForm = Form<false, false, false>;     // v0
-using ReciprocalForm = Form<true, false, false>;   // v1
-using TwoWayForm = Form<true, true, false>;        // v2
-using OptimisedForm = Form<true, true, true>;      // v3 onwards
+using LiteralForm = Form<false, false, false>;    // v0
+using ReciprocalForm = Form<true, false, false>;  // v1
+using TwoWayForm = Form<true, true, false>;       // v2
+using OptimisedForm = Form<true, true, true>;     // v3 onwards
 
 KOKKOS_FORCEINLINE_FUNCTION double norm2(const complex_t& z) { return z.real() * z.real() + z.imag() * z.imag(); }
 
@@ -76,8 +76,8 @@ KOKKOS_FORCEINLINE_FUNCTION complex_t divide_by_reciprocal(const complex_t& a, c
 /// sexcut cutoff zeroed ssx; policies ignore them and the compiler drops them.
 template <class F>
 KOKKOS_FORCEINLINE_FUNCTION void sigma_term(const complex_t& wtilde, const complex_t& I_eps, const double wxt,
-                                            const double limittwo, const double sexcut, complex_t& sch,
-                                            complex_t& ssx, int& branch, bool& cut) {
+                                            const double limittwo, const double sexcut, complex_t& sch, complex_t& ssx,
+                                            int& branch, bool& cut) {
   const complex_t wtilde2 = wtilde * wtilde;
   const complex_t Omega2 = wtilde2 * I_eps;
   const complex_t wdiff = wxt - wtilde;
@@ -169,13 +169,13 @@ KOKKOS_FORCEINLINE_FUNCTION void sigma_term(const complex_t& wtilde, const compl
 /// The same arms as the literal tests except where a quantity is within a rounding of
 /// its limit (as the host policy's per-G threshold).
 struct PairTerms {
-  double wr, wi;       // wtilde
-  double wi2;          // Im(wtilde)^2
-  double thr;          // the regular arm's threshold on |wdiff|^2 (above; thr0 is made
-                       // where a term is not regular: near_pole_term)
-  double thrc;         // the sexcut threshold on 1/|cden|^2 (above)
-  complex_t Iw;        // sch_weight * I_eps (the near-pole arm's P = Iw mat)
-  complex_t WIw;       // wtilde Iw      (a band's U = WIw mat)
+  double wr, wi;  // wtilde
+  double wi2;     // Im(wtilde)^2
+  double thr;     // the regular arm's threshold on |wdiff|^2 (above; thr0 is made
+                  // where a term is not regular: near_pole_term)
+  double thrc;    // the sexcut threshold on 1/|cden|^2 (above)
+  complex_t Iw;   // sch_weight * I_eps (the near-pole arm's P = Iw mat)
+  complex_t WIw;  // wtilde Iw      (a band's U = WIw mat)
 };
 
 KOKKOS_FORCEINLINE_FUNCTION double norm2(const double re, const double im) { return re * re + im * im; }
@@ -312,7 +312,7 @@ KOKKOS_FORCEINLINE_FUNCTION complex_t near_pole_arm_or_zero(const double wr, con
   const double wdiffr = dr * dr + wi2;
   if constexpr (TestZeroArm)
     if (!(wdiffr < norm2(wr, wi) * (1.0 / TOL_Zero))) return complex_t(0.0, 0.0);  // the zero arm
-  const double a = wr * dr - wi2, b = wi * wx;  // wtilde conj(wdiff)
+  const double a = wr * dr - wi2, b = wi * wx;                                     // wtilde conj(wdiff)
   const double half = 0.5 * wdiffr;
   const double c_r = a + half;
   const double inv_c2 = reciprocal(c_r * c_r + b * b);
@@ -402,8 +402,8 @@ KOKKOS_FORCEINLINE_FUNCTION void add_weighted_term(SigmaAccum<NW>& acc, const in
 /// conj(wdiff) / |wdiff|^2): per band mat and Im(wtilde) mat, 6 FP64 operations where U
 /// and Im(wtilde) U took 10.
 template <bool Checked, int NW, class Wx>
-KOKKOS_FORCEINLINE_FUNCTION void empty_band_unweighted(const PairTerms& p, const complex_t& aqsm,
-                                                       const complex_t& aqsn, const Wx& wx, complex_t (&acc)[NW]) {
+KOKKOS_FORCEINLINE_FUNCTION void empty_band_unweighted(const PairTerms& p, const complex_t& aqsm, const complex_t& aqsn,
+                                                       const Wx& wx, complex_t (&acc)[NW]) {
   BandTerms b;
   b.U = matngmatmgp(aqsm, aqsn);
   b.wiU = p.wi * b.U;

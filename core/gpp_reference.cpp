@@ -27,30 +27,29 @@ SigmaSums reference_sums(const GppData<Kokkos::HostSpace>& d) {
   // Per G': nw x {sch re, sch im, ssx re, ssx im}.
   std::vector<Compensated> acc(std::size_t(d.ngpown) * nw * 4);
   runtime::host_parallel_for("gpp::reference::sums", d.ngpown, [&](const long long gp) {
-        const int igp = int(gp);
-        Compensated* a = &acc[std::size_t(igp) * nw * 4];
-        const double vcoul = d.vcoul_loc(igp);
-        for (int n1 = 0; n1 < d.nbands; ++n1) {
-          const double occ = d.occ_array(n1);
-          const complex_t aqsm = d.aqsmtemp_local(igp, n1);
-          for (int ig = 0; ig < d.ncouls; ++ig) {
-            const complex_t mat = physics::matngmatmgp(aqsm, d.aqsntemp(ig, n1));
-            const complex_t wtilde = d.wtilde_array(ig, igp);
-            const complex_t I_eps = d.I_eps_array(ig, igp);
-            for (int w = 0; w < nw; ++w) {
-              complex_t sch, ssx;
-              physics::sigma_term<physics::LiteralForm>(wtilde, I_eps, d.wx_array_t(w, n1), d.limittwo, d.sexcut,
-                                                        sch, ssx);
-              SigmaAccum<1> term;
-              physics::add_weighted_term(term, 0, vcoul, occ, sch, ssx, mat);
-              a[4 * w + 0].add(term.sch[0].real());
-              a[4 * w + 1].add(term.sch[0].imag());
-              a[4 * w + 2].add(term.ssx[0].real());
-              a[4 * w + 3].add(term.ssx[0].imag());
-            }
-          }
+    const int igp = int(gp);
+    Compensated* a = &acc[std::size_t(igp) * nw * 4];
+    const double vcoul = d.vcoul_loc(igp);
+    for (int n1 = 0; n1 < d.nbands; ++n1) {
+      const double occ = d.occ_array(n1);
+      const complex_t aqsm = d.aqsmtemp_local(igp, n1);
+      for (int ig = 0; ig < d.ncouls; ++ig) {
+        const complex_t mat = physics::matngmatmgp(aqsm, d.aqsntemp(ig, n1));
+        const complex_t wtilde = d.wtilde_array(ig, igp);
+        const complex_t I_eps = d.I_eps_array(ig, igp);
+        for (int w = 0; w < nw; ++w) {
+          complex_t sch, ssx;
+          physics::sigma_term<physics::LiteralForm>(wtilde, I_eps, d.wx_array_t(w, n1), d.limittwo, d.sexcut, sch, ssx);
+          SigmaAccum<1> term;
+          physics::add_weighted_term(term, 0, vcoul, occ, sch, ssx, mat);
+          a[4 * w + 0].add(term.sch[0].real());
+          a[4 * w + 1].add(term.sch[0].imag());
+          a[4 * w + 2].add(term.ssx[0].real());
+          a[4 * w + 3].add(term.ssx[0].imag());
         }
-      });
+      }
+    }
+  });
   SigmaSums s;
   s.sch_sum.resize(nw);
   s.ssx_sum.resize(nw);
@@ -63,7 +62,6 @@ SigmaSums reference_sums(const GppData<Kokkos::HostSpace>& d) {
   }
   return s;
 }
-
 
 SigmaSums closed_form_uniform(const DeckParams& p) {
   using C = std::complex<long double>;
@@ -100,19 +98,19 @@ SigmaSums closed_form_uniform(const DeckParams& p) {
 std::complex<double> reference_achstemp(const GppData<Kokkos::HostSpace>& d) {
   std::vector<std::complex<long double>> part(d.ngpown);
   runtime::host_parallel_for("gpp::reference::achstemp", d.ngpown, [&](const long long gp) {
-        const int igp = int(gp);
-        std::complex<long double> acc = 0;
-        for (int n1 = 0; n1 < d.nbands; ++n1) {
-          std::complex<long double> S = 0;
-          for (int ig = 0; ig < d.ncouls; ++ig) {
-            const complex_t x = d.aqsntemp(ig, n1), y = d.I_eps_array(ig, igp);
-            S -= std::complex<long double>(x.real(), x.imag()) * std::complex<long double>(y.real(), y.imag());
-          }
-          const complex_t m = d.aqsmtemp_local(igp, n1);
-          acc += 0.5L * (long double)d.vcoul_loc(igp) * std::conj(std::complex<long double>(m.real(), m.imag())) * S;
-        }
-        part[igp] = acc;
-      });
+    const int igp = int(gp);
+    std::complex<long double> acc = 0;
+    for (int n1 = 0; n1 < d.nbands; ++n1) {
+      std::complex<long double> S = 0;
+      for (int ig = 0; ig < d.ncouls; ++ig) {
+        const complex_t x = d.aqsntemp(ig, n1), y = d.I_eps_array(ig, igp);
+        S -= std::complex<long double>(x.real(), x.imag()) * std::complex<long double>(y.real(), y.imag());
+      }
+      const complex_t m = d.aqsmtemp_local(igp, n1);
+      acc += 0.5L * (long double)d.vcoul_loc(igp) * std::conj(std::complex<long double>(m.real(), m.imag())) * S;
+    }
+    part[igp] = acc;
+  });
   std::complex<long double> t = 0;
   for (const auto& x : part) t += x;
   return {double(t.real()), double(t.imag())};

@@ -25,8 +25,8 @@ double relative_error(const SigmaResult& x, const SigmaResult& ref);
 double relative_error(std::complex<double> x, std::complex<double> ref);
 
 struct Verification {
-  std::string against;     // "closed form", "stored reference", "host reference" or "none"
-  double rel_error = 0;    // see relative_error
+  std::string against;   // "closed form", "stored reference", "host reference" or "none"
+  double rel_error = 0;  // see relative_error
   double tolerance = 0;
   bool passed = false;
   bool performed() const { return against != "none"; }

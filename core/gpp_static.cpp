@@ -4,7 +4,6 @@
 #include "gpp_backend.hpp"
 #include "gpp_physics.hpp"
 
-
 namespace gpp {
 
 bool static_remainder_uses_kokkos_kernels() {

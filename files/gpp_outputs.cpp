@@ -41,14 +41,15 @@ void check_files(const std::vector<InputFile>& inputs, const std::vector<OutputR
     require_input_file(in.option, in.path);
     if (::stat(in.path.c_str(), &st) == 0) ins.push_back({&in, {st.st_dev, st.st_ino}});
   }
-  std::vector<std::pair<const OutputRequest*, std::string>> seen;  // request, canonical target
+  std::vector<std::pair<const OutputRequest*, std::string>> seen;       // request, canonical target
   std::vector<std::pair<const OutputRequest*, FileIdentity>> existing;  // request, identity of an existing target
   for (const auto& out : outputs) {
     if (out.path.empty()) continue;
     const std::string what = out.option + " " + out.path + ": ";
     const auto last = out.path.find_last_of('/');
     const std::string given_base = last == std::string::npos ? out.path : out.path.substr(last + 1);
-    if (given_base.empty() || given_base == "." || given_base == "..") throw Error(what + "names a directory, not a file");
+    if (given_base.empty() || given_base == "." || given_base == "..")
+      throw Error(what + "names a directory, not a file");
     // A symlink is written through: its target is the file checked and replaced.
     std::string target;
     try {

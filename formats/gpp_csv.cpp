@@ -146,7 +146,8 @@ void SharedRows::append(const std::string& row) {
   std::string h = header_of(text);
   if (!h.empty() && h.back() == '\r') h.pop_back();
   if (h != header_)
-    throw Error(option_ + " " + path_ + ": another program replaced it (its first line is no longer this CSV's header)");
+    throw Error(option_ + " " + path_ +
+                ": another program replaced it (its first line is no longer this CSV's header)");
   const std::vector<std::string> have = csv_data_records(text);
   const std::set<std::string> present(have.begin(), have.end());
   std::string add;

@@ -52,5 +52,4 @@ class SharedRows {
   std::vector<std::string> mine_;  // every row this writer put in the file
 };
 
-
 }  // namespace gpp::formats

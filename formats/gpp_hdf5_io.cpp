@@ -310,7 +310,8 @@ std::string complex_layout_problem(hid_t t) {
         spos >= 8 * msize || epos + esize > 8 * msize || mpos + mantsize > 8 * msize || esize == 0 || mantsize == 0)
       return "a member with damaged float fields";
     const std::size_t off = H5Tget_member_offset(t, k);
-    if (off > size || msize > size - off) return str("a member at offset ", off, " outside the ", size, "-byte compound");
+    if (off > size || msize > size - off)
+      return str("a member at offset ", off, " outside the ", size, "-byte compound");
     begin[k] = off;
     end[k] = off + msize;
   }
@@ -376,7 +377,10 @@ class Reader {
     H5L_info_t info;
     if (H5Lget_info(file_, name, &info, H5P_DEFAULT) < 0) fail(str(name, " cannot be opened (damaged file?)"));
     if (info.type != H5L_TYPE_HARD)
-      fail(str(name, " is a ", info.type == H5L_TYPE_SOFT ? "soft" : info.type == H5L_TYPE_EXTERNAL ? "external" : "user-defined",
+      fail(str(name, " is a ",
+               info.type == H5L_TYPE_SOFT       ? "soft"
+               : info.type == H5L_TYPE_EXTERNAL ? "external"
+                                                : "user-defined",
                " link, not a dataset stored in the file"));
   }
 
@@ -594,9 +598,10 @@ void preflight(const std::string& path) {
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (WIFSIGNALED(status))
-    throw Error(path + ": damaged HDF5 structure (the HDF5 library " +
-                (WTERMSIG(status) == SIGALRM ? std::string("did not finish reading it") : std::string("crashed reading it")) +
-                ")");
+    throw Error(
+        path + ": damaged HDF5 structure (the HDF5 library " +
+        (WTERMSIG(status) == SIGALRM ? std::string("did not finish reading it") : std::string("crashed reading it")) +
+        ")");
   if (WIFEXITED(status) && WEXITSTATUS(status) == 3) throw Error(msg);
 }
 
@@ -655,10 +660,12 @@ InputDeck read_deck(const std::string& path, ReadStats* stats, bool structure_on
   {
     // The four matrices' presence, types and shapes first, then all of them against
     // the memory available, before any of them is allocated.
-    f.dataset("aqsmtemp", Kind::Complex, {hsize_t(in.peinf_ntband_max), hsize_t(in.ncouls)}, "[peinf_ntband_max][ncouls]");
+    f.dataset("aqsmtemp", Kind::Complex, {hsize_t(in.peinf_ntband_max), hsize_t(in.ncouls)},
+              "[peinf_ntband_max][ncouls]");
     f.dataset("wtilde_array", Kind::Complex, {hsize_t(in.ngpown), hsize_t(in.ncouls)}, "[ngpown][ncouls]");
     f.dataset("I_eps_array", Kind::Complex, {hsize_t(in.ngpown), hsize_t(in.ncouls)}, "[ngpown][ncouls]");
-    f.dataset("aqsntemp", Kind::Complex, {hsize_t(in.peinf_ntband_max), hsize_t(in.ncouls)}, "[peinf_ntband_max][ncouls]");
+    f.dataset("aqsntemp", Kind::Complex, {hsize_t(in.peinf_ntband_max), hsize_t(in.ncouls)},
+              "[peinf_ntband_max][ncouls]");
     const long double matrices = 16.0L * in.ncouls * (2.0L * in.peinf_ntband_max + 2.0L * in.ngpown);
     if (const std::string why = io::too_large(matrices); !why.empty()) f.fail(str("its four matrices ", why));
   }

@@ -82,12 +82,18 @@ Json to_written(const JsonIn& j) {
       for (const auto& v : j) a.push_back(to_written(v));
       return a;
     }
-    case JsonIn::value_t::string: return Json(j.get<std::string>());
-    case JsonIn::value_t::boolean: return Json(j.get<bool>());
-    case JsonIn::value_t::number_integer: return Json(j.get<std::int64_t>());
-    case JsonIn::value_t::number_unsigned: return Json(j.get<std::uint64_t>());
-    case JsonIn::value_t::number_float: return Json(j.get<double>());
-    default: return Json(nullptr);
+    case JsonIn::value_t::string:
+      return Json(j.get<std::string>());
+    case JsonIn::value_t::boolean:
+      return Json(j.get<bool>());
+    case JsonIn::value_t::number_integer:
+      return Json(j.get<std::int64_t>());
+    case JsonIn::value_t::number_unsigned:
+      return Json(j.get<std::uint64_t>());
+    case JsonIn::value_t::number_float:
+      return Json(j.get<double>());
+    default:
+      return Json(nullptr);
   }
 }
 
@@ -127,15 +133,22 @@ JsonIn parse_json(const std::string& text, const std::string& what) {
 
 std::string json_kind(const JsonIn& j) {
   switch (j.type()) {
-    case JsonIn::value_t::null: return "null";
-    case JsonIn::value_t::boolean: return "a boolean";
-    case JsonIn::value_t::string: return "a string";
-    case JsonIn::value_t::array: return "an array";
-    case JsonIn::value_t::object: return "an object";
+    case JsonIn::value_t::null:
+      return "null";
+    case JsonIn::value_t::boolean:
+      return "a boolean";
+    case JsonIn::value_t::string:
+      return "a string";
+    case JsonIn::value_t::array:
+      return "an array";
+    case JsonIn::value_t::object:
+      return "an object";
     case JsonIn::value_t::number_integer:
     case JsonIn::value_t::number_unsigned:
-    case JsonIn::value_t::number_float: return "a number";
-    default: return "binary";
+    case JsonIn::value_t::number_float:
+      return "a number";
+    default:
+      return "binary";
   }
 }
 

@@ -11,9 +11,10 @@
 namespace gpp::io {
 
 std::string parallel_pread(const int fd, const std::int64_t offset, void* dst, const std::int64_t n, const int asked) {
-  const std::int64_t threads = asked > 0                   ? asked
-                               : n < kParallelReadBytes ? 1
-                                                        : std::clamp<std::int64_t>(std::thread::hardware_concurrency(), 1, 16);
+  const std::int64_t threads = asked > 0 ? asked
+                               : n < kParallelReadBytes
+                                   ? 1
+                                   : std::clamp<std::int64_t>(std::thread::hardware_concurrency(), 1, 16);
   std::vector<std::string> errors(static_cast<std::size_t>(threads));
   auto part = [&](const std::int64_t t) {
     // Parts aligned to 1 MiB (to a byte for small ranges): no two threads share a page
@@ -24,8 +25,8 @@ std::string parallel_pread(const int fd, const std::int64_t offset, void* dst, c
     char* p = static_cast<char*>(dst);
     for (std::int64_t at = lo; at < hi;) {
       // Linux transfers at most 2^31 - 4096 bytes per call.
-      const ssize_t got = ::pread(fd, p + at, std::size_t(std::min<std::int64_t>(hi - at, std::int64_t(1) << 30)),
-                                  off_t(offset + at));
+      const ssize_t got =
+          ::pread(fd, p + at, std::size_t(std::min<std::int64_t>(hi - at, std::int64_t(1) << 30)), off_t(offset + at));
       if (got < 0 && errno == EINTR) continue;
       if (got < 0) {
         errors[std::size_t(t)] = std::string("read failed: ") + std::strerror(errno);

@@ -106,8 +106,8 @@ Measured fma_peak(const ExecSpace& space, int trials, double min_seconds) {
   m.value = best;
   m.method = std::to_string(threads) + " threads x " + std::to_string(C) +
              " independent FMA chains in registers (a = a*b + c" +
-             (host ? ", " + std::to_string(kHostLanes) + " per vector" : std::string()) + "), " + std::to_string(iters) +
-             " iterations; best of " + std::to_string(trials) + " launches; FLOPs = 2 per FMA";
+             (host ? ", " + std::to_string(kHostLanes) + " per vector" : std::string()) + "), " +
+             std::to_string(iters) + " iterations; best of " + std::to_string(trials) + " launches; FLOPs = 2 per FMA";
   return m;
 }
 
@@ -175,12 +175,12 @@ std::vector<SweepPoint> bandwidth_sweep(const ExecSpace& space, double min_bytes
     points.push_back({double(used) * sizeof(double), double(used) * sizeof(double) * passes / median / 1e9});
     if (on_point) on_point(points.back());
   }
-  method = std::string("read-only stream (sum of doubles, ") + std::to_string(kStreamAccumulators) + " accumulators per thread, " +
-           (host ? "one contiguous chunk per thread"
-                 : rotate ? "grid-stride over the working set, each pass on another thread's columns (no L1 reuse)"
-                          : "grid-stride over the working set, each pass on the thread's own columns") +
-           ", up to " +
-           std::to_string(threads_used) + " threads), the set re-read inside one launch until " +
+  method = std::string("read-only stream (sum of doubles, ") + std::to_string(kStreamAccumulators) +
+           " accumulators per thread, " +
+           (host     ? "one contiguous chunk per thread"
+            : rotate ? "grid-stride over the working set, each pass on another thread's columns (no L1 reuse)"
+                     : "grid-stride over the working set, each pass on the thread's own columns") +
+           ", up to " + std::to_string(threads_used) + " threads), the set re-read inside one launch until " +
            std::to_string((long long)bytes_per_trial) + " bytes are read; median of " + std::to_string(trials) +
            " launches after a warm-up";
   return points;

@@ -11,7 +11,7 @@
 namespace gpp::ceilings {
 
 struct Measured {
-  double value = 0;       // GFLOP/s or GB/s (decimal)
+  double value = 0;  // GFLOP/s or GB/s (decimal)
   std::string method;
 };
 

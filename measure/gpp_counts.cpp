@@ -28,7 +28,8 @@ SigmaTermCost sigma_term_cost(bool reciprocal, bool squared_cut) {
   SigmaTermCost c;
   // wtilde2 = wtilde*wtilde (4M 2A); Omega2 = wtilde2*I_eps (4M 2A); wdiff = wxt - wtilde (1A);
   // delw = wtilde/wdiff; delwr, wdiffr = |.|^2 (2M 1A each)
-  c.common = reciprocal ? ops(2 + 2 + 1 + 3 + 1 + 1, 4 + 4 + 8 + 2 + 2, 1) : ops(2 + 2 + 1 + 4 + 1 + 1, 4 + 4 + 6 + 2 + 2, 6);
+  c.common =
+      reciprocal ? ops(2 + 2 + 1 + 3 + 1 + 1, 4 + 4 + 8 + 2 + 2, 1) : ops(2 + 2 + 1 + 4 + 1 + 1, 4 + 4 + 6 + 2 + 2, 6);
   // sch = delw*I_eps (4M 2A); cden = wxt*wxt - wtilde2 (1M 1A); ssx = Omega2/cden
   c.regular = reciprocal ? ops(2 + 1 + 3, 4 + 1 + 8, 1) : ops(2 + 1 + 4, 4 + 1 + 6, 6);
   // cden = 4*wtilde2*(delw + 0.5) (1A, 2M, 4M 2A); Omega2*delw (4M 2A); / cden
@@ -209,14 +210,14 @@ double Work::fma_ratio_bound() const {
 }
 
 double compulsory_bytes(const Shape& s) {
-  const double z = 16, r = 8;  // complex and real doubles
-  return z * s.ncouls * s.nbands       // aqsntemp
-         + z * s.ngpown * s.nbands     // aqsmtemp_local
-         + 2 * z * s.ncouls * s.ngpown // I_eps_array, wtilde_array
-         + r * s.nw * s.nbands         // wx_array_t
-         + r * s.nbands                // occ_array
-         + r * s.ngpown                // vcoul_loc
-         + 2 * z * s.nw;               // achtemp, asxtemp written
+  const double z = 16, r = 8;           // complex and real doubles
+  return z * s.ncouls * s.nbands        // aqsntemp
+         + z * s.ngpown * s.nbands      // aqsmtemp_local
+         + 2 * z * s.ncouls * s.ngpown  // I_eps_array, wtilde_array
+         + r * s.nw * s.nbands          // wx_array_t
+         + r * s.nbands                 // occ_array
+         + r * s.ngpown                 // vcoul_loc
+         + 2 * z * s.nw;                // achtemp, asxtemp written
 }
 
 Work count_policy(const std::string& policy, const Shape& s, const ArmCounts& arms, const Tunables& t) {
@@ -242,8 +243,8 @@ Work count_policy(const std::string& policy, const Shape& s, const ArmCounts& ar
   };
   if (policy == "v0-collapse3" || policy == "v1-reciprocal" || policy == "v2-branch2" || policy == "v3-noabs" ||
       policy == "v4-collapse2" || policy == "v5-iw-outside") {
-    literal_form(policy != "v0-collapse3", policy != "v0-collapse3" && policy != "v1-reciprocal" &&
-                                               policy != "v2-branch2");
+    literal_form(policy != "v0-collapse3",
+                 policy != "v0-collapse3" && policy != "v1-reciprocal" && policy != "v2-branch2");
     add(ops(8, 15), terms);  // add_weighted_term: band_term into zeros (10M 4A), G' factor (5M 4A)
     // matngmatmgp: once per (band, G', G) outside the frequency loop (once per pass),
     // but once per frequency where the kernel runs one frequency (v5)

@@ -50,7 +50,8 @@ std::vector<BandwidthLevel> pick_levels(const std::vector<ceilings::SweepPoint>&
     else
       best_of(rotated, rotated.back().working_set_bytes - 1, 1e300, "HBM",
               "the largest working set of the rotated sweep: not 4 x beyond L2, so possibly an L2 rate");
-    best_of(rotated, 0, l2 / 2, "L2", "best of the rotated sweep (no L1 reuse) at working sets <= L2/2 = " + bytes_text(l2 / 2));
+    best_of(rotated, 0, l2 / 2, "L2",
+            "best of the rotated sweep (no L1 reuse) at working sets <= L2/2 = " + bytes_text(l2 / 2));
     if (l1 > 0)
       best(0, l1 / 2, "L1", "best of the sweep at working sets <= L1 x multiprocessors/2 = " + bytes_text(l1 / 2));
     return levels;
@@ -68,15 +69,16 @@ std::vector<BandwidthLevel> pick_levels(const std::vector<ceilings::SweepPoint>&
   }
   if (l3 > 0 && l2 > 0)
     best(l2, l3 / 2, "L3",
-         "best of the sweep at working sets in (L2 x threads, L3/2] = (" + bytes_text(l2) + ", " + bytes_text(l3 / 2) + "]");
+         "best of the sweep at working sets in (L2 x threads, L3/2] = (" + bytes_text(l2) + ", " + bytes_text(l3 / 2) +
+             "]");
   if (l2 > 0 && l1 > 0)
     best(l1 > 0 ? l1 : 0, l2 / 2, "L2",
          std::string("best of the sweep at working sets in (L1 total, L2") + (host ? " x threads" : "") + "/2] = (" +
              bytes_text(l1) + ", " + bytes_text(l2 / 2) + "]");
   if (l1 > 0)
     best(0, l1 / 2, "L1",
-         std::string("best of the sweep at working sets <= L1 x ") + (host ? "threads" : "multiprocessors") + "/2 = " +
-             bytes_text(l1 / 2));
+         std::string("best of the sweep at working sets <= L1 x ") + (host ? "threads" : "multiprocessors") +
+             "/2 = " + bytes_text(l1 / 2));
   return levels;
 }
 
@@ -243,12 +245,15 @@ double number(const std::string& field, const std::string& column) {
 }  // namespace
 
 const std::vector<std::string>& ncu_metrics() {
-  static const std::vector<std::string> m = {
-      "sm__sass_thread_inst_executed_op_dadd_pred_on.sum", "sm__sass_thread_inst_executed_op_dmul_pred_on.sum",
-      "sm__sass_thread_inst_executed_op_dfma_pred_on.sum", "l1tex__t_bytes.sum",
-      "lts__t_bytes.sum",                                  "dram__bytes.sum",
-      "gpu__time_duration.sum",                            "launch__registers_per_thread",
-      "sm__warps_active.avg.pct_of_peak_sustained_active"};
+  static const std::vector<std::string> m = {"sm__sass_thread_inst_executed_op_dadd_pred_on.sum",
+                                             "sm__sass_thread_inst_executed_op_dmul_pred_on.sum",
+                                             "sm__sass_thread_inst_executed_op_dfma_pred_on.sum",
+                                             "l1tex__t_bytes.sum",
+                                             "lts__t_bytes.sum",
+                                             "dram__bytes.sum",
+                                             "gpu__time_duration.sum",
+                                             "launch__registers_per_thread",
+                                             "sm__warps_active.avg.pct_of_peak_sustained_active"};
   return m;
 }
 

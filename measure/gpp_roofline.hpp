@@ -27,9 +27,8 @@ struct BandwidthLevel {
 /// bandwidth_sweep with rotate): L2 is the best rotated point at ws <= L2_total/2 and
 /// HBM the best rotated point at ws >= 4 x L2_total (the L1s of a GPU together may hold
 /// more than its L2, so the unrotated sweep cannot separate L2 from L1).
-std::vector<BandwidthLevel> pick_levels(const std::vector<ceilings::SweepPoint>& sweep,
-                                        const backend::Properties& c, bool host,
-                                        const std::vector<ceilings::SweepPoint>& rotated = {});
+std::vector<BandwidthLevel> pick_levels(const std::vector<ceilings::SweepPoint>& sweep, const backend::Properties& c,
+                                        bool host, const std::vector<ceilings::SweepPoint>& rotated = {});
 
 struct CeilingsFile {
   std::string date, version, git;
@@ -79,8 +78,8 @@ const std::vector<std::string>& ncu_metrics();
 struct RooflineRow {
   std::string date, git, device, backend, space, deck, policy, tunables;
   int nbands = 0, ngpown = 0, ncouls = 0, nw = 0, repeats = 0;
-  double updates = 0, time_s = 0, flops_counted = 0, reciprocals_counted = 0, flops_nominal = 0,
-         bytes_compulsory = 0, fma_ratio_counted = 0;
+  double updates = 0, time_s = 0, flops_counted = 0, reciprocals_counted = 0, flops_nominal = 0, bytes_compulsory = 0,
+         fma_ratio_counted = 0;
   std::string profiler = "none", clock_control;
   std::optional<NcuCounters> ncu;
   std::optional<double> fp64_peak_gflops;

@@ -79,7 +79,8 @@ std::vector<int> parse_values(const std::string& option, const std::string& spec
       add_unique(out, positive(option, item, item));
     } else if (parts.size() == 3) {
       const long long a = positive(option, item, parts[0]), b = positive(option, item, parts[1]);
-      if (b < a) throw Error(option + " " + item + ": the range ends (" + parts[1] + ") before it starts (" + parts[0] + ")");
+      if (b < a)
+        throw Error(option + " " + item + ": the range ends (" + parts[1] + ") before it starts (" + parts[0] + ")");
       const std::string& step = parts[2];
       if (step.size() < 2 || (step[0] != 'x' && step[0] != '+'))
         throw Error(option + " " + item + ": the step must be xK (geometric) or +K (arithmetic), got '" + step + "'");
@@ -186,8 +187,8 @@ std::vector<Tunables> expand(const Axes& a, const std::vector<std::string>& poli
   axis("vector-length", a.vector_length, [](Tunables& t, int v) { t.vector_length = v; });
   axis("tile", a.tile, [](Tunables& t, const std::vector<int>& v) { t.tile = v; });
   for (const auto& [name, values] : a.params) {
-    const bool has = std::any_of(policy_params.begin(), policy_params.end(),
-                                 [&](const ParamSpec& p) { return p.name == name; });
+    const bool has =
+        std::any_of(policy_params.begin(), policy_params.end(), [&](const ParamSpec& p) { return p.name == name; });
     if (!has) continue;
     std::vector<Tunables> next;
     if (points.size() * values.size() > kMaxPoints)
@@ -235,9 +236,7 @@ CsvFile parse_sweep_csv(std::string text, const std::string& header, const std::
   const auto want = formats::parse_csv(header).front();
   if (records.empty() || records.front() != want)
     throw Error(where + ": not a sweep CSV of this version (its header differs from docs/formats.md's)");
-  auto col = [&](const char* name) {
-    return std::size_t(std::find(want.begin(), want.end(), name) - want.begin());
-  };
+  auto col = [&](const char* name) { return std::size_t(std::find(want.begin(), want.end(), name) - want.begin()); };
   CsvFile out;
   out.lines = formats::csv_data_records(text);  // the data lines as written
   for (std::size_t r = 1; r < records.size(); ++r) {
@@ -283,11 +282,13 @@ CsvFile parse_sweep_csv(std::string text, const std::string& header, const std::
     if (row.status != "ok" && row.status != "wrong" && row.status != "invalid")
       throw Error(at + "unknown status '" + excerpt(row.status) + "'");
     // Tunables as gpp run takes them: at most kMaxTunable, ones the policy has.
-    for (const int v : {row.tunables.band_block, row.tunables.ig_block, row.tunables.team_size,
-                        row.tunables.vector_length})
-      if (v > kMaxTunable) throw Error(at + "a tunable " + std::to_string(v) + " is not at most " + std::to_string(kMaxTunable));
+    for (const int v :
+         {row.tunables.band_block, row.tunables.ig_block, row.tunables.team_size, row.tunables.vector_length})
+      if (v > kMaxTunable)
+        throw Error(at + "a tunable " + std::to_string(v) + " is not at most " + std::to_string(kMaxTunable));
     for (const int v : row.tunables.tile)
-      if (v > kMaxTunable) throw Error(at + "a tile size " + std::to_string(v) + " is not at most " + std::to_string(kMaxTunable));
+      if (v > kMaxTunable)
+        throw Error(at + "a tile size " + std::to_string(v) + " is not at most " + std::to_string(kMaxTunable));
     try {
       check_tunables(find_policy(row.policy), row.tunables);
     } catch (const Error& e) {
@@ -311,7 +312,8 @@ CsvFile parse_sweep_csv(std::string text, const std::string& header, const std::
     } else {
       for (int k = 0; k < 3; ++k) {
         if (!std::isfinite(t[k])) throw Error(at + "a point that ran has no " + names[k]);
-        if (!(t[k] > 0) || t[k] > 3.2e7) throw Error(at + names[k] + " " + fields[col(names[k])] + " is not a time a run can take");
+        if (!(t[k] > 0) || t[k] > 3.2e7)
+          throw Error(at + names[k] + " " + fields[col(names[k])] + " is not a time a run can take");
       }
       if (!(t[0] <= t[1] && t[1] <= t[2])) throw Error(at + "the times are not min <= median <= max");
       const double updates = real_field(at, "updates", updates_text), rate = real_field(at, "updates_per_s", rate_text);

@@ -50,7 +50,6 @@ std::vector<Tunables> expand(const Axes& a, const std::vector<std::string>& poli
 /// small (< 1e9 updates), medium (< 1e11), large.
 std::string size_class(double updates);
 
-
 /// "128x1x1" <-> {128, 1, 1}; "" <-> {}.
 std::string tile_text(const std::vector<int>& tile);
 

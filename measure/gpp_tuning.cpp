@@ -17,8 +17,8 @@
 namespace gpp::app {
 namespace {
 
-const char* const kKnownEntryFields[] = {"device", "backend", "policy", "size_class", "tunables",
-                                         "time_median_s", "deck", "date", "evidence"};
+const char* const kKnownEntryFields[] = {"device",        "backend", "policy", "size_class", "tunables",
+                                         "time_median_s", "deck",    "date",   "evidence"};
 const char* const kKnownFileFields[] = {"schema_version", "kind", "entries"};
 
 // The key is a C string: with a std::string made from a literal at the call, GCC 13's
@@ -203,7 +203,8 @@ TuningFile parse_tuning(const std::string& text, const std::string& path) {
       } else if (k == "params") {
         if (!v.is_object()) throw Error(w + "is " + json_kind(v) + ", not an object of NAME: VALUE");
         for (auto p = v.begin(); p != v.end(); ++p) {
-          if (!p.value().is_string()) throw Error(w + excerpt(p.key(), 40) + " is " + json_kind(p.value()) + ", not a string");
+          if (!p.value().is_string())
+            throw Error(w + excerpt(p.key(), 40) + " is " + json_kind(p.value()) + ", not a string");
           try {
             const auto [name, value] = parse_param("params", p.key() + "=" + p.value().get<std::string>());
             t.tunables.params[name] = value;
@@ -230,9 +231,11 @@ TuningFile parse_tuning(const std::string& text, const std::string& path) {
     if (e.contains("date")) t.date = member(e, "date", JsonIn::value_t::string, "a string", where).get<std::string>();
     if (const auto ev = e.find("evidence"); ev != e.end()) t.evidence = parse_evidence(*ev, where + "evidence: ");
     for (auto it = e.begin(); it != e.end(); ++it)
-      if (!known(it.key(), std::begin(kKnownEntryFields), std::end(kKnownEntryFields))) t.unknown[it.key()] = it.value();
+      if (!known(it.key(), std::begin(kKnownEntryFields), std::end(kKnownEntryFields)))
+        t.unknown[it.key()] = it.value();
     if (!keys.insert({t.device, t.backend, t.policy, t.size_class}).second)
-      throw Error(where + "a second entry for " + t.policy + " on " + t.device + " (" + t.backend + "), " + t.size_class);
+      throw Error(where + "a second entry for " + t.policy + " on " + t.device + " (" + t.backend + "), " +
+                  t.size_class);
     out.entries.push_back(std::move(t));
   }
   return out;
@@ -245,8 +248,10 @@ TuningFile read_tuning_file(const std::string& path) {
 Json json_tunables(const Tunables& t) {
   Json j = Json::object();
   // A named array: nvcc 11.8 cannot deduce a range-for over a braced list of pairs.
-  const std::pair<const char*, int> tunables[] = {
-      {"band_block", t.band_block}, {"ig_block", t.ig_block}, {"team_size", t.team_size}, {"vector_length", t.vector_length}};
+  const std::pair<const char*, int> tunables[] = {{"band_block", t.band_block},
+                                                  {"ig_block", t.ig_block},
+                                                  {"team_size", t.team_size},
+                                                  {"vector_length", t.vector_length}};
   for (const auto& [name, v] : tunables)
     if (v > 0) j[name] = v;
   if (!t.tile.empty()) j["tile"] = t.tile;
@@ -275,7 +280,8 @@ std::string to_json(const TuningFile& f) {
     o["date"] = e.date;
     if (e.evidence) o["evidence"] = json_evidence(*e.evidence);
     auto& fields = o.get_ref<Json::object_t&>();
-    for (auto it = e.unknown.begin(); it != e.unknown.end(); ++it) fields.emplace_back(it.key(), to_written(it.value()));
+    for (auto it = e.unknown.begin(); it != e.unknown.end(); ++it)
+      fields.emplace_back(it.key(), to_written(it.value()));
     entries.push_back(std::move(o));
   }
   j["entries"] = std::move(entries);

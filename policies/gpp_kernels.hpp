@@ -30,15 +30,23 @@ struct Inputs {
 /// Where a kernel reads wx and the gathered G' matrix elements (the paper's step v7).
 struct FortranOrder {  // wx_array_t(iw, band), aqsmtemp_local(igp, band): as the Fortran code
   template <class In>
-  KOKKOS_FORCEINLINE_FUNCTION static complex_t aqsm(const In& in, int igp, int n1) { return in.aqsmtemp_local(igp, n1); }
+  KOKKOS_FORCEINLINE_FUNCTION static complex_t aqsm(const In& in, int igp, int n1) {
+    return in.aqsmtemp_local(igp, n1);
+  }
   template <class In>
-  KOKKOS_FORCEINLINE_FUNCTION static double wx(const In& in, int w, int n1) { return in.wx_array_t(w, n1); }
+  KOKKOS_FORCEINLINE_FUNCTION static double wx(const In& in, int w, int n1) {
+    return in.wx_array_t(w, n1);
+  }
 };
 struct BandContiguous {  // v7: wx(band, iw), aqsmtemp_local(band, igp), contiguous in band
   template <class In>
-  KOKKOS_FORCEINLINE_FUNCTION static complex_t aqsm(const In& in, int igp, int n1) { return in.aqsmtemp_local_bt(n1, igp); }
+  KOKKOS_FORCEINLINE_FUNCTION static complex_t aqsm(const In& in, int igp, int n1) {
+    return in.aqsmtemp_local_bt(n1, igp);
+  }
   template <class In>
-  KOKKOS_FORCEINLINE_FUNCTION static double wx(const In& in, int w, int n1) { return in.wx_array_bt(n1, w); }
+  KOKKOS_FORCEINLINE_FUNCTION static double wx(const In& in, int w, int n1) {
+    return in.wx_array_bt(n1, w);
+  }
 };
 
 template <int NW>

@@ -33,7 +33,8 @@ inline std::vector<int> resolve_tile(int rank, const std::vector<int>& tile) {
 /// launch (space-independent checks only when max_threads is 0).
 inline void check_tile(int rank, const std::vector<int>& tile, long max_threads = 0) {
   if (int(tile.size()) != rank)
-    throw Error("--tile needs " + std::to_string(rank) + " sizes for this policy (got " + std::to_string(tile.size()) + ")");
+    throw Error("--tile needs " + std::to_string(rank) + " sizes for this policy (got " + std::to_string(tile.size()) +
+                ")");
   long product = 1;
   for (const int s : tile) {
     if (s <= 0) throw Error("--tile sizes must be positive (got " + std::to_string(s) + ")");

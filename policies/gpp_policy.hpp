@@ -124,8 +124,9 @@ struct PolicyEntry {
   template <class ExecSpace>
   PolicyRunner<ExecSpace> runner_or_throw() const {
     const auto f = runner<ExecSpace>();
-    if (!f) throw Error("policy " + name + " does not run on the " + to_string(kind_of<ExecSpace>()) + " space (" +
-                        ExecSpace::name() + "); it runs on: " + spaces());
+    if (!f)
+      throw Error("policy " + name + " does not run on the " + to_string(kind_of<ExecSpace>()) + " space (" +
+                  ExecSpace::name() + "); it runs on: " + spaces());
     return f;
   }
   Tunables& check_tunables_of(Tunables& t) const;
@@ -162,9 +163,11 @@ decltype(auto) dispatch_nw(int nw, F&& f) {
   if constexpr (NW < GPP_MAX_NW) {
     if (nw != NW) return dispatch_nw<F, NW + 1>(nw, std::forward<F>(f));
   } else {
-    if (nw != NW) throw Error("nw = " + std::to_string(nw) + " frequencies in one pass is outside 1.." +
-                              std::to_string(GPP_MAX_NW) + " (GPP_MAX_NW): run the policy through its registry entry, "
-                              "which runs more in passes");
+    if (nw != NW)
+      throw Error("nw = " + std::to_string(nw) + " frequencies in one pass is outside 1.." +
+                  std::to_string(GPP_MAX_NW) +
+                  " (GPP_MAX_NW): run the policy through its registry entry, "
+                  "which runs more in passes");
   }
   return f(std::integral_constant<int, NW>{});
 }
@@ -179,7 +182,7 @@ inline int or_default(int value, int fallback) { return value > 0 ? value : fall
 #define GPP_RUNNER_SIGNATURE(runner, Space) \
   SigmaSums runner<Space>(const Space&, const DataFor<Space>&, Tunables&, RunMode)
 #if GPP_HAS_DEVICE_SPACE
-#define GPP_INSTANTIATE_RUNNER(runner)                \
+#define GPP_INSTANTIATE_RUNNER(runner)                    \
   template GPP_RUNNER_SIGNATURE(runner, ::gpp::HostExec); \
   template GPP_RUNNER_SIGNATURE(runner, ::gpp::DeviceExec);
 #else

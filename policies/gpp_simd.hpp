@@ -95,8 +95,12 @@ inline constexpr int kPortableLanes = 1;
 template <int N>
 struct PackMask {
   bool m[N];
-  friend PackMask operator&(const PackMask& a, const PackMask& b) { return apply(a, b, [](bool x, bool y) { return x && y; }); }
-  friend PackMask operator|(const PackMask& a, const PackMask& b) { return apply(a, b, [](bool x, bool y) { return x || y; }); }
+  friend PackMask operator&(const PackMask& a, const PackMask& b) {
+    return apply(a, b, [](bool x, bool y) { return x && y; });
+  }
+  friend PackMask operator|(const PackMask& a, const PackMask& b) {
+    return apply(a, b, [](bool x, bool y) { return x || y; });
+  }
   friend PackMask operator~(const PackMask& a) {
     PackMask r;
     for (int i = 0; i < N; ++i) r.m[i] = !a.m[i];
@@ -125,12 +129,24 @@ struct Pack {
     for (int i = 0; i < N; ++i) r.v[i] = p[i];
     return r;
   }
-  friend Pack operator+(const Pack& a, const Pack& b) { return apply(a, b, [](double x, double y) { return x + y; }); }
-  friend Pack operator-(const Pack& a, const Pack& b) { return apply(a, b, [](double x, double y) { return x - y; }); }
-  friend Pack operator*(const Pack& a, const Pack& b) { return apply(a, b, [](double x, double y) { return x * y; }); }
-  friend Pack operator/(const Pack& a, const Pack& b) { return apply(a, b, [](double x, double y) { return x / y; }); }
-  friend PackMask<N> operator>(const Pack& a, const Pack& b) { return compare(a, b, [](double x, double y) { return x > y; }); }
-  friend PackMask<N> operator<(const Pack& a, const Pack& b) { return compare(a, b, [](double x, double y) { return x < y; }); }
+  friend Pack operator+(const Pack& a, const Pack& b) {
+    return apply(a, b, [](double x, double y) { return x + y; });
+  }
+  friend Pack operator-(const Pack& a, const Pack& b) {
+    return apply(a, b, [](double x, double y) { return x - y; });
+  }
+  friend Pack operator*(const Pack& a, const Pack& b) {
+    return apply(a, b, [](double x, double y) { return x * y; });
+  }
+  friend Pack operator/(const Pack& a, const Pack& b) {
+    return apply(a, b, [](double x, double y) { return x / y; });
+  }
+  friend PackMask<N> operator>(const Pack& a, const Pack& b) {
+    return compare(a, b, [](double x, double y) { return x > y; });
+  }
+  friend PackMask<N> operator<(const Pack& a, const Pack& b) {
+    return compare(a, b, [](double x, double y) { return x < y; });
+  }
 
  private:
   template <class F>
@@ -357,7 +373,7 @@ class IndexList {
   explicit IndexList(int* out) : out_(out) {}
   int size() const { return n_; }
   void append_unset(const MaskOf<V>& m) {
-    const unsigned keep = ~bits(m) & ((1u << kLanes<V>) - 1);
+    const unsigned keep = ~bits(m) & ((1u << kLanes<V>)-1);
     for (int i = 0; i < kLanes<V>; ++i) {
       out_[n_] = next_ + i;
       n_ += (keep >> i) & 1u;
@@ -421,8 +437,8 @@ inline V gather(const double* row, const int* idx) {
   if constexpr (kLanes<V> == 8 && std::is_same_v<V, Xsimd>)
     // the masked forms under an all-ones mask: the plain ones draw a false
     // -Wmaybe-uninitialized from g++ 12's headers
-    return _mm512_mask_i32gather_pd(_mm512_setzero_pd(), 0xFF, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(idx)),
-                                    row, 8);
+    return _mm512_mask_i32gather_pd(_mm512_setzero_pd(), 0xFF,
+                                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(idx)), row, 8);
 #endif
 #if GPP_SIMD_AVX2
   if constexpr (kLanes<V> == 4 && std::is_same_v<V, Xsimd>)

@@ -97,8 +97,8 @@ struct PairBuffer {
 // split at q = kSplitQ: the least q of those above, and the range of p of those below.
 inline constexpr double kSplitQ = 1e-20;
 struct SplitBound {
-  double p_min, p_max, q_min;  // all pairs
-  double q_big_min;            // least q >= kSplitQ (inf: none)
+  double p_min, p_max, q_min;       // all pairs
+  double q_big_min;                 // least q >= kSplitQ (inf: none)
   double p_small_min, p_small_max;  // the range of p where q < kSplitQ (empty: inf, -inf)
   static double dist(const double v, const double lo, const double hi) {
     return v < lo ? lo - v : v > hi ? v - hi : 0.0;
@@ -215,7 +215,7 @@ inline Bounds fill_pairs(const In& in, const int igp, const int ig0, const int l
 #pragma omp simd
   for (int k = 0; k < len; ++k) {
     const double wr = wt[2 * k], wi = wt[2 * k + 1], ir = ie[2 * k], ii = ie[2 * k + 1];
-    const double t2r = wr * wr - wi * wi, t2i = wr * wi + wi * wr;  // wtilde^2
+    const double t2r = wr * wr - wi * wi, t2i = wr * wi + wi * wr;      // wtilde^2
     const double o_r = t2r * ir - t2i * ii, o_i = t2r * ii + t2i * ir;  // Omega2 = wtilde^2 I_eps
     const double wi2 = wi * wi;
     f_wr[k] = wr;
@@ -252,11 +252,11 @@ enum class Rcp : int {
 // One band's scalars for the G loop.
 struct Band {
   const double *ar, *ai;  // Re and Im aqsntemp(ig0.., n1): the band block's split rows (host_policy's an_rows)
-  double amr, ami;   // aqsm = aqsmtemp_local(igp, n1): the loops' sums are taken times conj(aqsm) after them
+  double amr, ami;        // aqsm = aqsmtemp_local(igp, n1): the loops' sums are taken times conj(aqsm) after them
   double occ;
-  double cut16;      // 16 sexcut^2 (physics::near_pole_term)
-  Rcp empty;         // the reciprocals an empty band would like (where its bounds allow)
-  Rcp occupied;      // and an occupied band
+  double cut16;  // 16 sexcut^2 (physics::near_pole_term)
+  Rcp empty;     // the reciprocals an empty band would like (where its bounds allow)
+  Rcp occupied;  // and an occupied band
 };
 
 // Sums over a G block of up to kMaxGroup frequencies: sch*mat, occ*ssx*mat.
@@ -400,16 +400,17 @@ inline int occupied_band(const Rows& r, const int len, const Band& b, const doub
     }
     M regular[W];
     each<W>([&](auto w) {
-      if constexpr (Tail) regular[w] = simd::first_lanes<V>(len - k) & (wd[w] > l.thr);
-      else regular[w] = wd[w] > l.thr;
+      if constexpr (Tail)
+        regular[w] = simd::first_lanes<V>(len - k) & (wd[w] > l.thr);
+      else
+        regular[w] = wd[w] > l.thr;
       const V inv_regular = simd::keep(regular[w], R[w] * ws[w]);
       const V cmr = simd::fms(xv[w], l.Ur, l.Vr), cmi = simd::fms(xv[w], l.Ui, l.Vi);
       const V cpr = simd::fma(xv[w], l.Ur, l.Vr), cpi = simd::fma(xv[w], l.Ui, l.Vi);
       sr[w] = simd::fma(inv_regular, cmr, sr[w]);
       si[w] = simd::fma(inv_regular, cmi, si[w]);
       if constexpr (Cut) {
-        const M cut = regular[w] & negative[w] &
-                      (simd::load<V>(row_om2 + k) * R[w] > simd::load<V>(row_cut2 + k));
+        const M cut = regular[w] & negative[w] & (simd::load<V>(row_om2 + k) * R[w] > simd::load<V>(row_cut2 + k));
         const V inv_keep = simd::keep(regular[w] & ~cut, R[w] * wd[w]);
         const V inv_drop = simd::keep(cut, inv_regular);
         yr[w] = simd::fma(inv_drop, cmr, simd::fma(inv_keep, cpr, yr[w]));
@@ -540,15 +541,21 @@ inline void empty_band(const Rows& r, const int len, const Band& b, const double
     });
     // the terms that take the regular arm (where neither tested nor in the tail: all)
     const auto regular = [&](const int w) {
-      if constexpr (Checked && Tail) return simd::first_lanes<V>(len - k) & (wd[w] > l.thr);
-      else if constexpr (Checked) return wd[w] > l.thr;
-      else if constexpr (Tail) return simd::first_lanes<V>(len - k);
-      else return simd::all_lanes<V>();
+      if constexpr (Checked && Tail)
+        return simd::first_lanes<V>(len - k) & (wd[w] > l.thr);
+      else if constexpr (Checked)
+        return wd[w] > l.thr;
+      else if constexpr (Tail)
+        return simd::first_lanes<V>(len - k);
+      else
+        return simd::all_lanes<V>();
     };
     // the reciprocals of the regular terms (0 elsewhere)
     const auto take = [&](const int w, const V& v) {
-      if constexpr (Checked || Tail) return simd::keep(regular(w), v);
-      else return v;
+      if constexpr (Checked || Tail)
+        return simd::keep(regular(w), v);
+      else
+        return v;
     };
     if constexpr (!shared) {
       each<W>([&](auto w) { inv[w] = take(w, one / wd[w]); });
@@ -627,20 +634,28 @@ inline void band_groups(const Rows& r, const Bounds& bd, const int len, const Ba
     for (int w = 0; w < W; ++w) cut = cut || wx[W0 + w] < 0.0;
     const bool share = occupied_mode<W>(bd, b, wx + W0) == Rcp::SharedDivide;
     int n;  // the G with a term that is not regular
-    if (cut && share) n = occupied_band<V, W, true, Rcp::SharedDivide>(r, len, b, wx + W0, s);
-    else if (cut) n = occupied_band<V, W, true, Rcp::Divide>(r, len, b, wx + W0, s);
-    else if (share) n = occupied_band<V, W, false, Rcp::SharedDivide>(r, len, b, wx + W0, s);
-    else n = occupied_band<V, W, false, Rcp::Divide>(r, len, b, wx + W0, s);
+    if (cut && share)
+      n = occupied_band<V, W, true, Rcp::SharedDivide>(r, len, b, wx + W0, s);
+    else if (cut)
+      n = occupied_band<V, W, true, Rcp::Divide>(r, len, b, wx + W0, s);
+    else if (share)
+      n = occupied_band<V, W, false, Rcp::SharedDivide>(r, len, b, wx + W0, s);
+    else
+      n = occupied_band<V, W, false, Rcp::Divide>(r, len, b, wx + W0, s);
     near_pole_pass<V, W>(r, n, b, wx + W0, s);
     for (int w = 0; w < W; ++w) g.ssx[W0 + w] += am_conj * complex_t(s.xr[w], s.xi[w]);
   } else {
     const bool share = empty_mode<W>(bd, b, wx + W0) == Rcp::SharedDivide;
     bool checked = false;  // a term of the group may leave the regular arm
     for (int w = 0; w < W; ++w) checked = checked || !bd.all_regular(wx[W0 + w]);
-    if (share && checked) empty_band<V, W, Rcp::SharedDivide, true>(r, len, b, wx + W0, s);
-    else if (share) empty_band<V, W, Rcp::SharedDivide, false>(r, len, b, wx + W0, s);
-    else if (checked) empty_band<V, W, Rcp::Divide, true>(r, len, b, wx + W0, s);
-    else empty_band<V, W, Rcp::Divide, false>(r, len, b, wx + W0, s);
+    if (share && checked)
+      empty_band<V, W, Rcp::SharedDivide, true>(r, len, b, wx + W0, s);
+    else if (share)
+      empty_band<V, W, Rcp::SharedDivide, false>(r, len, b, wx + W0, s);
+    else if (checked)
+      empty_band<V, W, Rcp::Divide, true>(r, len, b, wx + W0, s);
+    else
+      empty_band<V, W, Rcp::Divide, false>(r, len, b, wx + W0, s);
   }
   for (int w = 0; w < W; ++w) g.sch[W0 + w] += am_conj * complex_t(s.sr[w], s.si[w]);
   if constexpr (W0 + W < NW) band_groups<V, NW, W0 + W>(r, bd, len, b, wx, g);
@@ -682,42 +697,41 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, const
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::host::aqsn_rows"), 2 * an_bands, an_stride);
   for (int nb0 = 0; nb0 < d.nbands; nb0 += band_block) {
     const int nb1 = band_block < d.nbands - nb0 ? nb0 + band_block : d.nbands;
-    Kokkos::parallel_for(
-        "gpp::host::aqsn_rows", Kokkos::RangePolicy<ExecSpace>(space, 0, nb1 - nb0), [=](const int j) {
-          const double* __restrict a = reinterpret_cast<const double*>(&in.aqsntemp(0, nb0 + j));
-          double* __restrict re = &an_rows(2 * j, 0);
-          double* __restrict im = &an_rows(2 * j + 1, 0);
+    Kokkos::parallel_for("gpp::host::aqsn_rows", Kokkos::RangePolicy<ExecSpace>(space, 0, nb1 - nb0), [=](const int j) {
+      const double* __restrict a = reinterpret_cast<const double*>(&in.aqsntemp(0, nb0 + j));
+      double* __restrict re = &an_rows(2 * j, 0);
+      double* __restrict im = &an_rows(2 * j + 1, 0);
 #pragma omp simd
-          for (int ig = 0; ig < in.ncouls; ++ig) re[ig] = a[2 * ig], im[ig] = a[2 * ig + 1];
-          for (int ig = in.ncouls; ig < an_stride; ++ig) re[ig] = im[ig] = 0.0;
-        });
+      for (int ig = 0; ig < in.ncouls; ++ig) re[ig] = a[2 * ig], im[ig] = a[2 * ig + 1];
+      for (int ig = in.ncouls; ig < an_stride; ++ig) re[ig] = im[ig] = 0.0;
+    });
     // A host lambda: the policy runs on host spaces only, and its G loops are host code.
-    Kokkos::parallel_for(
-        "gpp::host", Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, d.ngpown),
-        [=](const int igp) {
-          buffer.with([&](const Rows& rows) {
-            SigmaAccum<NW> g = gp_sums(igp);  // sch*mat and occ*ssx*mat for this G'
-            for (int ig0 = 0; ig0 < in.ncouls; ig0 += ig_block) {
-              const int len = ig_block < in.ncouls - ig0 ? ig_block : in.ncouls - ig0;
-              const Bounds bounds = fill_pairs(in, igp, ig0, len, rows);
-              for (int n1 = nb0; n1 < nb1; ++n1) {
-                const complex_t aqsm = Order::aqsm(in, igp, n1);
-                double wx[NW];
-                for (int w = 0; w < NW; ++w) wx[w] = Order::wx(in, w, n1);
-                const Band b{&an_rows(2 * (n1 - nb0), ig0),
-                             &an_rows(2 * (n1 - nb0) + 1, ig0),
-                             aqsm.real(),
-                             aqsm.imag(),
-                             in.occ_array(n1),
-                             cut16,
-                             c.empty,
-                             c.occupied};
-                band_groups<V, NW>(rows, bounds, len, b, wx, g);
-              }
-            }
-            gp_sums(igp) = g;
-          });
-        });
+    Kokkos::parallel_for("gpp::host",
+                         Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, d.ngpown),
+                         [=](const int igp) {
+                           buffer.with([&](const Rows& rows) {
+                             SigmaAccum<NW> g = gp_sums(igp);  // sch*mat and occ*ssx*mat for this G'
+                             for (int ig0 = 0; ig0 < in.ncouls; ig0 += ig_block) {
+                               const int len = ig_block < in.ncouls - ig0 ? ig_block : in.ncouls - ig0;
+                               const Bounds bounds = fill_pairs(in, igp, ig0, len, rows);
+                               for (int n1 = nb0; n1 < nb1; ++n1) {
+                                 const complex_t aqsm = Order::aqsm(in, igp, n1);
+                                 double wx[NW];
+                                 for (int w = 0; w < NW; ++w) wx[w] = Order::wx(in, w, n1);
+                                 const Band b{&an_rows(2 * (n1 - nb0), ig0),
+                                              &an_rows(2 * (n1 - nb0) + 1, ig0),
+                                              aqsm.real(),
+                                              aqsm.imag(),
+                                              in.occ_array(n1),
+                                              cut16,
+                                              c.empty,
+                                              c.occupied};
+                                 band_groups<V, NW>(rows, bounds, len, b, wx, g);
+                               }
+                             }
+                             gp_sums(igp) = g;
+                           });
+                         });
   }
   Kokkos::parallel_reduce(
       "gpp::host::weight", Kokkos::RangePolicy<ExecSpace>(space, 0, d.ngpown),
@@ -733,8 +747,9 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, const
 std::vector<ParamSpec> host_params() {
   const auto first = [](std::vector<std::string> values, const std::string& def) {
     const auto it = std::find(values.begin(), values.end(), def);
-    if (it == values.end()) throw Error(std::string("shipped defaults ") + tuning_defaults::kHostFile + ": " + def +
-                                        " is not a value of a host param");
+    if (it == values.end())
+      throw Error(std::string("shipped defaults ") + tuning_defaults::kHostFile + ": " + def +
+                  " is not a value of a host param");
     std::rotate(values.begin(), it, it + 1);
     return values;
   };

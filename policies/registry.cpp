@@ -61,30 +61,31 @@ PolicyEntry with_defaults(PolicyEntry e, const char* file, const char* basis) {
 #define GPP_RUNNER_FOR_DEVICE_HostOnly(runner) nullptr
 #define GPP_MAX_NW_InPasses GPP_MAX_NW
 #define GPP_MAX_NW_AnyNw 0
-#define GPP_POLICY(runner, name, description, spaces, frequencies, tile_rank, ...)                  \
+#define GPP_POLICY(runner, name, description, spaces, frequencies, tile_rank, ...)                \
   entry(name, description, tile_rank, GPP_MAX_NW_##frequencies, {__VA_ARGS__}, &runner<HostExec>, \
         GPP_RUNNER_FOR_DEVICE_##spaces(runner))
 
 const std::vector<PolicyEntry>& policy_registry() {
   static const std::vector<PolicyEntry> registry = {
-      GPP_POLICY(run_v0_collapse3, "v0-collapse3",
-                 "MDRange<3> over G, G', band (G fastest); literal physics (complex divide, abs, 3-way branch); one reduction",
-                 Every, InPasses, 3, "tile"),
-      GPP_POLICY(run_v1_reciprocal, "v1-reciprocal", "v0 with complex divides replaced by a real reciprocal and multiplies",
-                 Every, InPasses, 3, "tile"),
+      GPP_POLICY(
+          run_v0_collapse3, "v0-collapse3",
+          "MDRange<3> over G, G', band (G fastest); literal physics (complex divide, abs, 3-way branch); one reduction",
+          Every, InPasses, 3, "tile"),
+      GPP_POLICY(run_v1_reciprocal, "v1-reciprocal",
+                 "v0 with complex divides replaced by a real reciprocal and multiplies", Every, InPasses, 3, "tile"),
       GPP_POLICY(run_v2_branch2, "v2-branch2", "v1 with a 2-way branch (sch, ssx zero-initialised)", Every, InPasses, 3,
                  "tile"),
-      GPP_POLICY(run_v3_noabs, "v3-noabs", "v2 with squared magnitudes instead of abs() in the cutoff", Every, InPasses, 3,
-                 "tile"),
-      GPP_POLICY(run_v4_collapse2, "v4-collapse2", "MDRange<2> over G, G' (G fastest); band loop sequential in each thread",
-                 Every, InPasses, 2, "tile"),
+      GPP_POLICY(run_v3_noabs, "v3-noabs", "v2 with squared magnitudes instead of abs() in the cutoff", Every, InPasses,
+                 3, "tile"),
+      GPP_POLICY(run_v4_collapse2, "v4-collapse2",
+                 "MDRange<2> over G, G' (G fastest); band loop sequential in each thread", Every, InPasses, 2, "tile"),
       GPP_POLICY(run_v5_iw_outside, "v5-iw-outside", "v4 with one reduction per frequency (two complex sums each)",
                  Every, AnyNw, 2, "tile"),
       GPP_POLICY(run_v6_blocked, "v6-blocked",
                  "TeamPolicy: a team per (G', band block), threads over G in G blocks; one reduction per frequency",
                  Every, AnyNw, 0, "band-block", "ig-block", "team-size", "vector-length"),
-      GPP_POLICY(run_v7_swapped, "v7-swapped", "v6 reading wx and aqsmtemp_local from band-contiguous copies",
-                 Every, AnyNw, 0, "band-block", "ig-block", "team-size", "vector-length"),
+      GPP_POLICY(run_v7_swapped, "v7-swapped", "v6 reading wx and aqsmtemp_local from band-contiguous copies", Every,
+                 AnyNw, 0, "band-block", "ig-block", "team-size", "vector-length"),
       GPP_POLICY(run_v8_bounded, "v8-bounded", "v7 with 512 threads per team and LaunchBounds<512,1> (128 registers)",
                  Every, AnyNw, 0, "band-block", "ig-block", "team-size", "vector-length"),
       with_defaults(GPP_POLICY(run_tuned, "tuned",
@@ -126,7 +127,9 @@ Tunables& PolicyEntry::check_tunables_of(Tunables& t) const {
 }
 
 void check_tunables(const PolicyEntry& entry, const Tunables& t) {
-  auto reads = [&](const char* n) { return std::find(entry.tunables.begin(), entry.tunables.end(), n) != entry.tunables.end(); };
+  auto reads = [&](const char* n) {
+    return std::find(entry.tunables.begin(), entry.tunables.end(), n) != entry.tunables.end();
+  };
   auto check = [&](int v, const char* n) {
     if (v < 0) throw Error(std::string("--") + n + " must be positive (got " + std::to_string(v) + ")");
     if (v > 0 && !reads(n)) throw Error("policy " + entry.name + " has no tunable --" + n);

@@ -95,9 +95,8 @@ BandBlocks<MemorySpace> band_blocks(const ExecSpace& space, const GppData<Memory
   std::vector<int> order;
   for (int n = 0; n < d.nbands; ++n)
     if (occ(n) != 0.0) order.push_back(n);
-  std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
-    return occ(x) > occ(y) || (occ(x) == occ(y) && negative[x] < negative[y]);
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int x, int y) { return occ(x) > occ(y) || (occ(x) == occ(y) && negative[x] < negative[y]); });
   const int n_occupied = int(order.size());
   for (int n = 0; n < d.nbands; ++n)
     if (occ(n) == 0.0) order.push_back(n);
@@ -118,8 +117,8 @@ BandBlocks<MemorySpace> band_blocks(const ExecSpace& space, const GppData<Memory
   r.occupied_blocks = occupied_blocks;
   r.blocks = int(start.size()) - 1;
   r.order = BandOrder<MemorySpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::tuned::band_order"), d.nbands);
-  r.start = BandOrder<MemorySpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::tuned::block_start"),
-                                   start.size());
+  r.start =
+      BandOrder<MemorySpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::tuned::block_start"), start.size());
   using HostInts = Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
   Kokkos::deep_copy(space, r.order, HostInts(order.data(), order.size()));
   Kokkos::deep_copy(space, r.start, HostInts(start.data(), start.size()));
@@ -154,10 +153,10 @@ std::size_t staged_bytes(const int bands, const int team) {
   using Offsets = Kokkos::View<std::int64_t*, Scratch, Kokkos::MemoryUnmanaged>;
   using Ints = Kokkos::View<int*, Scratch, Kokkos::MemoryUnmanaged>;
   using Queue = Kokkos::View<std::uint16_t*, Scratch, Kokkos::MemoryUnmanaged>;
-  const std::size_t near = Occupied ? Doubles::shmem_size(std::size_t(team) * 4 * K) +
-                                          Ints::shmem_size(std::size_t(team)) +
-                                          Queue::shmem_size(std::size_t(team) * kRun)
-                                    : 0;
+  const std::size_t near = Occupied
+                               ? Doubles::shmem_size(std::size_t(team) * 4 * K) + Ints::shmem_size(std::size_t(team)) +
+                                     Queue::shmem_size(std::size_t(team) * kRun)
+                               : 0;
   return Doubles::shmem_size(std::size_t(bands) * Staged<NW, K>::stride + 2 * NW) +
          Offsets::shmem_size(std::size_t(bands) + 2) +
          Ints::shmem_size(std::size_t(bands) * Staged<NW, K>::int_stride) + near;
@@ -255,8 +254,8 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
         [&](const int ig, SigmaAccum<NW>& mine) {
           physics::PairTerms p[K];  // sch's G' weight 0.5 vcoul folded in (ssx's: vcoul, ratio 2)
           for (int j = 0; j < K; ++j)
-            p[j] = physics::pair_terms(in.wtilde_array(ig, igp[j]), in.I_eps_array(ig, igp[j]), in.sexcut,
-                                       in.limittwo, 0.5 * vcoul[j]);
+            p[j] = physics::pair_terms(in.wtilde_array(ig, igp[j]), in.I_eps_array(ig, igp[j]), in.sexcut, in.limittwo,
+                                       0.5 * vcoul[j]);
           if constexpr (Occupied) {  // what the near-pole pass reads of this thread's pairs
             for (int j = 0; j < K; ++j) {
               pair_slot(0, j, me) = p[j].wr;
@@ -288,7 +287,7 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
           // many on si214's data) set the pace. Any thread may add any arm to its sum (the
           // team adds them all), from the arm's thread's slots. Elsewhere (a warp cut
           // short by the range's end, a host thread) a thread computes its own.
-          const auto near_pass = [&](const int r0, const unsigned (&near_bits)[K][NW]) {
+          const auto near_pass = [&](const int r0, const unsigned(&near_bits)[K][NW]) {
             const int first = me - me % backend::kWarpLanes;
             const bool together = backend::warp_together(
                 me, first + backend::kWarpLanes <= team && ig - (me - first) + backend::kWarpLanes <= in.ncouls);
@@ -311,8 +310,8 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
                   const complex_t Iw(pair_slot(2, j, src), pair_slot(3, j, src));
                   const char* const a = reinterpret_cast<const char*>(in.aqsntemp.data() + ig_slot(src));
                   const complex_t aqsn = *reinterpret_cast<const complex_t*>(a + staged_off(i));
-                  mine.ssx[w] -= physics::near_pole_of_band(pair_slot(0, j, src), pair_slot(1, j, src), Iw, aqsm,
-                                                            aqsn, s[w], cut16);
+                  mine.ssx[w] -= physics::near_pole_of_band(pair_slot(0, j, src), pair_slot(1, j, src), Iw, aqsm, aqsn,
+                                                            s[w], cut16);
                 }
                 if (together) backend::warp_sync();  // before the queue is written again
               }
@@ -348,8 +347,8 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
                 const auto wx_negative = [&](const int w) { return neg[w] != 0; };
                 for (int j = 0; j < K; ++j) {
                   if constexpr (Occupied) {
-                    physics::occupied_band<decltype(tested)::value>(p[j], mat[j], wx, wx_negative, mine,
-                                                                     near_bits[j], 1u << (i - r0));
+                    physics::occupied_band<decltype(tested)::value>(p[j], mat[j], wx, wx_negative, mine, near_bits[j],
+                                                                    1u << (i - r0));
                   } else {
                     const complex_t aqsm(s[NW + 1 + 2 * j], s[NW + 2 + 2 * j]);
                     physics::empty_band_unweighted<decltype(tested)::value>(p[j], aqsm, aqsn, wx, part[j]);
@@ -402,8 +401,9 @@ SigmaSums tuned(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t
   // A block never holds more bands than the deck: the kernels use the smaller (so that
   // k + band_block cannot overflow), and its per-band values must fit in team scratch.
   const int block = band_block < d.nbands ? band_block : d.nbands;
-  const int max_team = Policy(space, 1, 1).team_size_max(
-      KOKKOS_LAMBDA(const typename Policy::member_type&, SigmaAccum<NW>&){}, Kokkos::ParallelReduceTag());
+  const int max_team = Policy(space, 1, 1)
+                           .team_size_max(KOKKOS_LAMBDA(const typename Policy::member_type&, SigmaAccum<NW>&){},
+                                          Kokkos::ParallelReduceTag());
   if (t.team_size > max_team)
     throw Error("--team-size " + std::to_string(t.team_size) + " exceeds the " + std::to_string(max_team) +
                 " threads this kernel can launch on " + ExecSpace::name());
@@ -414,8 +414,9 @@ SigmaSums tuned(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t
   const std::size_t scratch_max = Policy::scratch_size_max(0);
   if (scratch > scratch_max)
     throw Error("--band-block " + std::to_string(band_block) + ": tuned stages " + std::to_string(block) +
-                " bands' values in team scratch memory, " + std::to_string(scratch) + " bytes per team, more than the " +
-                std::to_string(scratch_max) + " " + ExecSpace::name() + " allows; take a smaller band block");
+                " bands' values in team scratch memory, " + std::to_string(scratch) +
+                " bytes per team, more than the " + std::to_string(scratch_max) + " " + ExecSpace::name() +
+                " allows; take a smaller band block");
   t.band_block = band_block;
   t.team_size = team_size;
   SigmaAccum<NW> result;

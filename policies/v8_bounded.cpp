@@ -6,7 +6,7 @@ namespace gpp {
 template <class ExecSpace>
 SigmaSums run_v8_bounded(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t, const RunMode mode) {
   return kernels::blocked<kernels::BandContiguous, Kokkos::LaunchBounds<512, 1>, 512>("gpp::v8_bounded", space, d, t,
-                                                                                       mode);
+                                                                                      mode);
 }
 GPP_INSTANTIATE_RUNNER(run_v8_bounded)
 }  // namespace gpp

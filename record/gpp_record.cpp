@@ -128,7 +128,6 @@ const char* verified_word(const RunRecord& r, const PolicyRun& run) {
   return run.verified ? "yes" : "no";
 }
 
-
 Json json_space(const SpaceInfo& s) {
   Json j = Json::object();
   j["kind"] = to_string(s.kind);
@@ -297,10 +296,11 @@ std::string csv_row(const RunRecord& r, const PolicyRun& run) {
   auto opt = [](int v) { return v > 0 ? std::to_string(v) : std::string(); };
   const DeckInfo& d = r.deck;
   const bool ran = !run.times.empty();
-  o << RunRecord::kSchemaVersion << "," << r.date << "," << formats::csv_field(r.build.git) << "," << formats::csv_field(r.build.version)
-    << "," << formats::csv_field(r.build.kokkos_version) << "," << formats::csv_field(run.space.backend) << ","
-    << to_string(run.space.kind) << "," << formats::csv_field(run.space.device) << "," << formats::csv_field(d.name) << "," << d.nbands
-    << "," << d.ngpown << "," << d.ncouls << "," << d.nw << "," << d.updates << "," << formats::csv_field(run.policy) << ","
+  o << RunRecord::kSchemaVersion << "," << r.date << "," << formats::csv_field(r.build.git) << ","
+    << formats::csv_field(r.build.version) << "," << formats::csv_field(r.build.kokkos_version) << ","
+    << formats::csv_field(run.space.backend) << "," << to_string(run.space.kind) << ","
+    << formats::csv_field(run.space.device) << "," << formats::csv_field(d.name) << "," << d.nbands << "," << d.ngpown
+    << "," << d.ncouls << "," << d.nw << "," << d.updates << "," << formats::csv_field(run.policy) << ","
     << opt(run.tunables.band_block) << "," << opt(run.tunables.ig_block) << "," << opt(run.tunables.team_size) << ","
     << opt(run.tunables.vector_length) << "," << sweep::tile_text(run.tunables.tile) << "," << run.times.size() << ",";
   if (ran) {
@@ -329,7 +329,8 @@ std::string describe_provenance(const RunRecord& r) {
   std::vector<std::string> seen;
   for (const auto& run : r.runs) {
     const std::string line = std::string("space ") + to_string(run.space.kind) + ": " + run.space.backend +
-                             " (concurrency " + std::to_string(run.space.concurrency) + "), device: " + run.space.device;
+                             " (concurrency " + std::to_string(run.space.concurrency) +
+                             "), device: " + run.space.device;
     if (std::find(seen.begin(), seen.end(), line) == seen.end()) {
       seen.push_back(line);
       o << line << "\n";

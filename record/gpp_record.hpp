@@ -45,13 +45,13 @@ struct DeckInfo {
 struct PolicyRun {
   std::string policy;
   SpaceInfo space;
-  Tunables tunables;          // the values that ran, defaults resolved
+  Tunables tunables;  // the values that ran, defaults resolved
   // Where the requested values came from: "default", "command line", "tuning file PATH",
   // "sweep", "tune", or per tunable ("band_block: command line; team_size: tuning file PATH").
   std::string tunables_source = "default";
   std::vector<double> times;  // seconds, warm-up excluded
   SigmaResult result;
-  double rel_error = 0;       // worst over all runs (warm-up included)
+  double rel_error = 0;  // worst over all runs (warm-up included)
   bool verified = false;
   std::string status = "ok";  // ok | wrong (failed verification) | invalid (could not run)
   std::string reason;         // invalid: why
@@ -96,7 +96,7 @@ struct RunRecord {
   // setup
   double setup_s = 0, read_s = 0, check_s = 0, transfer_s = 0;
   long long read_bytes = 0, data_bytes = 0, device_mem_peak_bytes = -1;
-  double transfer_bytes = 0;  // copied once to the device (the whole share, or bands and resident G')
+  double transfer_bytes = 0;   // copied once to the device (the whole share, or bands and resident G')
   double transfer_copy_s = 0;  // of transfer_s: the copies' own time (device timers; -1: unknown)
   // the static remainder
   std::optional<std::complex<double>> achstemp;

@@ -78,7 +78,8 @@ void write_results_h5(const std::string& path, const RunRecord& r) {
   }
   if (r.achstemp_rel_error) h.attribute("verification", "achstemp_rel_error", *r.achstemp_rel_error);
   for (const auto& run : r.runs) {
-    const std::string g = "runs/" + run.policy + (r.runs.size() > 1 ? "@" + std::string(to_string(run.space.kind)) : "");
+    const std::string g =
+        "runs/" + run.policy + (r.runs.size() > 1 ? "@" + std::string(to_string(run.space.kind)) : "");
     h.dataset(g, "achtemp", run.result.achtemp)
         .dataset(g, "asxtemp", run.result.asxtemp)
         .dataset(g, "times_s", run.times)
@@ -98,7 +99,8 @@ void write_results_h5(const std::string& path, const RunRecord& r) {
   }
   // The first (with one --policy, the only) run's results at the top, as links.
   if (!r.runs.empty()) {
-    const std::string g = "/runs/" + r.runs[0].policy + (r.runs.size() > 1 ? "@" + std::string(to_string(r.runs[0].space.kind)) : "");
+    const std::string g =
+        "/runs/" + r.runs[0].policy + (r.runs.size() > 1 ? "@" + std::string(to_string(r.runs[0].space.kind)) : "");
     for (const char* name : {"achtemp", "asxtemp", "times_s"}) h.link(std::string("/") + name, g + "/" + name);
   }
   h.commit();

@@ -118,8 +118,8 @@ struct ChunkStream<ExecSpace>::Block {
   std::size_t src_ld;     // bytes from one column to the next there
   std::size_t col_bytes;  // bytes of each column copied
   std::size_t cols;
-  std::size_t offset;     // in the staging buffer
-  char* dst;              // on the space: cols * col_bytes contiguous bytes
+  std::size_t offset;  // in the staging buffer
+  char* dst;           // on the space: cols * col_bytes contiguous bytes
   std::size_t bytes() const { return col_bytes * cols; }
   // Bytes [x, y) of the packed block into staging at `base`.
   void pack(char* base, std::size_t x, const std::size_t y) const {
@@ -463,8 +463,8 @@ void ChunkStream<ExecSpace>::pass(const ExecSpace& space, const Consumer& f, con
   std::vector<Piece> pieces;
   double bytes = 0;
   for (int i = 0; i < m; ++i) {
-    pieces.push_back(chunk_piece(plan_.streamed[std::size_t(i)].first, plan_.streamed[std::size_t(i)].second,
-                                 i % plan_.slots));
+    pieces.push_back(
+        chunk_piece(plan_.streamed[std::size_t(i)].first, plan_.streamed[std::size_t(i)].second, i % plan_.slots));
     for (const Block& b : pieces.back()) bytes += double(b.bytes());
   }
   double kernel_s = 0, copy_s = 0;

@@ -88,9 +88,9 @@ struct StreamStats {
   double upload_copy_s = 0;               // of upload_s: the copies' own time (device timers; -1: unknown)
   int passes = 0;                         // streamed passes
   double stream_bytes = 0;                // copied by the streamed passes, all of them
-  double copy_s = 0;     // the streamed copies' own time (device timers; -1: unknown)
-  double pass_s = 0;     // the streamed passes' wall time
-  double kernel_s = 0;   // of pass_s: inside the kernels (the passes' callbacks)
+  double copy_s = 0;                      // the streamed copies' own time (device timers; -1: unknown)
+  double pass_s = 0;                      // the streamed passes' wall time
+  double kernel_s = 0;                    // of pass_s: inside the kernels (the passes' callbacks)
   double exposed_s() const { return pass_s - kernel_s; }  // copies not hidden behind kernels
 };
 

@@ -32,25 +32,31 @@ constexpr int kRegular = 0, kNearPole = 1, kZeroArm = 2;
 
 // What the vector form reads of one (G, G') pair: one row each per chunk of G on a host.
 enum Field : int {
-  kWr, kWi,      // wtilde
-  kWi2,          // Im(wtilde)^2
-  kThrRegular,   // max(limittwo, |wtilde|^2 / limitone): the regular arm where |wdiff|^2 is above it
-  kThrNear,      // |wtilde|^2 / TOL_Zero: the near-pole arm (off the regular one) where |wdiff|^2 is below it
-  kW2r,          // Re(wtilde^2)
-  kW2i2,         // Im(wtilde^2)^2
-  kOsq,          // |Omega2|^2, Omega2 = wtilde^2 I_eps
-  kIsq16,        // |I_eps|^2 / 16
-  kCut2,         // sexcut^2 |I_eps|^2
-  kIr, kIi,      // I_eps
-  kOr, kOi,      // Omega2
-  kW2i,          // Im(wtilde^2)
+  kWr,
+  kWi,          // wtilde
+  kWi2,         // Im(wtilde)^2
+  kThrRegular,  // max(limittwo, |wtilde|^2 / limitone): the regular arm where |wdiff|^2 is above it
+  kThrNear,     // |wtilde|^2 / TOL_Zero: the near-pole arm (off the regular one) where |wdiff|^2 is below it
+  kW2r,         // Re(wtilde^2)
+  kW2i2,        // Im(wtilde^2)^2
+  kOsq,         // |Omega2|^2, Omega2 = wtilde^2 I_eps
+  kIsq16,       // |I_eps|^2 / 16
+  kCut2,        // sexcut^2 |I_eps|^2
+  kIr,
+  kIi,  // I_eps
+  kOr,
+  kOi,   // Omega2
+  kW2i,  // Im(wtilde^2)
   kFields
 };
 // What a band adds to a pair: its aqsntemp at G times the pair's I_eps and Omega2.
 enum BandField : int {
-  kPr, kPi,      // P = I_eps aqsntemp
-  kQr, kQi,      // Q = Omega2 aqsntemp
-  kQrW, kQiW,    // Re Q and Im Q times Im(wtilde^2)
+  kPr,
+  kPi,  // P = I_eps aqsntemp
+  kQr,
+  kQi,  // Q = Omega2 aqsntemp
+  kQrW,
+  kQiW,  // Re Q and Im Q times Im(wtilde^2)
   kBandFields
 };
 
@@ -166,7 +172,7 @@ KOKKOS_FORCEINLINE_FUNCTION Term term_from(const Row& p, const BandRow& n, const
   const double rc = wq * u.c2, rn = wq * u.cden2;  // 1/|cden|^2, 1/|c|^2
   t.sch_r = u.a * n[kPr] - u.b * n[kPi];
   t.sch_i = u.a * n[kPi] + u.b * n[kPr];
-  t.sch_scale = u.cc * q;  // 1/|wdiff|^2
+  t.sch_scale = u.cc * q;                                           // 1/|wdiff|^2
   const double nr = u.a * u.c_r + u.bb, ni = 0.5 * u.b * u.wdiffr;  // (a + ib) conj(c)
   // Both arms' values blended by m (exact: m is 1 or 0, and both are finite within the
   // range): a select would make g++ load Q's rows under a mask, which it then did not
@@ -310,7 +316,7 @@ struct BandRowsAt {
 // Per G', over all bands: per frequency sch (re, im) and ssx (re, im), then achstemp (re,
 // im): compensated, before the G' factors; and the arms.
 struct HostAccumulators {
-  Kokkos::View<Compensated**, Kokkos::LayoutRight, Kokkos::HostSpace> sums;  // (ngpown, 4 nw + 2)
+  Kokkos::View<Compensated**, Kokkos::LayoutRight, Kokkos::HostSpace> sums;   // (ngpown, 4 nw + 2)
   Kokkos::View<std::int64_t**, Kokkos::LayoutRight, Kokkos::HostSpace> arms;  // (ngpown, 24)
 };
 
@@ -484,14 +490,15 @@ inline void chunk_terms(double* rows, const int len, const int frequencies, cons
 }
 
 template <class ExecSpace>
-void host_block(const ExecSpace& space, const GppData<typename ExecSpace::memory_space>& d, const int b0,
-                const int b1, const HostAccumulators& acc,
+void host_block(const ExecSpace& space, const GppData<typename ExecSpace::memory_space>& d, const int b0, const int b1,
+                const HostAccumulators& acc,
                 const Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace>& scratch,
                 const Kokkos::Experimental::UniqueToken<ExecSpace>& token) {
   const int nw = d.nw, ncouls = d.ncouls;
   const double limittwo = d.limittwo, sexcut = d.sexcut, sexcut2 = d.sexcut * d.sexcut;
   Kokkos::parallel_for(
-      "gpp::reference::fast_host", Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, d.ngpown),
+      "gpp::reference::fast_host",
+      Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, d.ngpown),
       [&, b0, b1, nw, ncouls, limittwo, sexcut, sexcut2](const int igp) {
         const int id = token.acquire();
         double* const rows = &scratch(id, 0);  // kRows rows of kChunk
@@ -555,8 +562,8 @@ void host_block(const ExecSpace& space, const GppData<typename ExecSpace::memory
                 x1 = d.wx_array_t(iw + 1, n1);
                 taken = 2;
               }
-              chunk_terms(rows, len, taken, x0, x1, occ != 0.0, in_range(x0) && (taken == 1 || in_range(x1)),
-                          limittwo, sexcut, c);
+              chunk_terms(rows, len, taken, x0, x1, occ != 0.0, in_range(x0) && (taken == 1 || in_range(x1)), limittwo,
+                          sexcut, c);
               for (int j = 0; j < taken; ++j, ++iw) {
                 const double* chunk = c[j].sums;
                 Compensated* s = sums + 4 * iw;
@@ -581,10 +588,10 @@ template <class ExecSpace>
 ReferencePass host_pass(const ExecSpace& space, const GppData<typename ExecSpace::memory_space>& d,
                         const std::function<void(double)>& done) {
   const int nw = d.nw, ngpown = d.ngpown;
-  HostAccumulators acc{Kokkos::View<Compensated**, Kokkos::LayoutRight, Kokkos::HostSpace>(
-                           "gpp::reference::fast_sums", ngpown, 4 * nw + 2),
-                       Kokkos::View<std::int64_t**, Kokkos::LayoutRight, Kokkos::HostSpace>(
-                           "gpp::reference::fast_arms", ngpown, 24)};
+  HostAccumulators acc{
+      Kokkos::View<Compensated**, Kokkos::LayoutRight, Kokkos::HostSpace>("gpp::reference::fast_sums", ngpown,
+                                                                          4 * nw + 2),
+      Kokkos::View<std::int64_t**, Kokkos::LayoutRight, Kokkos::HostSpace>("gpp::reference::fast_arms", ngpown, 24)};
   Kokkos::Experimental::UniqueToken<ExecSpace> token(space);
   Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> scratch(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::reference::fast_rows"), token.size(), kRows * kChunk);

@@ -18,9 +18,9 @@ namespace gpp::session {
 
 /// What one pass over every term of a deck (this rank's share) finds.
 struct ReferencePass {
-  SigmaSums sums;                  // sch_sum, ssx_sum per frequency (start values not applied)
-  std::complex<double> achstemp;   // the static remainder
-  counts::ArmCounts arms;          // every term's arm (occupied?, wx < 0?, arm, cut?)
+  SigmaSums sums;                                     // sch_sum, ssx_sum per frequency (start values not applied)
+  std::complex<double> achstemp;                      // the static remainder
+  counts::ArmCounts arms;                             // every term's arm (occupied?, wx < 0?, arm, cut?)
   ReferencePass& operator+=(const ReferencePass& o);  // another chunk's or rank's share
 };
 

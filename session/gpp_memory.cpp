@@ -4,7 +4,6 @@
 #include "gpp_io_util.hpp"
 #include "gpp_types.hpp"
 
-
 #include <utility>
 #include <vector>
 
@@ -48,9 +47,10 @@ void check_memory_fits(const std::string& what, long long nbands, long long ngpo
   // that do not fit are processed in chunks (docs/mpi.md), so only the arrays every
   // chunk repeats and one G' column must fit.
   if (const long long free_bytes = backend::device_memory().free; free_bytes >= 0) {
-    const std::vector<Array> device = {{"aqsntemp", band_g},
-                                       {"one G' column (I_eps_array, wtilde_array, aqsmtemp_local)", 2 * c * ncouls + 3 * c * nbands},
-                                       {"wx_array_t and wx_array_bt", 2 * r * nw * nbands}};
+    const std::vector<Array> device = {
+        {"aqsntemp", band_g},
+        {"one G' column (I_eps_array, wtilde_array, aqsmtemp_local)", 2 * c * ncouls + 3 * c * nbands},
+        {"wx_array_t and wx_array_bt", 2 * r * nw * nbands}};
     refuse_unless_fits(what, device, (long double)free_bytes, "device");
   }
 }

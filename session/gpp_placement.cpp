@@ -15,12 +15,14 @@ namespace {
 
 // Options and variables with which the user (or the launcher) chooses the device.
 bool device_chosen(const std::vector<std::string>& args) {
-  for (const char* var : {"KOKKOS_DEVICE_ID", "KOKKOS_NUM_DEVICES", "KOKKOS_MAP_DEVICE_ID_BY", "KOKKOS_VISIBLE_DEVICES"})
+  for (const char* var :
+       {"KOKKOS_DEVICE_ID", "KOKKOS_NUM_DEVICES", "KOKKOS_MAP_DEVICE_ID_BY", "KOKKOS_VISIBLE_DEVICES"})
     if (std::getenv(var)) return true;
   for (const std::string& a : args) {
     const std::string name = a.substr(0, a.find('='));
-    for (const char* option : {"--kokkos-device-id", "--kokkos-device", "--device-id", "--device", "--kokkos-num-devices",
-                               "--kokkos-ndevices", "--num-devices", "--ndevices", "--kokkos-map-device-id-by"})
+    for (const char* option :
+         {"--kokkos-device-id", "--kokkos-device", "--device-id", "--device", "--kokkos-num-devices",
+          "--kokkos-ndevices", "--num-devices", "--ndevices", "--kokkos-map-device-id-by"})
       if (name == option) return true;
   }
   return false;
@@ -85,7 +87,8 @@ int fail_this_rank(const std::string& command, const std::string& message, int c
     std::cerr << "gpp " << command << ": error: " << message << "\n";
     return code;
   }
-  std::fprintf(stderr, "gpp %s: error (rank %d of %d): %s\n", command.c_str(), mpi::rank(), mpi::size(), message.c_str());
+  std::fprintf(stderr, "gpp %s: error (rank %d of %d): %s\n", command.c_str(), mpi::rank(), mpi::size(),
+               message.c_str());
   std::fflush(stderr);
   return mpi::abort_all(code);
 }

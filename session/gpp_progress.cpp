@@ -38,12 +38,13 @@ std::string Progress::duration(double seconds) {
   return buf;
 }
 
-Progress::Progress() : Progress([] {
-  Options o;
-  o.live = ::isatty(STDERR_FILENO) != 0;
-  o.enabled = mpi::rank() == 0;
-  return o;
-}()) {}
+Progress::Progress()
+    : Progress([] {
+        Options o;
+        o.live = ::isatty(STDERR_FILENO) != 0;
+        o.enabled = mpi::rank() == 0;
+        return o;
+      }()) {}
 
 Progress::Progress(Options o) : o_(std::move(o)), out_(o_.out ? o_.out : &std::cerr) {
   if (o_.enabled && o_.heartbeat) heartbeat_ = std::thread([this] { run_heartbeat(); });

@@ -271,9 +271,9 @@ std::string digest_of(const DeckParams& p) {
 std::string digest_of(const InputDeck& in) {
   Digest d;
   d.text("file");
-  for (const int v : {in.sig_ntband, in.gvec_ng, in.ncoul, in.epsmpi_ngpown_max, in.peinf_ntband_max,
-                      in.peinf_ntband_dist, in.ipe, in.ispin, in.ngpown, in.ncouls, in.nstart, in.nend, in.sig_fdf,
-                      in.nvband})
+  for (const int v :
+       {in.sig_ntband, in.gvec_ng, in.ncoul, in.epsmpi_ngpown_max, in.peinf_ntband_max, in.peinf_ntband_dist, in.ipe,
+        in.ispin, in.ngpown, in.ncouls, in.nstart, in.nend, in.sig_fdf, in.nvband})
     d.value(v);
   for (const double v : {in.sig_dw, in.sig_gamma, in.e_lk, in.tol, in.efermi, in.sexcut, in.limittwo, in.limitone})
     d.value(v);
@@ -315,8 +315,7 @@ namespace {
 // summed over the ranks.
 session::ReferencePass reference_pass(Session& s, SpaceKind k, const std::string& what, session::Progress* progress) {
   const double updates = s.host.updates();
-  if (progress)
-    progress->start(what + " (" + to_string(k) + ")", updates, updates / session::prior_reference_rate(k));
+  if (progress) progress->start(what + " (" + to_string(k) + ")", updates, updates / session::prior_reference_rate(k));
   session::ReferencePass pass;
   const auto done = [&](double n) {
     if (progress) progress->advance(n);
@@ -356,7 +355,8 @@ void prepare_reference(Session& s, VerifyMode mode, double rtol, bool arms, sess
   } else if (!pass_space && s.params.generator == "uniform" && s.synthetic) {
     s.target.against = "closed form";
     // Each sum has nbands*ngpown*ncouls equal terms (constant data).
-    s.target.tolerance = std::max(rtol, closed_form_tolerance(double(s.host.nbands) * s.ngpown_total * double(s.host.ncouls)));
+    s.target.tolerance =
+        std::max(rtol, closed_form_tolerance(double(s.host.nbands) * s.ngpown_total * double(s.host.ncouls)));
     s.reference = apply_start_values(closed_form_uniform(s.params), s.input.asxtemp0, s.input.achtemp0);
   } else if (!pass_space) {
     s.target.against = "stored reference";
@@ -387,8 +387,8 @@ const counts::ArmCounts& arm_counts(Session& s, session::Progress* progress) {
 SpaceKind placement(const PolicyEntry& entry, std::optional<SpaceKind> requested) {
   if (requested) {
     if (!entry.runs_on(*requested))
-      throw Error("policy " + entry.name + " does not run on the " + to_string(*requested) + " space; it runs on: " +
-                  entry.spaces());
+      throw Error("policy " + entry.name + " does not run on the " + to_string(*requested) +
+                  " space; it runs on: " + entry.spaces());
     return *requested;
   }
   return entry.runs_on(default_space()) ? default_space() : SpaceKind::Host;
@@ -397,7 +397,8 @@ SpaceKind placement(const PolicyEntry& entry, std::optional<SpaceKind> requested
 Tunables resolve(Session& s, const PolicyEntry& entry, SpaceKind k, const Tunables& t) {
   return with_space(k, [&](auto space) {
     Tunables resolved;
-    s.for_each_chunk(space, [&](const auto& data) { resolved = entry.resolve(space, data, t); }, true);
+    s.for_each_chunk(
+        space, [&](const auto& data) { resolved = entry.resolve(space, data, t); }, true);
     return resolved;
   });
 }
@@ -429,7 +430,7 @@ PolicyRun run_policy(Session& s, const PolicyEntry& entry, SpaceKind k, const Tu
   r.policy = entry.name;
   r.space = space_info(k);
   backend::Range range("gpp::policy::" + entry.name);  // ncu --nvtx-include "gpp::policy::NAME/"
-  std::vector<double> kernel_s, pass_s, comm_s;  // this rank's, per timed repeat
+  std::vector<double> kernel_s, pass_s, comm_s;        // this rank's, per timed repeat
   const double updates = s.host.updates();
   // Seconds per G' column: the prior until a piece of work has been timed, then measured.
   const double per_column_updates = updates / std::max(1, s.host.ngpown);
@@ -599,8 +600,8 @@ std::string describe_deck(const Session& s) {
   o << "deck: " << s.params.name << " (" << s.source;
   if (s.params.generator == "random" && s.synthetic) o << ", seed " << s.params.seed;
   o << ")\n";
-  o << "sizes: nbands=" << d.nbands << " ngpown=" << s.ngpown_total << " ncouls=" << d.ncouls << " nw=" << d.nw << " (iw "
-    << d.nstart << ".." << d.nend << ") nvband=" << s.input.nvband << "\n";
+  o << "sizes: nbands=" << d.nbands << " ngpown=" << s.ngpown_total << " ncouls=" << d.ncouls << " nw=" << d.nw
+    << " (iw " << d.nstart << ".." << d.nend << ") nvband=" << s.input.nvband << "\n";
   const long long skipped = s.skipped_gp_total;
   double occupied = 0;
   int half = 0;

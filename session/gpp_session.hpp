@@ -29,14 +29,14 @@ enum class VerifyMode { Auto, Host, Device, None };
 
 struct Session {
   DeckParams params;
-  std::string source;     // "random generator", "uniform generator", or the input file
-  std::string input_path; // "" for synthetic decks
-  bool synthetic = true;  // generated from the deck parameters (not read from a file)
+  std::string source;      // "random generator", "uniform generator", or the input file
+  std::string input_path;  // "" for synthetic decks
+  bool synthetic = true;   // generated from the deck parameters (not read from a file)
   InputDeck input;
-  GppData<Kokkos::HostSpace> host;          // the host space's data (and the references')
-  double setup_s = 0;     // generate or read, check, derive
-  double read_s = 0;      // of setup_s: reading the input file (0 for synthetic decks)
-  double check_s = 0;     // of setup_s: validating what was read
+  GppData<Kokkos::HostSpace> host;  // the host space's data (and the references')
+  double setup_s = 0;               // generate or read, check, derive
+  double read_s = 0;                // of setup_s: reading the input file (0 for synthetic decks)
+  double check_s = 0;               // of setup_s: validating what was read
   std::int64_t read_bytes = 0;
 
   // MPI over G' (docs/mpi.md): this rank's cyclic share of the G' columns. `input` and
@@ -46,8 +46,8 @@ struct Session {
   // deck): of the deck parameters for a synthetic deck (the generator is a function of
   // them), of every array and scalar read for an input file.
   std::string deck_digest;
-  int ngpown_total = 0;     // G' of the whole deck
-  double updates_total = 0; // terms of the whole deck
+  int ngpown_total = 0;            // G' of the whole deck
+  double updates_total = 0;        // terms of the whole deck
   long long skipped_gp_total = 0;  // G' mapped outside 1..ncouls, whole deck (complete_share)
 
   // G' chunks (--max-device-mem, docs/mpi.md): how each space holds this rank's columns
@@ -127,7 +127,8 @@ void Session::for_each_chunk(const ExecSpace& space, F&& f, bool first_only) {
     f(data(space));
     return;
   }
-  stream(space).pass(space, [&](const DataFor<ExecSpace>& d) { f(d); }, first_only);
+  stream(space).pass(
+      space, [&](const DataFor<ExecSpace>& d) { f(d); }, first_only);
 }
 
 /// Build the session from deck parameters (synthetic decks).
@@ -192,8 +193,8 @@ int for_each_slice(const ExecSpace& space, const DataFor<ExecSpace>& data, doubl
   const int ngpown = data.ngpown;
   // The fewest columns of a slice: four per thread of a host space (policies share G' out
   // among threads), 128 on a device (a slice still fills it: 128 x ncouls threads).
-  const int min_width = std::min(
-      ngpown, std::max(1, kind_of<ExecSpace>() == SpaceKind::Host ? 4 * int(space.concurrency()) : 128));
+  const int min_width =
+      std::min(ngpown, std::max(1, kind_of<ExecSpace>() == SpaceKind::Host ? 4 * int(space.concurrency()) : 128));
   const auto width_now = [&] {
     const double estimate = ngpown * per_column;
     if (!(estimate > kSliceAbove) || ngpown < 2 * min_width) return ngpown;

@@ -116,7 +116,8 @@ TEST(KokkosWarnings, RecordedInTheRun) {
   const std::string json = ::testing::TempDir() + "gpp_startup_" + std::to_string(::getpid()) + ".json";
   const Streams s = gpp_under(t.env, "run " + small_deck() +
                                          " --nbands 12 --ngpown 8 --ncouls 40 --nvband 5 --repeat 1 --warmup 0"
-                                         " --no-branch-stats --json " + json + t.option);
+                                         " --no-branch-stats --json " +
+                                         json + t.option);
   SCOPED_TRACE("stdout:\n" + s.out + "stderr:\n" + s.err);
   EXPECT_EQ(s.code, 0);
   EXPECT_EQ(s.err, "");
@@ -133,7 +134,8 @@ TEST(KokkosWarnings, RecordedInTheRun) {
 // The capture itself: std::cerr, C stdio and the descriptor alike; lines without their
 // ends and blank lines; stderr is the same file afterwards.
 TEST(StderrCapture, ReturnsTheLinesAndRestoresStderr) {
-  struct stat before {}, after {};
+  struct stat before {
+  }, after{};
   ASSERT_EQ(fstat(STDERR_FILENO, &before), 0);
   const std::vector<std::string> lines = run_capturing_stderr([] {
     std::cerr << "first warning" << std::endl;
@@ -195,7 +197,9 @@ TEST(StderrCaptureDeathTest, AbortAndExitShowWhatItHeld) {
   struct Restore {
     bool had;
     std::string value;
-    ~Restore() { had ? (void)::setenv("GPP_TEST_NO_DEVICE", value.c_str(), 1) : (void)::unsetenv("GPP_TEST_NO_DEVICE"); }
+    ~Restore() {
+      had ? (void)::setenv("GPP_TEST_NO_DEVICE", value.c_str(), 1) : (void)::unsetenv("GPP_TEST_NO_DEVICE");
+    }
   } restore{was != nullptr, saved};
   EXPECT_EXIT(run_capturing_stderr([] {
                 std::cerr << "said before abort" << std::endl;

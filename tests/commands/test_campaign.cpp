@@ -24,7 +24,6 @@
 
 namespace {
 
-
 using gpp::test::Outcome;
 namespace sweep = gpp::app::sweep;
 
@@ -42,9 +41,7 @@ bool exists(const std::string& p) {
 
 // A deck where each point takes a fraction of a second on one core, so that a signal
 // lands in the middle of a sweep of several seconds.
-std::string slow_deck() {
-  return std::string(GPP_SOURCE_DIR) + "/inputs/small.toml --ngpown 120 --space host";
-}
+std::string slow_deck() { return std::string(GPP_SOURCE_DIR) + "/inputs/small.toml --ngpown 120 --space host"; }
 
 // gpp started in the background (its own process: signals reach gpp itself), its stdout
 // and stderr to files.
@@ -184,7 +181,8 @@ TEST(CampaignCli, BenchAndRooflineStopAndResume) {
     SCOPED_TRACE(command);
     const std::string csv = temp(command + ".csv");
     std::remove(csv.c_str());
-    const std::string policies = " --policy host,v1-reciprocal,v2-branch2,v3-noabs,v4-collapse2,v5-iw-outside --repeat 2";
+    const std::string policies =
+        " --policy host,v1-reciprocal,v2-branch2,v3-noabs,v4-collapse2,v5-iw-outside --repeat 2";
     Background g(command + " " + slow_deck() + policies + " --csv " + csv, command);
     ASSERT_TRUE(wait_for_rows(csv, 1));
     ::kill(g.pid, SIGTERM);
@@ -215,7 +213,8 @@ TEST(CampaignCli, AGridThatCannotRunIsRefusedBeforeWork) {
   const std::string tuning = temp("none.json");
   const Outcome o = gpp::test::gpp_exe("sweep " + std::string(GPP_SOURCE_DIR) +
                                        "/inputs/small.toml --space host --policy tuned --team-size 100000 "
-                                       "--tuning-out " + tuning);
+                                       "--tuning-out " +
+                                       tuning);
   EXPECT_EQ(o.code, 1) << o.out;
   EXPECT_EQ(gpp::test::count_lines(o.out), 1) << o.out;
   EXPECT_NE(o.out.find("no point of the grid can run here"), std::string::npos) << o.out;

@@ -37,7 +37,6 @@ GPP_HOST_ONLY("Cli.UnknownPolicy");
 GPP_HOST_ONLY("Cli.UnwritableJsonLeavesNothing");
 GPP_HOST_ONLY("Cli.ZeroTunable");
 
-
 using gpp::test::count_lines;
 using gpp::test::Outcome;
 Outcome gpp(const std::string& args) { return gpp::test::gpp_exe(args); }
@@ -77,7 +76,9 @@ TEST(Cli, DeviceReferenceVerifies) {
   EXPECT_NE(o.out.find(gpp::kHasDeviceSpace ? "against the device reference" : "against the host reference"),
             std::string::npos);
 }
-TEST(Cli, NonPositiveSize) { expect_error("run " + deck_path("small.toml") + " --nbands 0", "nbands must be positive"); }
+TEST(Cli, NonPositiveSize) {
+  expect_error("run " + deck_path("small.toml") + " --nbands 0", "nbands must be positive");
+}
 TEST(Cli, NegativeSize) { expect_error("run " + deck_path("small.toml") + " --ncouls -5", "ncouls must be positive"); }
 TEST(Cli, NstartAfterNend) {
   expect_error("run " + deck_path("small.toml") + " --nstart 4 --nend 3", "nstart (4) must not exceed nend (3)");
@@ -86,7 +87,9 @@ TEST(Cli, InconsistentSizes) {
   expect_error("run " + deck_path("small.toml") + " --ngpown 500", "ngpown (500) must not exceed ncouls");
 }
 TEST(Cli, NvbandTooLarge) { expect_error("run " + deck_path("small.toml") + " --nvband 1000", "nvband"); }
-TEST(Cli, UnknownPolicy) { expect_error("run " + deck_path("small.toml") + " --policy warp9", "unknown policy 'warp9'"); }
+TEST(Cli, UnknownPolicy) {
+  expect_error("run " + deck_path("small.toml") + " --policy warp9", "unknown policy 'warp9'");
+}
 TEST(Cli, NonNumericValue) { expect_error("run " + deck_path("small.toml") + " --nbands many", "--nbands"); }
 TEST(Cli, TileOfWrongRank) {
   expect_error("run " + deck_path("small.toml") + " --policy v0-collapse3 --tile 4,4", "--tile needs 3 sizes");
@@ -95,7 +98,8 @@ TEST(Cli, TunableThePolicyDoesNotHave) {
   expect_error("run " + deck_path("small.toml") + " --policy v0-collapse3 --band-block 8", "no tunable --band-block");
 }
 TEST(Cli, TeamSizeTheBackendRefuses) {
-  expect_error("run " + deck_path("small.toml") + " --policy v7-swapped --team-size 100000", "--team-size 100000 exceeds");
+  expect_error("run " + deck_path("small.toml") + " --policy v7-swapped --team-size 100000",
+               "--team-size 100000 exceeds");
 }
 TEST(Cli, VectorLengthNotPowerOfTwo) {
   expect_error("run " + deck_path("small.toml") + " --policy v8-bounded --vector-length 3", "--vector-length 3");
@@ -123,7 +127,8 @@ TEST(Cli, SmallDeckVerifiesAndWritesJson) {
 }
 
 TEST(Cli, UniformDeckReproducesClosedForm) {
-  const Outcome o = gpp("run " + deck_path("miniapp-benchmark.toml") + " --ncouls 256 --ngpown 12 --nbands 16 --repeat 1");
+  const Outcome o =
+      gpp("run " + deck_path("miniapp-benchmark.toml") + " --ncouls 256 --ngpown 12 --nbands 16 --repeat 1");
   SCOPED_TRACE(o.out);
   EXPECT_EQ(o.code, 0);
   EXPECT_NE(o.out.find("against the closed form"), std::string::npos);
@@ -168,7 +173,7 @@ TEST(Cli, BenchWritesCsvAndJsonRows) {
   int rows = 0;
   while (std::getline(csv, line)) {
     ++rows;
-    EXPECT_EQ(line.rfind("1,", 0), 0u) << line;                // schema version
+    EXPECT_EQ(line.rfind("1,", 0), 0u) << line;               // schema version
     EXPECT_NE(line.find(",ok,"), std::string::npos) << line;  // ran and verified
   }
   EXPECT_EQ(rows, 3);
@@ -186,8 +191,9 @@ TEST(Cli, BenchWritesCsvAndJsonRows) {
 // malformed one or one given twice is one line before anything runs.
 TEST(Cli, ParamRunsAndIsRecorded) {
   const std::string base = ::testing::TempDir() + "gpp_param_" + std::to_string(::getpid());
-  const Outcome o = gpp("run " + deck_path("small.toml") + " " + kTiny + " --policy host --param loops=scalar --param " +
-                        "rcp_empty=div --csv " + base + ".csv --json " + base + ".json");
+  const Outcome o =
+      gpp("run " + deck_path("small.toml") + " " + kTiny + " --policy host --param loops=scalar --param " +
+          "rcp_empty=div --csv " + base + ".csv --json " + base + ".json");
   SCOPED_TRACE(o.out);
   EXPECT_EQ(o.code, 0);
   EXPECT_NE(o.out.find("loops=scalar rcp_empty=div rcp_occupied=share"), std::string::npos);
@@ -263,7 +269,8 @@ TEST(NoDevice, WorkThatNeedsTheDeviceIsOneLineAfterTheChecks) {
     EXPECT_NE(o.out.find(what), std::string::npos);
   }
   // Good input that needs the device: one line saying so.
-  for (const std::string& args : {"run " + deck, "bench " + deck + " --policies host", std::string("ceilings --quick")}) {
+  for (const std::string& args :
+       {"run " + deck, "bench " + deck + " --policies host", std::string("ceilings --quick")}) {
     const Outcome o = gpp::test::gpp_exe(args, kNoDevice);
     SCOPED_TRACE(args + "\n" + o.out);
     EXPECT_EQ(o.code, 1);
@@ -348,8 +355,10 @@ TEST(Refusal, EmptyValues) {
 TEST(Refusal, KokkosToolsLibraryThatCannotLoad) {
   const std::string text_file = deck_path("small.toml");
   for (const auto& [env, what] : std::vector<std::pair<std::string, std::string>>{
-           {"KOKKOS_PROFILE_LIBRARY=/nonexistent.so", "KOKKOS_PROFILE_LIBRARY: cannot load the Kokkos tools library '/nonexistent.so'"},
-           {"KOKKOS_TOOLS_LIBS=/nonexistent.so", "KOKKOS_TOOLS_LIBS: cannot load the Kokkos tools library '/nonexistent.so'"},
+           {"KOKKOS_PROFILE_LIBRARY=/nonexistent.so",
+            "KOKKOS_PROFILE_LIBRARY: cannot load the Kokkos tools library '/nonexistent.so'"},
+           {"KOKKOS_TOOLS_LIBS=/nonexistent.so",
+            "KOKKOS_TOOLS_LIBS: cannot load the Kokkos tools library '/nonexistent.so'"},
            {"KOKKOS_TOOLS_LIBS='libm.so.6;/nonexistent.so'", "library '/nonexistent.so'"},
            {"KOKKOS_PROFILE_LIBRARY=" + text_file, "cannot load the Kokkos tools library"}}) {
     expect_refusal("run small", what, env);
@@ -404,8 +413,9 @@ TEST(Refusal, DeckParametersBeyondTheirRanges) {
     expect_refusal("run small " + args, what);
     expect_refusal("convert " + deck_path("small.toml") + " " + args + " " + temp_dir_path("p.dat"), what);
   }
-  expect_refusal("run " + temp_file("efermi.toml", "nbands = 12\nngpown = 8\nncouls = 40\nnvband = 5\nefermi = 1e308\n"),
-                 "efermi must be between -1e6 and 1e6");
+  expect_refusal(
+      "run " + temp_file("efermi.toml", "nbands = 12\nngpown = 8\nncouls = 40\nnvband = 5\nefermi = 1e308\n"),
+      "efermi must be between -1e6 and 1e6");
 }
 
 TEST(Refusal, TileOfAnotherShape) {
@@ -431,9 +441,8 @@ const char* kTinySizes = "--nbands 12 --ngpown 8 --ncouls 40 --nvband 5";
 
 // Every command's output reaching stdout is checked: >/dev/full loses it, which exit 0 hid.
 TEST(CliOutput, StdoutThatCannotBeWrittenIsOneLine) {
-  for (const std::string& args :
-       {std::string("--version"), std::string("policies"), std::string("run small ") + kTiny,
-        std::string("sweep small --policy host --band-block 4,8 --warmup 0 ") + kTiny}) {
+  for (const std::string& args : {std::string("--version"), std::string("policies"), std::string("run small ") + kTiny,
+                                  std::string("sweep small --policy host --band-block 4,8 --warmup 0 ") + kTiny}) {
     const SplitOutcome o = gpp_exe_split(args, "", ">/dev/full");
     SCOPED_TRACE(args + "\nstderr: " + o.err);
     EXPECT_EQ(o.code, 1);
@@ -464,8 +473,7 @@ TEST(CliOutput, ValueWithADotRuns) {
 // The tile as every output prints it, and as a list: the same tile runs.
 TEST(CliOutput, TileAsPrinted) {
   for (const char* tile : {"4x2x8", "4,2,8"}) {
-    const SplitOutcome o =
-        gpp_exe_split(std::string("run small --policy v0-collapse3 --tile ") + tile + " " + kTiny);
+    const SplitOutcome o = gpp_exe_split(std::string("run small --policy v0-collapse3 --tile ") + tile + " " + kTiny);
     SCOPED_TRACE(tile + std::string("\n") + o.out + o.err);
     EXPECT_EQ(o.code, 0);
     EXPECT_NE(o.out.find("tile=4x2x8"), std::string::npos);
@@ -476,8 +484,10 @@ TEST(CliOutput, TileAsPrinted) {
 // At the ends of their ranges the deck's parameters run and verify on every policy.
 TEST(CliOutput, DeckParametersAtTheEndsOfTheirRangesVerify) {
   for (const std::string& ends :
-       {std::string("--efermi 1e6 --e-lk -1e6 --dw 1e6 --tol 1e6 --gamma 1e6 --sexcut 1e6 --nstart 999999 --nend 1000000"),
-        std::string("--efermi -1e6 --e-lk 1e6 --dw -1e6 --tol 0 --gamma 1e-150 --sexcut 0 --nstart -1000000 --nend -999999"),
+       {std::string(
+            "--efermi 1e6 --e-lk -1e6 --dw 1e6 --tol 1e6 --gamma 1e6 --sexcut 1e6 --nstart 999999 --nend 1000000"),
+        std::string(
+            "--efermi -1e6 --e-lk 1e6 --dw -1e6 --tol 0 --gamma 1e-150 --sexcut 0 --nstart -1000000 --nend -999999"),
         std::string("--efermi 0 --e-lk 0.5 --dw 1e-3 --tol 0 --gamma 1e-150 --sexcut 1e6")}) {
     const SplitOutcome o = gpp_exe_split("run small --warmup 0 --policy all " + ends + " " + kTiny);
     SCOPED_TRACE(ends + "\n" + o.out + o.err);
@@ -485,7 +495,8 @@ TEST(CliOutput, DeckParametersAtTheEndsOfTheirRangesVerify) {
     EXPECT_EQ(o.out.find("FAILED"), std::string::npos);
     EXPECT_EQ(o.out.find("nan"), std::string::npos);
     int verified = 0;  // one RESULT line per policy
-    for (std::size_t at = o.out.find(" verified=yes "); at != std::string::npos; at = o.out.find(" verified=yes ", at + 1))
+    for (std::size_t at = o.out.find(" verified=yes "); at != std::string::npos;
+         at = o.out.find(" verified=yes ", at + 1))
       ++verified;
     EXPECT_EQ(verified, int(gpp::policy_registry().size()));
   }

@@ -285,13 +285,15 @@ TEST_F(CliIo, BadCommandLines) {
   expect_error(std::string("convert ") + kTiny + " --nstart 1 --nend 4 " + dir_ + "z.dat",
                {"z.dat: a .dat file holds iw = 1..3, the deck has iw = 1..4"});
   expect_error("convert /nonexistent/in.dat " + dir_ + "w.h5", {"IN /nonexistent/in.dat: No such file"});
-  expect_error("convert " + dat + " /nonexistent-dir/w.dat", {"OUT /nonexistent-dir/w.dat: directory /nonexistent-dir: No such file"});
+  expect_error("convert " + dat + " /nonexistent-dir/w.dat",
+               {"OUT /nonexistent-dir/w.dat: directory /nonexistent-dir: No such file"});
   if (!have_hdf5()) {
     expect_error("convert " + dat + " " + dir_ + "w.h5", {"w.h5: this gpp was built without HDF5"});
     expect_error("run --input " + dat + " --output " + dir_ + "r.h5", {"this gpp was built without HDF5 (use --json)"});
     return;
   }
-  expect_error("convert " + dat + " /nonexistent-dir/w.h5", {"OUT /nonexistent-dir/w.h5: directory /nonexistent-dir: No such file"});
+  expect_error("convert " + dat + " /nonexistent-dir/w.h5",
+               {"OUT /nonexistent-dir/w.h5: directory /nonexistent-dir: No such file"});
   // An unwritable results file: the run is printed, then the error; nothing is left.
   const Outcome o = gpp_exe("run --input " + dat + " --repeat 1 --output /nonexistent-dir/r.h5");
   EXPECT_EQ(o.code, 1);
@@ -356,23 +358,23 @@ TEST_F(CliIo, FullDiskDuringAnOutputIsOneLineAndNoFile) {
   struct Case {
     std::string what, out, args;
   };
-  std::vector<Case> cases = {{"convert .dat", "d.dat", std::string("convert ") + kTiny + " " + dir_ + "d.dat"},
-                             {"run --json", "r.json",
-                              "run " + deck_path("small.toml") + " " + kTiny + " --repeat 1 --warmup 0 --json " + dir_ +
-                                  "r.json"}};
+  std::vector<Case> cases = {
+      {"convert .dat", "d.dat", std::string("convert ") + kTiny + " " + dir_ + "d.dat"},
+      {"run --json", "r.json",
+       "run " + deck_path("small.toml") + " " + kTiny + " --repeat 1 --warmup 0 --json " + dir_ + "r.json"}};
   if (have_hdf5()) {
     cases.push_back({"convert .h5", "d.h5", std::string("convert ") + kTiny + " " + dir_ + "d.h5"});
-    cases.push_back({"run --output .h5", "r.h5",
-                     "run " + deck_path("small.toml") + " " + kTiny + " --repeat 1 --warmup 0 --output " + dir_ +
-                         "r.h5"});
+    cases.push_back(
+        {"run --output .h5", "r.h5",
+         "run " + deck_path("small.toml") + " " + kTiny + " --repeat 1 --warmup 0 --output " + dir_ + "r.h5"});
   }
   for (const Case& c : cases) {
     int failed = 0;
     bool written = false;
     for (int blocks = 1; blocks <= 400 && !written; ++blocks) {
       SCOPED_TRACE(c.what + " under ulimit -f " + std::to_string(blocks));
-      const std::string cmd = "(ulimit -f " + std::to_string(blocks) + " && OMP_PROC_BIND=false exec " + GPP_EXE +
-                              " " + c.args + ") 2>&1";
+      const std::string cmd =
+          "(ulimit -f " + std::to_string(blocks) + " && OMP_PROC_BIND=false exec " + GPP_EXE + " " + c.args + ") 2>&1";
       Outcome o{-1, ""};
       if (FILE* p = popen(cmd.c_str(), "r")) {
         std::array<char, 4096> buf;

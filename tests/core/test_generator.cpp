@@ -87,8 +87,7 @@ TEST(Generator, ShareIsTheWholeDecksColumns) {
   }
   // A neighbour's share is not this share (the comparison above can fail).
   p.generator = "random";
-  EXPECT_FALSE(same_matrix(generate(p, {0, 2}).wtilde_array,
-                           keep_share(generate(p), {1, 2}).wtilde_array));
+  EXPECT_FALSE(same_matrix(generate(p, {0, 2}).wtilde_array, keep_share(generate(p), {1, 2}).wtilde_array));
   EXPECT_THROW(generate(p, {0, 30}), Error);  // more ranks than G'
   EXPECT_THROW(keep_share(generate(p), {0, 30}), Error);
 }
@@ -213,9 +212,9 @@ TEST(Generator, ParameterRanges) {
     }
   }
   // Frequency indices: iw - 2 and dw (iw - 2) stay far from overflow.
-  for (const auto& [nstart, nend, ok] : {std::tuple{-1000000, -999999, true}, std::tuple{999999, 1000000, true},
-                                         std::tuple{-1000001, -1000000, false}, std::tuple{1000000, 1000001, false},
-                                         std::tuple{INT_MIN, INT_MIN + 1, false}}) {
+  for (const auto& [nstart, nend, ok] :
+       {std::tuple{-1000000, -999999, true}, std::tuple{999999, 1000000, true}, std::tuple{-1000001, -1000000, false},
+        std::tuple{1000000, 1000001, false}, std::tuple{INT_MIN, INT_MIN + 1, false}}) {
     DeckParams p = small_deck();
     p.nstart = nstart;
     p.nend = nend;

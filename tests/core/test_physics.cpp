@@ -36,15 +36,39 @@ struct Expected {
 
 // limittwo = 0.25 (gamma 0.5), sexcut = 4.
 const Expected kCases[] = {
-    {"regular", {2.0, -0.1}, {0.3, -0.2}, 5.5, physics::kRegular, false,
-     {0.16207177814029364, -0.1274877650897227}, {0.041993940972030935, -0.03559777518616956}},
-    {"near_pole", {1.2, -0.05}, {-0.4, 0.25}, 1.0, physics::kNearPole, false, {0.0, 0.0},
+    {"regular",
+     {2.0, -0.1},
+     {0.3, -0.2},
+     5.5,
+     physics::kRegular,
+     false,
+     {0.16207177814029364, -0.1274877650897227},
+     {0.041993940972030935, -0.03559777518616956}},
+    {"near_pole",
+     {1.2, -0.05},
+     {-0.4, 0.25},
+     1.0,
+     physics::kNearPole,
+     false,
+     {0.0, 0.0},
      {0.1078471863706763, -0.07027620030975734}},
     {"zero", {1e-9, 0.0}, {0.7, 0.1}, 0.1, physics::kZero, false, {0.0, 0.0}, {0.0, 0.0}},
-    {"cutoff_negative_wx", {1.05, 0.01}, {0.3, 0.1}, -1.0, physics::kRegular, true,
-     {-0.15342407081330606, -0.051934516727739986}, {0.0, 0.0}},
-    {"no_cutoff_positive_wx", {-1.05, 0.01}, {0.3, 0.1}, 1.0, physics::kRegular, false,
-     {-0.15389996668728884, -0.05050682910579166}, {-2.9192576756513353, -1.6137149530144335}},
+    {"cutoff_negative_wx",
+     {1.05, 0.01},
+     {0.3, 0.1},
+     -1.0,
+     physics::kRegular,
+     true,
+     {-0.15342407081330606, -0.051934516727739986},
+     {0.0, 0.0}},
+    {"no_cutoff_positive_wx",
+     {-1.05, 0.01},
+     {0.3, 0.1},
+     1.0,
+     physics::kRegular,
+     false,
+     {-0.15389996668728884, -0.05050682910579166},
+     {-2.9192576756513353, -1.6137149530144335}},
 };
 
 template <class F>
@@ -123,9 +147,9 @@ TEST(Derive, ClampOccupationsAndGather) {
   const auto d = derive(in);
   // local band n1 -> true band 6 - n1 (0-based)
   auto wx = [&](int true_band, int w) { return d.wx_array_t(w, 6 - true_band); };
-  EXPECT_EQ(wx(1, 0), physics::TOL_Zero);  // exactly 0 -> clamp
-  EXPECT_EQ(wx(2, 0), physics::TOL_Zero);  // 5e-13 -> clamp
-  EXPECT_EQ(wx(4, 0), physics::TOL_Zero);  // -5e-13 -> clamp to +TOL_Zero
+  EXPECT_EQ(wx(1, 0), physics::TOL_Zero);     // exactly 0 -> clamp
+  EXPECT_EQ(wx(2, 0), physics::TOL_Zero);     // 5e-13 -> clamp
+  EXPECT_EQ(wx(4, 0), physics::TOL_Zero);     // -5e-13 -> clamp to +TOL_Zero
   EXPECT_TRUE(close(wx(5, 0), 2e-12, 1e-3));  // 2e-12 stays
   EXPECT_EQ(wx(6, 0), 4.0);
   EXPECT_EQ(wx(6, 1), 4.5);  // iw = 3: + dw
@@ -198,8 +222,9 @@ std::int64_t reciprocal_max_ulps(const ExecSpace& space, int n) {
   std::uniform_real_distribution<double> mantissa(1.0, 2.0);
   std::uniform_int_distribution<int> exponent(-500, 500);
   for (int i = 0; i < n; ++i) x(i) = std::ldexp(mantissa(rng), exponent(rng)) * (i % 3 == 0 ? -1.0 : 1.0);
-  const double special[] = {1.0, 2.0, 0.5, std::nextafter(1.0, 2.0), std::nextafter(1.0, 0.0), std::nextafter(2.0, 1.0),
-                            3.0, 1e-300, 1e300, 1.0 / 3.0};
+  const double special[] = {
+      1.0,    2.0,   0.5,      std::nextafter(1.0, 2.0), std::nextafter(1.0, 0.0), std::nextafter(2.0, 1.0), 3.0,
+      1e-300, 1e300, 1.0 / 3.0};
   for (int i = 0; i < 10 && i < n; ++i) x(i) = special[i];
   auto xd = Kokkos::create_mirror_view_and_copy(typename ExecSpace::memory_space(), x);
   Kokkos::View<double*, typename ExecSpace::memory_space> r("r", n);
@@ -237,8 +262,8 @@ TEST(FusedReciprocal, WithinOneUlpOfDivision) {
 template <class ExecSpace>
 int warp_test_team(const ExecSpace& space) {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
-  const int most = Policy(space, 1, 1).team_size_max(KOKKOS_LAMBDA(const typename Policy::member_type&){},
-                                                    Kokkos::ParallelForTag());
+  const int most =
+      Policy(space, 1, 1).team_size_max(KOKKOS_LAMBDA(const typename Policy::member_type&){}, Kokkos::ParallelForTag());
   return most < 128 ? most : 128;
 }
 
@@ -313,7 +338,7 @@ void check_warp_gather(const ExecSpace& space) {
   const int kTeam = warp_test_team(space);
   const int actives[] = {kTeam, kTeam * 100 / 128, kTeam / 2 + 1};
   const int nc = int(sizeof actives / sizeof actives[0]);
-  Kokkos::View<int**[4], typename ExecSpace::memory_space> got("got", nc, kTeam);  // lanes, together, at, total
+  Kokkos::View<int** [4], typename ExecSpace::memory_space> got("got", nc, kTeam);  // lanes, together, at, total
   Kokkos::deep_copy(got, -1);
   Kokkos::View<int*, Kokkos::HostSpace> active("active", nc);
   for (int c = 0; c < nc; ++c) active(c) = actives[c];
@@ -476,51 +501,104 @@ struct HandTerm {
 };
 
 // regular arm, wx > 0; |ssx|/|I_eps| = 0.143
-const HandTerm kRegularArm = {{1.5, -0.125}, {0.375, -0.25}, 4.25, 0.25, 4.0, physics::kRegular, false,
-                              {0.18582474226804124, -0.1618556701030928}, {0.04594142167724216, -0.045264160039737225}};
+const HandTerm kRegularArm = {{1.5, -0.125},
+                              {0.375, -0.25},
+                              4.25,
+                              0.25,
+                              4.0,
+                              physics::kRegular,
+                              false,
+                              {0.18582474226804124, -0.1618556701030928},
+                              {0.04594142167724216, -0.045264160039737225}};
 // regular arm, wx < 0 but |ssx|/|I_eps| = 1.96 < sexcut = 4: kept
-const HandTerm kRegularArmNegativeWxBelowCut = {{2.5, -0.0625}, {-0.5, 0.75}, -1.75, 0.25, 4.0, physics::kRegular,
-                                                false, {0.28962162162162164, -0.4442702702702703},
+const HandTerm kRegularArmNegativeWxBelowCut = {{2.5, -0.0625},
+                                                {-0.5, 0.75},
+                                                -1.75,
+                                                0.25,
+                                                4.0,
+                                                physics::kRegular,
+                                                false,
+                                                {0.28962162162162164, -0.4442702702702703},
                                                 {1.0465349487418454, -1.417824790307549}};
 // regular arm, wx < 0 and |ssx|/|I_eps| = 4.62 > sexcut = 4: ssx cut to 0, sch kept
-const HandTerm kRegularArmCut = {{1.25, -0.03125}, {0.625, 0.5}, -1.375, 0.25, 4.0, physics::kRegular, true,
-                                 {-0.30078291058523454, -0.23423551084030042}, {0.0, 0.0}};
+const HandTerm kRegularArmCut = {{1.25, -0.03125},
+                                 {0.625, 0.5},
+                                 -1.375,
+                                 0.25,
+                                 4.0,
+                                 physics::kRegular,
+                                 true,
+                                 {-0.30078291058523454, -0.23423551084030042},
+                                 {0.0, 0.0}};
 // regular arm (gamma 0.125), wx > 0 with |ssx|/|I_eps| = 4.62 > sexcut = 4: NOT cut
-const HandTerm kRegularArmPositiveWxNotCut = {{1.25, -0.03125}, {0.625, 0.5}, 1.375, 0.015625, 4.0, physics::kRegular,
-                                              false, {7.139705882352941, 3.0588235294117645},
+const HandTerm kRegularArmPositiveWxNotCut = {{1.25, -0.03125},
+                                              {0.625, 0.5},
+                                              1.375,
+                                              0.015625,
+                                              4.0,
+                                              physics::kRegular,
+                                              false,
+                                              {7.139705882352941, 3.0588235294117645},
                                               {3.4194614858838532, 1.4122940092857321}};
 // near-pole arm through wdiffr <= limittwo, wx > 0; |ssx|/|I_eps| = 0.236
-const HandTerm kNearPoleArm = {{2.0, -0.125}, {0.625, 0.125}, 2.25, 0.25, 4.0, physics::kNearPole, false, {0.0, 0.0},
+const HandTerm kNearPoleArm = {{2.0, -0.125},
+                               {0.625, 0.125},
+                               2.25,
+                               0.25,
+                               4.0,
+                               physics::kNearPole,
+                               false,
+                               {0.0, 0.0},
                                {-0.14817415730337077, -0.02457865168539326}};
 // near-pole arm through delwr >= limitone although wdiffr > limittwo (gamma 0.01)
-const HandTerm kNearPoleArmByLimitone = {{30.0, -0.0078125}, {-0.25, 0.375}, 30.03125, 0.0001, 4.0,
-                                         physics::kNearPole, false, {0.0, 0.0},
+const HandTerm kNearPoleArmByLimitone = {{30.0, -0.0078125},
+                                         {-0.25, 0.375},
+                                         30.03125,
+                                         0.0001,
+                                         4.0,
+                                         physics::kNearPole,
+                                         false,
+                                         {0.0, 0.0},
                                          {0.0624552588934019, -0.09370933690019607}};
 // near-pole arm (gamma 2), wx < 0 and |ssx|/|I_eps| = 1.80 > sexcut = 1.5: cut
-const HandTerm kNearPoleArmCut = {{0.5, -0.0625}, {0.75, -0.375}, -0.375, 4.0, 1.5, physics::kNearPole, true,
-                                  {0.0, 0.0}, {0.0, 0.0}};
+const HandTerm kNearPoleArmCut = {{0.5, -0.0625},     {0.75, -0.375}, -0.375,     4.0,       1.5,
+                                  physics::kNearPole, true,           {0.0, 0.0}, {0.0, 0.0}};
 // the same term with sexcut = 4: kept
-const HandTerm kNearPoleArmNegativeWxBelowCut = {{0.5, -0.0625}, {0.75, -0.375}, -0.375, 4.0, 4.0,
-                                                 physics::kNearPole, false, {0.0, 0.0}, {-1.5, 0.1875}};
+const HandTerm kNearPoleArmNegativeWxBelowCut = {{0.5, -0.0625},     {0.75, -0.375}, -0.375,     4.0,           4.0,
+                                                 physics::kNearPole, false,          {0.0, 0.0}, {-1.5, 0.1875}};
 // near-pole arm, wx > 0 with |ssx|/|I_eps| = 0.268 > sexcut = 0.125: NOT cut
-const HandTerm kNearPoleArmPositiveWxNotCut = {{0.5, -0.0625}, {0.75, -0.375}, 0.4375, 4.0, 0.125, physics::kNearPole,
-                                               false, {0.0, 0.0}, {-0.19496681415929204, 0.11200221238938053}};
+const HandTerm kNearPoleArmPositiveWxNotCut = {{0.5, -0.0625},
+                                               {0.75, -0.375},
+                                               0.4375,
+                                               4.0,
+                                               0.125,
+                                               physics::kNearPole,
+                                               false,
+                                               {0.0, 0.0},
+                                               {-0.19496681415929204, 0.11200221238938053}};
 // zero arm: wtilde = 2^-30, |wx| < gamma, delwr ~ 6e-17 <= TOL_Zero
-const HandTerm kZeroArm = {{0x1.0p-30, 0.0}, {0.5, 0.25}, 0.125, 0.25, 4.0, physics::kZero, false, {0.0, 0.0},
-                           {0.0, 0.0}};
+const HandTerm kZeroArm = {{0x1.0p-30, 0.0}, {0.5, 0.25}, 0.125,      0.25,      4.0,
+                           physics::kZero,   false,       {0.0, 0.0}, {0.0, 0.0}};
 // zero arm with wx < 0 and sexcut = 0: |0| > 0 is false, nothing is cut
-const HandTerm kZeroArmNegativeWx = {{0x1.0p-30, 0x1.0p-34}, {0.5, 0.25}, -0.125, 0.25, 0.0, physics::kZero, false,
-                                     {0.0, 0.0}, {0.0, 0.0}};
+const HandTerm kZeroArmNegativeWx = {{0x1.0p-30, 0x1.0p-34}, {0.5, 0.25}, -0.125,     0.25,      0.0,
+                                     physics::kZero,         false,       {0.0, 0.0}, {0.0, 0.0}};
 // wx = TOL_Zero, what the clamp makes of |wx| < TOL_Zero: regular arm, |ssx|/|I_eps| = 1
 // > sexcut = 0.5 but wx > 0, so NOT cut (a negative wx here would be)
-const HandTerm kClampedWxNotCut = {{0.75, -0.125}, {0.25, -0.625}, 1e-12, 0.25, 0.5, physics::kRegular, false,
-                                   {-0.25000000000045947, 0.6250000000007567}, {-0.25, 0.625}};
+const HandTerm kClampedWxNotCut = {{0.75, -0.125},
+                                   {0.25, -0.625},
+                                   1e-12,
+                                   0.25,
+                                   0.5,
+                                   physics::kRegular,
+                                   false,
+                                   {-0.25000000000045947, 0.6250000000007567},
+                                   {-0.25, 0.625}};
 
 // Each form evaluates a term into (sch, ssx) of a unit matrix element, so that every form
 // is checked against the same numbers.
 struct TermValue {
   complex_t sch, ssx;
-  int branch = -1;      // reported by sigma_term only
+  int branch = -1;  // reported by sigma_term only
   bool cut = false;
   bool reports = false;  // branch and cut are meaningful
 };

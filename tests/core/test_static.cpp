@@ -12,7 +12,8 @@ TEST(StaticRemainder, GemmMatchesDirectSum) {
     const SpaceData data(host);
     const std::complex<double> ref = reference_achstemp(host);
     for (const SpaceKind k : build_spaces()) {
-      const std::complex<double> got = with_space(k, [&](auto space) { return static_remainder(space, data.on(space)); });
+      const std::complex<double> got =
+          with_space(k, [&](auto space) { return static_remainder(space, data.on(space)); });
       // ncouls-long dot products then an nbands*ngpown sum of mixed signs: ~1e-14
       // relative differences from ordering; 1e-12 leaves room, a wrong transpose or a
       // missing conjugate is O(1).

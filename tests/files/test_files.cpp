@@ -23,7 +23,6 @@ namespace {
 GPP_HOST_ONLY("Outputs.*");
 GPP_HOST_ONLY("Text.*");
 
-
 using gpp::Error;
 using gpp::app::is_text;
 using gpp::app::one_line;
@@ -56,8 +55,8 @@ TEST(Text, OneLineEscapesControlsAndBrokenUtf8) {
   EXPECT_EQ(one_line(std::string("x\0y", 3)), "x\\x00y");
   EXPECT_EQ(one_line("\x89PNG"), "\\x89PNG");
   EXPECT_EQ(one_line("\xc3\xa9t\xc3\xa9"), "\xc3\xa9t\xc3\xa9");  // UTF-8 kept
-  EXPECT_EQ(one_line("\xed\xa0\x80"), "\\xed\\xa0\\x80");          // a surrogate is not UTF-8
-  EXPECT_EQ(one_line("\xe2\x82"), "\\xe2\\x82");                   // truncated sequence
+  EXPECT_EQ(one_line("\xed\xa0\x80"), "\\xed\\xa0\\x80");         // a surrogate is not UTF-8
+  EXPECT_EQ(one_line("\xe2\x82"), "\\xe2\\x82");                  // truncated sequence
 }
 
 TEST(Text, IsTextAcceptsTomlRefusesBinary) {
@@ -83,8 +82,9 @@ TEST(Outputs, AnInputByAnyNameIsRefused) {
 
 TEST(Outputs, TwoOutputsInOneFileAreRefused) {
   const std::string d = temp_dir();
-  const std::string why =
-      refusal([&] { gpp::check_files({}, {{"--json", d + "/r.json"}, {"--csv", d + "/../" + d.substr(d.rfind('/') + 1) + "/r.json"}}); });
+  const std::string why = refusal([&] {
+    gpp::check_files({}, {{"--json", d + "/r.json"}, {"--csv", d + "/../" + d.substr(d.rfind('/') + 1) + "/r.json"}});
+  });
   EXPECT_NE(why.find("also named by --json"), std::string::npos) << why;
   EXPECT_EQ(refusal([&] { gpp::check_files({}, {{"--json", d + "/r.json"}, {"--csv", d + "/r.csv"}}); }), "");
 }
@@ -93,9 +93,13 @@ TEST(Outputs, DirectoriesAndMissingDirectoriesAreRefused) {
   const std::string d = temp_dir();
   EXPECT_NE(refusal([&] { gpp::check_files({}, {{"--json", d}}); }).find("it is a directory"), std::string::npos);
   EXPECT_NE(refusal([&] { gpp::check_files({}, {{"--json", d + "/"}}); }).find("names a directory"), std::string::npos);
-  EXPECT_NE(refusal([&] { gpp::check_files({}, {{"--json", d + "/no/such/r.json"}}); }).find("No such file"),
+  EXPECT_NE(refusal([&] {
+              gpp::check_files({}, {{"--json", d + "/no/such/r.json"}});
+            }).find("No such file"),
             std::string::npos);
-  EXPECT_NE(refusal([&] { gpp::check_files({}, {{"--json", d + "/" + std::string(300, 'x')}}); }).find("too long"),
+  EXPECT_NE(refusal([&] {
+              gpp::check_files({}, {{"--json", d + "/" + std::string(300, 'x')}});
+            }).find("too long"),
             std::string::npos);
 }
 
@@ -128,9 +132,12 @@ TEST(Inputs, SpecialFilesAreRefusedWithoutBlocking) {
   ASSERT_EQ(::symlink("/dev/zero", (d + "/to-zero").c_str()), 0);
   std::ofstream(good) << "{}";
   const auto t0 = std::chrono::steady_clock::now();
-  for (const auto& refused : std::vector<std::pair<std::string, std::string>>{
-           {fifo, "FIFO"}, {d + "/to-fifo", "FIFO"}, {"/dev/zero", "device"}, {d + "/to-zero", "device"},
-           {dir, "directory"}, {d + "/missing", "No such file"}}) {
+  for (const auto& refused : std::vector<std::pair<std::string, std::string>>{{fifo, "FIFO"},
+                                                                              {d + "/to-fifo", "FIFO"},
+                                                                              {"/dev/zero", "device"},
+                                                                              {d + "/to-zero", "device"},
+                                                                              {dir, "directory"},
+                                                                              {d + "/missing", "No such file"}}) {
     // Named references, not a structured binding: C++17 lambdas cannot capture one (nvcc
     // 11.8 and clang before 16 refuse; gcc allows it as an extension).
     const std::string& path = refused.first;
@@ -152,7 +159,9 @@ TEST(Outputs, AnInputRewrittenOnPurposeIsAllowedOnlyByItsOwnOption) {
   const std::string csv = d + "/s.csv";
   std::ofstream(csv) << "old";
   EXPECT_EQ(refusal([&] { gpp::check_files({{"--resume", csv, "--csv"}}, {{"--csv", csv}}); }), "");
-  EXPECT_NE(refusal([&] { gpp::check_files({{"--resume", csv, "--csv"}}, {{"--json", csv}}); }).find("is the input"),
+  EXPECT_NE(refusal([&] {
+              gpp::check_files({{"--resume", csv, "--csv"}}, {{"--json", csv}});
+            }).find("is the input"),
             std::string::npos);
 }
 
@@ -160,8 +169,9 @@ TEST(Outputs, HardLinkedOutputsAreOneFile) {
   const std::string d = temp_dir();
   std::ofstream(d + "/a.json") << "a";
   ASSERT_EQ(::link((d + "/a.json").c_str(), (d + "/b.json").c_str()), 0);
-  EXPECT_NE(refusal([&] { gpp::check_files({}, {{"--json", d + "/a.json"}, {"--csv", d + "/b.json"}}); })
-                .find("two outputs, one file"),
+  EXPECT_NE(refusal([&] {
+              gpp::check_files({}, {{"--json", d + "/a.json"}, {"--csv", d + "/b.json"}});
+            }).find("two outputs, one file"),
             std::string::npos);
 }
 

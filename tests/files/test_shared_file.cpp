@@ -90,7 +90,8 @@ TEST(SharedFile, TwoAppendersKeepEveryRowWhole) {
   gpp::formats::SharedRows("--csv", path, "a,b").start({}, true);
   ASSERT_TRUE(in_processes(2, [&](int k) {
     gpp::formats::SharedRows rows("--csv", path, "a,b");
-    for (int i = 0; i < 40; ++i) rows.append(std::to_string(k) + "," + std::string(200, char('a' + i % 26)) + std::to_string(i));
+    for (int i = 0; i < 40; ++i)
+      rows.append(std::to_string(k) + "," + std::string(200, char('a' + i % 26)) + std::to_string(i));
   }));
   const std::string text = slurp(path);
   EXPECT_EQ(text.substr(0, 4), "a,b\n");

@@ -300,7 +300,8 @@ TEST_F(DamagedH5, ChunkedDatasetPartlyWritten) {
     H5Pclose(dcpl);
     H5Sclose(s);
   });
-  EXPECT_TRUE(h5_fails_naming(path_, "dataset I_eps_array was created but only partly written (1 of 25 chunks stored)"));
+  EXPECT_TRUE(
+      h5_fails_naming(path_, "dataset I_eps_array was created but only partly written (1 of 25 chunks stored)"));
 }
 
 // A fully written chunked, compressed dataset is read like a contiguous one.

@@ -32,7 +32,8 @@ TEST(ParallelRead, EveryThreadCountReadsTheSameBytes) {
       const std::int64_t n = std::int64_t(data.size()) - offset;
       std::vector<unsigned char> got(std::size_t(n), 0xAB);
       EXPECT_EQ(io::parallel_pread(fd, offset, got.data(), n, threads), "") << threads;
-      EXPECT_TRUE(std::equal(got.begin(), got.end(), data.begin() + offset)) << threads << " threads, offset " << offset;
+      EXPECT_TRUE(std::equal(got.begin(), got.end(), data.begin() + offset))
+          << threads << " threads, offset " << offset;
     }
   // The position is left where it was.
   EXPECT_EQ(::lseek(fd, 0, SEEK_CUR), 0);

@@ -183,7 +183,8 @@ double hand_flops(const std::string& policy, const Fixture& f, int band_block) {
     const double gp_empty = (f.data.ngpown + 2) / 3 * 3;  // G' groups of 3, padded
     const double gp_occ = (f.data.ngpown + 1) / 2 * 2;    // G' groups of 2, padded
     total += (21 * f.shape.ncouls * gp_occ * occ_blocks + 14 * f.shape.ncouls * gp_empty * empty_blocks +
-              14 * f.shape.ncouls * gp_occ * occ + 8 * f.shape.ncouls * gp_empty * empty) * passes +
+              14 * f.shape.ncouls * gp_occ * occ + 8 * f.shape.ncouls * gp_empty * empty) *
+                 passes +
              4 * gp_occ * occ_blocks * f.data.nw + 8 * f.shape.ncouls * gp_empty * empty_blocks * f.data.nw +
              // the padding's terms (its near-pole arms are not computed)
              25 * (gp_occ - f.data.ngpown) * f.shape.ncouls * occ * f.data.nw +
@@ -214,8 +215,8 @@ TEST(Counts, ClassificationMatchesTheFastReferencePass) {
   // The deck exercises every bucket the counts weight (else the test proves little).
   EXPECT_GT(f.arms.count(1, 1, 0, 1), 0);  // occupied, wx < 0, regular, cut
   EXPECT_GT(f.arms.count(1, 1, 0, 0), 0);
-  EXPECT_GT(f.arms.count(0, -1, 0), 0);    // empty band, regular
-  EXPECT_GT(f.arms.count(-1, -1, 1), 0);   // near-pole
+  EXPECT_GT(f.arms.count(0, -1, 0), 0);   // empty band, regular
+  EXPECT_GT(f.arms.count(-1, -1, 1), 0);  // near-pole
   EXPECT_GT(f.shape.occupied_bands, 0);
   EXPECT_LT(f.shape.occupied_bands, f.shape.nbands);
 }
@@ -302,7 +303,8 @@ INSTANTIATE_TEST_SUITE_P(Counts, PolicyCount,
 TEST(Counts, MatOncePerPass) {
   const Fixture& f = fixture("nine");
   ASSERT_GT(f.data.nw, GPP_MAX_NW) << "the deck must need passes";
-  const Tunables t{};  // {}: nvcc 11.8 warns (#811-D) on a const object of a class without a user-provided default constructor
+  const Tunables
+      t{};  // {}: nvcc 11.8 warns (#811-D) on a const object of a class without a user-provided default constructor
   const double v5 = counts::count_policy("v5-iw-outside", f.shape, f.arms, t).ops.flops();
   const double v4 = counts::count_policy("v4-collapse2", f.shape, f.arms, t).ops.flops();
   const double pairs = 21.0 * 11 * 70, passes = (9 + GPP_MAX_NW - 1) / GPP_MAX_NW;
@@ -322,10 +324,10 @@ TEST_P(Reciprocals, PerForm) {
   // empty bands and 2 for occupied ones, and one divide per (G, G', occupied block): the
   // sexcut threshold), one more per occupied near-pole term. The deck's 21 bands: one
   // block of 32 per occupation.
-  const double padding = ((f.data.ngpown + 2) / 3 * 3 - f.data.ngpown) * double(f.shape.ncouls) *
-                             (f.data.nbands - f.shape.occupied_bands) * f.data.nw +
-                         ((f.data.ngpown + 1) / 2 * 2 - f.data.ngpown) * double(f.shape.ncouls) *
-                             f.shape.occupied_bands * f.data.nw;
+  const double padding =
+      ((f.data.ngpown + 2) / 3 * 3 - f.data.ngpown) * double(f.shape.ncouls) *
+          (f.data.nbands - f.shape.occupied_bands) * f.data.nw +
+      ((f.data.ngpown + 1) / 2 * 2 - f.data.ngpown) * double(f.shape.ncouls) * f.shape.occupied_bands * f.data.nw;
   EXPECT_GT(padding, 0);  // 11 G': neither kernel's group divides them
   std::map<double, int> occupations;
   for (int n = 0; n < f.data.nbands; ++n)

@@ -22,7 +22,6 @@ GPP_HOST_ONLY("Ceilings.*");
 GPP_HOST_ONLY("NcuCsv.*");
 GPP_HOST_ONLY("RooflineCsv.*");
 
-
 using namespace gpp::app;
 
 std::string read(const std::string& path) {
@@ -40,9 +39,12 @@ std::vector<std::string> split(const std::string& line) {
   std::string cur;
   bool q = false;
   for (char c : line) {
-    if (c == '"') q = !q;
-    else if (c == ',' && !q) f.push_back(cur), cur.clear();
-    else cur += c;
+    if (c == '"')
+      q = !q;
+    else if (c == ',' && !q)
+      f.push_back(cur), cur.clear();
+    else
+      cur += c;
   }
   f.push_back(cur);
   return f;
@@ -140,7 +142,9 @@ TEST(RooflineCsv, ProfiledRow) {
   const auto header = split(roofline_csv_header());
   const auto f = split(lines(roofline_csv_row(r))[0]);
   ASSERT_EQ(f.size(), header.size());
-  auto col = [&](const std::string& n) { return std::stod(f[std::find(header.begin(), header.end(), n) - header.begin()]); };
+  auto col = [&](const std::string& n) {
+    return std::stod(f[std::find(header.begin(), header.end(), n) - header.begin()]);
+  };
   const double flops = 2000000001.0 + 1400000005.0 + 2 * 5000000003.0;
   EXPECT_DOUBLE_EQ(col("flops_profiled"), flops);
   EXPECT_DOUBLE_EQ(col("ai_l1"), flops / 2468567890.0);
@@ -155,9 +159,9 @@ TEST(RooflineCsv, ProfiledRow) {
 
 TEST(Ceilings, LevelRule) {
   gpp::backend::Properties c;
-  c.l1_bytes = 32768;   // x 2 threads: L1 window <= 32 KiB
-  c.l2_bytes = 262144;  // x 2: L2 window (64 KiB, 256 KiB]
-  c.l3_bytes = 4194304; // L3 window (512 KiB, 2 MiB]; DRAM >= 16 MiB
+  c.l1_bytes = 32768;    // x 2 threads: L1 window <= 32 KiB
+  c.l2_bytes = 262144;   // x 2: L2 window (64 KiB, 256 KiB]
+  c.l3_bytes = 4194304;  // L3 window (512 KiB, 2 MiB]; DRAM >= 16 MiB
   c.units = 2;
   std::vector<gpp::ceilings::SweepPoint> s;
   const double gbs[] = {90, 100, 80, 70, 60, 50, 40, 30, 20, 15, 12, 11, 10};  // 16 KiB .. 64 MiB
@@ -182,11 +186,11 @@ TEST(Ceilings, LevelRule) {
 
 TEST(Ceilings, LevelRuleGpuWithRotatedSweep) {
   gpp::backend::Properties c;
-  c.l1_bytes = 262144;    // x 4 multiprocessors = 1 MiB of L1: more than half the L2
-  c.l2_bytes = 1048576;   // L2 window of the rotated sweep: <= 512 KiB; HBM >= 4 MiB
+  c.l1_bytes = 262144;   // x 4 multiprocessors = 1 MiB of L1: more than half the L2
+  c.l2_bytes = 1048576;  // L2 window of the rotated sweep: <= 512 KiB; HBM >= 4 MiB
   c.units = 4;
   std::vector<gpp::ceilings::SweepPoint> own, rot;
-  const double own_gbs[] = {500, 900, 1000, 950, 800, 700, 300, 200};   // 64 KiB .. 8 MiB
+  const double own_gbs[] = {500, 900, 1000, 950, 800, 700, 300, 200};  // 64 KiB .. 8 MiB
   const double rot_gbs[] = {300, 350, 340, 330, 250, 110, 100, 105};
   double ws = 65536;
   for (int i = 0; i < 8; ++i, ws *= 2) own.push_back({ws, own_gbs[i]}), rot.push_back({ws, rot_gbs[i]});
@@ -213,23 +217,26 @@ TEST(CeilingsCli, QuickHostJson) {
   EXPECT_GT(peak, 0.0);
   EXPECT_LT(peak, 1e5);
   const std::string text = read(json);
-  for (const char* key : {"\"schema_version\":1", "\"kind\":\"gpp-ceilings\"", "\"device\"", "\"backend\"",
-                          "\"compute\"", "\"bandwidth\"", "\"sweep\"", "\"method\"", "\"level\":\"DRAM\"",
-                          "\"level\":\"L1\"", "\"space\":\"host\""})
+  for (const char* key :
+       {"\"schema_version\":1", "\"kind\":\"gpp-ceilings\"", "\"device\"", "\"backend\"", "\"compute\"",
+        "\"bandwidth\"", "\"sweep\"", "\"method\"", "\"level\":\"DRAM\"", "\"level\":\"L1\"", "\"space\":\"host\""})
     EXPECT_NE(text.find(key), std::string::npos) << key;
   const std::string py = std::string(GPP_PYTHON3).empty() ? "/usr/bin/python3" : std::string(GPP_PYTHON3);
   const std::string check =
-      py + " -c \"import json,math,sys; d=json.load(open(sys.argv[1])); "
-           "assert d['schema_version']==1 and d['compute'][0]['gflops']>0; "
-           "assert all(b['gbs']>0 and math.isfinite(b['gbs']) and b['working_set_bytes']>0 for b in d['bandwidth']); "
-           "assert len(d['sweep'])==10 and all(p['gbs']>0 for p in d['sweep'])\" " + json;
+      py +
+      " -c \"import json,math,sys; d=json.load(open(sys.argv[1])); "
+      "assert d['schema_version']==1 and d['compute'][0]['gflops']>0; "
+      "assert all(b['gbs']>0 and math.isfinite(b['gbs']) and b['working_set_bytes']>0 for b in d['bandwidth']); "
+      "assert len(d['sweep'])==10 and all(p['gbs']>0 for p in d['sweep'])\" " +
+      json;
   if (::access(py.c_str(), X_OK) == 0) {  // braces: EXPECT_* is an if-else (-Wdangling-else)
     EXPECT_EQ(std::system(check.c_str()), 0) << check;
   }
   std::remove(json.c_str());
 }
 
-const std::string kDeck = std::string(GPP_SOURCE_DIR) + "/inputs/small.toml --nbands 12 --ngpown 8 --ncouls 40 --nvband 5";
+const std::string kDeck =
+    std::string(GPP_SOURCE_DIR) + "/inputs/small.toml --nbands 12 --ngpown 8 --ncouls 40 --nvband 5";
 
 TEST(RooflineCli, AnalyticRowsOnTheHost) {
   const std::string json = temp("c.json"), csv = temp("r.csv");
@@ -273,7 +280,8 @@ TEST(RooflineCli, BadInput) {
   for (const auto& [args, what] : std::vector<std::pair<std::string, std::string>>{
            {"roofline " + kDeck + " --policy tuned", "--csv"},
            {"roofline " + kDeck + " --policy tuned --csv " + csv + " --ncu /nonexistent/ncu", "/nonexistent/ncu"},
-           {"roofline " + kDeck + " --policy tuned --csv " + csv + " --ceilings /nonexistent.json", "/nonexistent.json"},
+           {"roofline " + kDeck + " --policy tuned --csv " + csv + " --ceilings /nonexistent.json",
+            "/nonexistent.json"},
            {"roofline " + kDeck + " --policy tuned --csv " + csv + " --ceilings " + other, "not a gpp ceilings file"},
            {"roofline " + kDeck + " --policy tuned --csv " + csv + " --plot " + other, "not a directory"},
            {"roofline " + kDeck + " --policy tuned --csv " + csv + " --profiler-timeout nan", "--profiler-timeout"},

@@ -32,7 +32,6 @@ GPP_HOST_ONLY("Tuning.*");
 GPP_HOST_ONLY("SweepCli.RefusedBeforeWork");
 GPP_HOST_ONLY("TuneCli.OnePolicyAtATime");
 
-
 using gpp::app::sweep::Axes;
 using gpp::test::count_lines;
 using gpp::test::Outcome;
@@ -40,7 +39,9 @@ namespace sweep = gpp::app::sweep;
 
 Outcome gpp_cmd(const std::string& args) { return gpp::test::gpp_exe(args); }
 
-std::string deck() { return std::string(GPP_SOURCE_DIR) + "/inputs/small.toml --nbands 12 --ngpown 8 --ncouls 40 --nvband 5"; }
+std::string deck() {
+  return std::string(GPP_SOURCE_DIR) + "/inputs/small.toml --nbands 12 --ngpown 8 --ncouls 40 --nvband 5";
+}
 
 std::string temp_path(const std::string& name) {
   return ::testing::TempDir() + "gpp_sweep_" + std::to_string(::getpid()) + "_" + name;
@@ -146,7 +147,8 @@ TEST(SweepGrid, ATunableNoSelectedPolicyHasIsRefused) {
     sweep::check_axes_used(a, tuned);
     ADD_FAILURE() << "accepted";
   } catch (const gpp::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("--tile: none of the selected policies (tuned)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--tile: none of the selected policies (tuned)"), std::string::npos)
+        << e.what();
   }
   EXPECT_NO_THROW(sweep::check_axes_used(a, {&gpp::find_policy("tuned"), &gpp::find_policy("v0-collapse3")}));
 }
@@ -272,7 +274,7 @@ TEST(Tuning, ParamsAndAnySize) {
 // compiled in (tuning_defaults) is what the two files it names say.
 TEST(Tuning, ShippedDefaultsAreTheCompiledOnes) {
   const std::string dir = std::string(GPP_SOURCE_DIR) + "/tuning/";
-  const std::vector<std::string> files = {"sm_70", "sm_80", "sm_90", "gfx90a", "gfx942",
+  const std::vector<std::string> files = {"sm_70",       "sm_80",     "sm_90",     "gfx90a",      "gfx942",
                                           "host-avx512", "host-avx2", "host-neon", "host-generic"};
   for (const std::string& name : files) {
     SCOPED_TRACE(name);
@@ -284,8 +286,10 @@ TEST(Tuning, ShippedDefaultsAreTheCompiledOnes) {
     ASSERT_TRUE(e.unknown.contains("basis"));
     const std::string basis = e.unknown["basis"].get<std::string>();
     EXPECT_TRUE(basis == "measured" || basis == "reasoned") << basis;
-    if (basis == "measured") EXPECT_TRUE(e.unknown.contains("command") && e.unknown.contains("where"));
-    else EXPECT_TRUE(e.unknown.contains("note"));
+    if (basis == "measured")
+      EXPECT_TRUE(e.unknown.contains("command") && e.unknown.contains("where"));
+    else
+      EXPECT_TRUE(e.unknown.contains("note"));
     EXPECT_EQ(f.unknown["arch"].get<std::string>(), name);
   }
   const auto tuned = gpp::app::read_tuning_file(std::string(GPP_SOURCE_DIR) + "/" + gpp::tuning_defaults::kTunedFile);
@@ -404,8 +408,10 @@ std::size_t column(const std::string& name) {
 TEST(SweepCli, InvalidPointsAreRowsWithReasons) {
   const std::string csv = temp_path("invalid.csv"), json = temp_path("invalid.json");
   // --space host: the BEST lines below name the host space in every build (CUDA's default is the device)
-  const Outcome o = gpp_cmd("sweep " + deck() + " --space host --policy tuned,host --band-block 4,8 --team-size 1,100000 --repeat 1 "
-                            "--csv " + csv + " --json " + json);
+  const Outcome o = gpp_cmd("sweep " + deck() +
+                            " --space host --policy tuned,host --band-block 4,8 --team-size 1,100000 --repeat 1 "
+                            "--csv " +
+                            csv + " --json " + json);
   SCOPED_TRACE(o.out);
   ASSERT_EQ(o.code, 0);
   const auto rows = csv_rows_of(csv);
@@ -504,7 +510,8 @@ TEST(SweepCli, ListsWithEmptyItemsAndBadBudgetsAreRefused) {
   expect_refused("run " + deck() + " --policy ,host", "empty policy name");
   expect_refused("bench " + deck() + " --policies host,,v0-collapse3", "empty policy name");
   expect_refused("run " + deck() + " --policy host,host", "named twice");
-  for (const char* b : {"nan", "inf", "1e400"}) expect_refused("tune " + deck() + " --policy host --budget " + b, "--budget");
+  for (const char* b : {"nan", "inf", "1e400"})
+    expect_refused("tune " + deck() + " --policy host --budget " + b, "--budget");
   expect_refused("run " + deck() + " --repeat 2000000", "at most 1000000");
   // A refused value of a megabyte is quoted short.
   const Outcome o = gpp_cmd("run " + deck() + " --policy " + std::string(100000, 'p'));
@@ -526,11 +533,13 @@ TEST(SweepCli, FailedVerificationExits2) {
 
 TEST(SweepCli, ResumeSkipsDonePoints) {
   const std::string csv = temp_path("resume.csv");
-  Outcome o = gpp_cmd("sweep " + deck() + " --policy host,tuned --band-block 4,8 --team-size 1,100000 --repeat 1 --csv " + csv);
+  Outcome o =
+      gpp_cmd("sweep " + deck() + " --policy host,tuned --band-block 4,8 --team-size 1,100000 --repeat 1 --csv " + csv);
   ASSERT_EQ(o.code, 0) << o.out;
   const std::string first = slurp(csv);
   ASSERT_EQ(csv_rows_of(csv).size(), 6u);
-  o = gpp_cmd("sweep " + deck() + " --policy host,tuned --band-block 4,8,16 --team-size 1,100000 --repeat 1 --resume " + csv);
+  o = gpp_cmd("sweep " + deck() + " --policy host,tuned --band-block 4,8,16 --team-size 1,100000 --repeat 1 --resume " +
+              csv);
   SCOPED_TRACE(o.out);
   ASSERT_EQ(o.code, 0);
   // New: host 16, tuned 16 x {1, 100000}; the six old points (invalid ones too) skipped.
@@ -540,7 +549,8 @@ TEST(SweepCli, ResumeSkipsDonePoints) {
   const auto rows = csv_rows_of(csv);
   ASSERT_EQ(rows.size(), 9u);
   std::set<std::string> points;
-  for (const auto& r : rows) points.insert(r[column("policy")] + "/" + r[column("band_block")] + "/" + r[column("team_size")]);
+  for (const auto& r : rows)
+    points.insert(r[column("policy")] + "/" + r[column("band_block")] + "/" + r[column("team_size")]);
   EXPECT_EQ(points.size(), 9u);
   EXPECT_EQ(points.count("host/16/"), 1u);
   EXPECT_EQ(points.count("tuned/16/100000"), 1u);
@@ -552,7 +562,8 @@ TEST(SweepCli, ResumeSkipsDonePoints) {
   // kept as it was.
   expect_refused("sweep " + std::string(GPP_SOURCE_DIR) +
                      "/inputs/small.toml --nbands 10 --ngpown 8 --ncouls 40 --nvband 5 --policy host --band-block 4 "
-                     "--repeat 1 --resume " + csv,
+                     "--repeat 1 --resume " +
+                     csv,
                  "row 1 is of another nbands '12' (this run: '10')");
   EXPECT_EQ(slurp(csv), second);
   std::remove(csv.c_str());
@@ -606,7 +617,8 @@ TEST(SweepCli, TuningFileRoundTrip) {
   ASSERT_EQ(o.code, 0) << o.out;
   // the entry's params (the host policy's defaults, as a sweep writes them)
   const std::string params = "loops=vector rcp_empty=share rcp_occupied=share";
-  const std::string params_json = "\"params\":{\"loops\":\"vector\",\"rcp_empty\":\"share\",\"rcp_occupied\":\"share\"}";
+  const std::string params_json =
+      "\"params\":{\"loops\":\"vector\",\"rcp_empty\":\"share\",\"rcp_occupied\":\"share\"}";
   EXPECT_NE(o.out.find("band_block=3 ig_block=5 " + params + "; tunables from: tuning file " + tuning + ")"),
             std::string::npos)
       << o.out;

@@ -286,11 +286,9 @@ TEST_P(Oracle, Matches) {
   EXPECT_TRUE(matches_oracle(run_implementation(impl, p), p)) << impl << " on " << deck;
 }
 
-INSTANTIATE_TEST_SUITE_P(Decks, Oracle, ::testing::Combine(::testing::ValuesIn(implementations()),
-                                                           ::testing::ValuesIn(oracle_decks())),
-                         [](const auto& info) {
-                           return param_name(std::get<0>(info.param) + "_" + std::get<1>(info.param));
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Decks, Oracle, ::testing::Combine(::testing::ValuesIn(implementations()), ::testing::ValuesIn(oracle_decks())),
+    [](const auto& info) { return param_name(std::get<0>(info.param) + "_" + std::get<1>(info.param)); });
 
 class OracleDeck : public ::testing::TestWithParam<std::string> {};
 
@@ -300,7 +298,8 @@ TEST_P(OracleDeck, StaticRemainderMatches) {
   const OracleProblem& p = problem(GetParam());
   ASSERT_TRUE(same_data(p.input, p.expected));
   const std::complex<long double> want = p.expected.cplx("achstemp");
-  const double atol = atol_for(double(p.expected.real("achstemp_magnitude")), double(p.expected.count("terms_per_sum")));
+  const double atol =
+      atol_for(double(p.expected.real("achstemp_magnitude")), double(p.expected.count("terms_per_sum")));
   struct Got {
     std::string name;
     std::complex<double> got;
@@ -311,8 +310,8 @@ TEST_P(OracleDeck, StaticRemainderMatches) {
     got.push_back({std::string("fast reference@") + to_string(k), fast_pass(k, p).achstemp});
   for (const auto& g : got) {
     const double diff = double(std::abs(std::complex<long double>(g.got.real(), g.got.imag()) - want));
-    EXPECT_LE(diff, atol + kRtol * double(std::abs(want))) << g.name << " = " << g.got << ", oracle "
-                                                            << std::complex<double>(want);
+    EXPECT_LE(diff, atol + kRtol * double(std::abs(want)))
+        << g.name << " = " << g.got << ", oracle " << std::complex<double>(want);
   }
 }
 
@@ -408,8 +407,8 @@ TEST(OracleData, DecksCoverEveryBranch) {
   for (const auto& d : decks) {
     ASSERT_TRUE(std::filesystem::exists(kOracleDir + "/" + d + ".expected")) << d << " has no stored oracle results";
     const OracleOutput o = read_expected(d);
-    for (const char* k : {"branch_zero", "branch_near_pole_limitone", "cut_occupied_regular",
-                          "cut_occupied_near_pole", "clamp_decides_cut"})
+    for (const char* k : {"branch_zero", "branch_near_pole_limitone", "cut_occupied_regular", "cut_occupied_near_pole",
+                          "clamp_decides_cut"})
       total[k] += o.count(k);
     nws.insert(o.count("nend") - o.count("nstart") + 1);
   }

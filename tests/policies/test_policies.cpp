@@ -243,8 +243,7 @@ void check_pass(const ExecSpace& space, const GppData<typename ExecSpace::memory
 
 TEST(Passes, DataOfAPassShareTheDeckAndHoldItsFrequencies) {
   const Problem& pr = problem("nine_frequencies");
-  for (const SpaceKind k : build_spaces())
-    with_space(k, [&](auto space) { check_pass(space, pr.data->on(space)); });
+  for (const SpaceKind k : build_spaces()) with_space(k, [&](auto space) { check_pass(space, pr.data->on(space)); });
 }
 
 // Tunables that divide nothing, and non-default ones, must still give the right answer
@@ -332,9 +331,8 @@ TEST(Tunables, VectorLengthAboveOne) {
   const Problem& pr = problem("odd_sizes");
   for (const SpaceKind k : build_spaces())
     for (const char* p : {"v6-blocked", "v8-bounded"}) {
-      const int max_lanes = with_space(k, [](auto space) {
-        return Kokkos::TeamPolicy<decltype(space)>::vector_length_max();
-      });
+      const int max_lanes =
+          with_space(k, [](auto space) { return Kokkos::TeamPolicy<decltype(space)>::vector_length_max(); });
       for (int lanes = 2; lanes <= std::min(max_lanes, 8); lanes *= 2) {
         Tunables t;
         t.vector_length = lanes;
@@ -471,7 +469,8 @@ TEST(HostPolicy, EmptyReciprocalRangesAreGuarded) {
   for (const SpaceKind k : build_spaces()) {
     if (!find_policy("host").runs_on(k)) continue;
     for (const char* m : kEmptyReciprocals) {
-      EXPECT_TRUE(results_close(run_on(k, find_policy("host"), *pr, host_params({{"rcp_empty", m}})), pr->reference, kTol))
+      EXPECT_TRUE(
+          results_close(run_on(k, find_policy("host"), *pr, host_params({{"rcp_empty", m}})), pr->reference, kTol))
           << m << " on " << name_of(k);
     }
   }
@@ -517,8 +516,8 @@ TEST(HostPolicy, EveryLoopMatchesReference) {
             Tunables t = host_params({{"loops", loop}, {"rcp_occupied", rcp}});
             t.ig_block = ig_block;
             const SigmaResult got = run_on(k, find_policy("host"), *pr, t);
-            const std::string what =
-                loop + "/" + rcp + " G block " + std::to_string(ig_block) + " nend " + std::to_string(nend) + " on " + name_of(k);
+            const std::string what = loop + "/" + rcp + " G block " + std::to_string(ig_block) + " nend " +
+                                     std::to_string(nend) + " on " + name_of(k);
             EXPECT_TRUE(results_close(got, pr->reference, kTol)) << what;
             EXPECT_TRUE(results_close(got, scalar, 1e-13)) << what;
           }
@@ -539,9 +538,11 @@ TEST(HostPolicy, UnknownParamOrValueIsAnError) {
   };
   for (const char* name : {"loops", "rcp_empty", "rcp_occupied"}) {
     refused("host", host_params({{name, "simd"}}), std::string("--param ") + name + "=simd: policy host takes ");
-    EXPECT_NO_THROW(check_tunables(find_policy("host"), host_params({{name, find_policy("host").param(name)->values.back()}})));
+    EXPECT_NO_THROW(
+        check_tunables(find_policy("host"), host_params({{name, find_policy("host").param(name)->values.back()}})));
   }
-  refused("host", host_params({{"avx512", "on"}}), "policy host has no param avx512 (its params: loops, rcp_empty, rcp_occupied)");
+  refused("host", host_params({{"avx512", "on"}}),
+          "policy host has no param avx512 (its params: loops, rcp_empty, rcp_occupied)");
   refused("tuned", host_params({{"loops", "scalar"}}), "policy tuned has no param loops (it has none)");
   EXPECT_THROW(parse_param("--param", "loops"), Error);
   EXPECT_THROW(parse_param("--param", "=scalar"), Error);
@@ -564,7 +565,8 @@ TEST(Tunables, ResolvedValuesAreReported) {
   // every param of the host policy, at its default unless asked
   asked.params["rcp_empty"] = "div";
   const Tunables host = find_policy("host").resolve(HostExec(), pr.data->host, asked);
-  EXPECT_EQ(host.params, (std::map<std::string, std::string>{{"loops", "vector"}, {"rcp_empty", "div"}, {"rcp_occupied", "share"}}));
+  EXPECT_EQ(host.params,
+            (std::map<std::string, std::string>{{"loops", "vector"}, {"rcp_empty", "div"}, {"rcp_occupied", "share"}}));
   EXPECT_TRUE(v8.params.empty());
 }
 

@@ -61,7 +61,8 @@ std::string check_schedule(const std::vector<ChunkStep>& steps, int m, int slots
         copies_in_flight.clear();
         break;
       case ChunkStep::Kernel:
-        if (!kernels || !copy_waited[i] || ran[i]++) return why.str() + "kernel before its copy, twice or not asked for";
+        if (!kernels || !copy_waited[i] || ran[i]++)
+          return why.str() + "kernel before its copy, twice or not asked for";
         break;
     }
   }
@@ -145,7 +146,8 @@ TEST(ChunkPlan, CoversEveryColumnOnceWithinTheBudget) {
     for (int ngpown : {1, 2, 3, 7, 20, 1000, 54000})
       for (long long columns : {1LL, 2LL, 3LL, 5LL, 8LL, 100LL, 999LL, 40000LL, 60000LL}) {
         const app::ChunkPlan p = app::plan_columns(ngpown, columns, b);
-        SCOPED_TRACE(::testing::Message() << "per column " << per_column << ", ngpown " << ngpown << ", columns " << columns);
+        SCOPED_TRACE(::testing::Message()
+                     << "per column " << per_column << ", ngpown " << ngpown << ", columns " << columns);
         ASSERT_EQ(p.ngpown, ngpown);
         if (columns >= ngpown) {
           EXPECT_EQ(p.resident, ngpown);
@@ -231,7 +233,8 @@ std::vector<app::ChunkPlan> test_plans() {
 TEST(Chunks, StreamHandsOutTheWholeDecksColumns) {
   app::Session s = app::make_session(small_deck());
   for (const app::ChunkPlan& plan : test_plans()) {
-    SCOPED_TRACE(::testing::Message() << "resident " << plan.resident << ", width " << plan.width << ", slots " << plan.slots);
+    SCOPED_TRACE(::testing::Message() << "resident " << plan.resident << ", width " << plan.width << ", slots "
+                                      << plan.slots);
     s.chunks_host = plan;
     s.stream_host.reset();
     for (int pass = 0; pass < 2; ++pass) {  // the second pass reuses the buffers
@@ -247,11 +250,14 @@ TEST(Chunks, StreamHandsOutTheWholeDecksColumns) {
     }
     // Resolving a policy reads the first piece only.
     int calls = 0;
-    s.for_each_chunk(HostExec(), [&](const GppData<Kokkos::HostSpace>& d) {
-      ++calls;
-      EXPECT_TRUE(same_columns(d, s.host, 0));
-      EXPECT_EQ(d.ngpown, plan.resident > 0 ? plan.resident : plan.streamed.front().second);
-    }, true);
+    s.for_each_chunk(
+        HostExec(),
+        [&](const GppData<Kokkos::HostSpace>& d) {
+          ++calls;
+          EXPECT_TRUE(same_columns(d, s.host, 0));
+          EXPECT_EQ(d.ngpown, plan.resident > 0 ? plan.resident : plan.streamed.front().second);
+        },
+        true);
     EXPECT_EQ(calls, 1);
     // What the passes copied: each streamed column's arrays, on each of the 3 passes.
     const app::StreamStats st = s.stream_stats(SpaceKind::Host);

@@ -93,7 +93,8 @@ TEST(FastReference, TermsOutsideTheVectorFormTakeTheLiteralForm) {
       {"huge wx", [&](InputDeck& in) { in.wfnkq_ekq[std::size_t(in.peinf_indext_dist[3] - 1)] = 1e20; }},
       {"wx = wtilde", [&](InputDeck& in) {
          for (int igp = 0; igp < p.ngpown; ++igp)
-           for (int ig = igp % 5; ig < p.ncouls; ig += 11) in.wtilde_array(ig, igp) = complex_t(wx(1, ig % p.nbands), 0);
+           for (int ig = igp % 5; ig < p.ncouls; ig += 11)
+             in.wtilde_array(ig, igp) = complex_t(wx(1, ig % p.nbands), 0);
        }}};
   for (const Case& c : cases) {
     InputDeck in = plain;  // its Views are shared: the two perturbed ones are copies
@@ -213,7 +214,8 @@ double least_of_three(const F& f) {
 
 TEST(Verification, CostsAboutOneRun) {
   app::Session s = app::make_session(small_deck(64, 48, 4096, 28));
-  const double reference_s = least_of_three([&] { app::prepare_reference(s, app::VerifyMode::Host, kDefaultRtol, true); });
+  const double reference_s =
+      least_of_three([&] { app::prepare_reference(s, app::VerifyMode::Host, kDefaultRtol, true); });
   ASSERT_TRUE(s.arms.has_value());
   const double arms_s = least_of_three([&] {
     s.arms.reset();

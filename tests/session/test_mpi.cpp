@@ -15,7 +15,7 @@ TEST(Placement, TwoRanksOnOneGpuAreRefused) {
   using app::shared_device_error;
   EXPECT_EQ(shared_device_error({"n1 0000:18:00", "n1 0000:2a:00"}, false), "");
   EXPECT_EQ(shared_device_error({"n1 0000:18:00", "n2 0000:18:00"}, false), "");  // two nodes
-  EXPECT_EQ(shared_device_error({"", "", ""}, false), "");                          // host builds
+  EXPECT_EQ(shared_device_error({"", "", ""}, false), "");                        // host builds
   const std::string e = shared_device_error({"n1 0000:18:00", "n1 0000:2a:00", "n1 0000:18:00"}, false);
   EXPECT_NE(e.find("ranks 0 and 2 would share one GPU (n1 0000:18:00)"), std::string::npos) << e;
   EXPECT_NE(e.find("--allow-shared-device"), std::string::npos);
@@ -38,7 +38,7 @@ TEST(Chunks, MaxDeviceMemValues) {
 TEST(Chunks, PlanCoversEveryColumnOnce) {
   app::Session s = app::make_session(small_deck());
   const double replicated = 16.0 * 150 * 24 + 2 * 8.0 * 2 * 24 + 8.0 * 24;  // aqsntemp, wx x2, occ
-  const double column = 2 * 16.0 * 150 + 3 * 16.0 * 24 + 8;                // wtilde, I_eps, aqsmtemp x2, S, vcoul
+  const double column = 2 * 16.0 * 150 + 3 * 16.0 * 24 + 8;                 // wtilde, I_eps, aqsmtemp x2, S, vcoul
   const app::ChunkBytes b = app::chunk_bytes(s.host);
   EXPECT_EQ(b.replicated, replicated);
   EXPECT_EQ(b.per_column, column);

@@ -94,8 +94,9 @@ TEST(Progress, TerminalGetsOneLiveLineClearedAtTheEnd) {
   p.start("host on the host: 1 warm-up + 3 timed runs", 4e10, 60);
   // drawn at once (estimated above ten seconds), cut to 79 columns (a longer line wraps and
   // a carriage return no longer clears it)
-  EXPECT_EQ(c.out.str(), "\rgpp: host on the host: 1 warm-up + 3 timed runs: 0% (0 of 4e+10 updates), 0.0 s"
-                         "\033[K");
+  EXPECT_EQ(c.out.str(),
+            "\rgpp: host on the host: 1 warm-up + 3 timed runs: 0% (0 of 4e+10 updates), 0.0 s"
+            "\033[K");
   c.out.str("");
   c.t += 0.1;
   p.advance(1e9);

@@ -51,10 +51,10 @@ inline bool register_no_device(const char* pattern, NoDevice kind) {
 }
 #define GPP_TEST_CONCAT2(a, b) a##b
 #define GPP_TEST_CONCAT(a, b) GPP_TEST_CONCAT2(a, b)
-#define GPP_HOST_ONLY(pattern)                                          \
+#define GPP_HOST_ONLY(pattern)                                                   \
   [[maybe_unused]] static const bool GPP_TEST_CONCAT(gpp_no_device_, __LINE__) = \
       ::gpp::test::register_no_device(pattern, ::gpp::test::NoDevice::HostOnly)
-#define GPP_HOST_VIEWS_ONLY(pattern)                                    \
+#define GPP_HOST_VIEWS_ONLY(pattern)                                             \
   [[maybe_unused]] static const bool GPP_TEST_CONCAT(gpp_no_device_, __LINE__) = \
       ::gpp::test::register_no_device(pattern, ::gpp::test::NoDevice::HostViews)
 

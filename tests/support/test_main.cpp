@@ -100,7 +100,8 @@ int main(int argc, char* argv[]) {
   ::testing::InitGoogleTest(&argc, argv);
   const int skipped = !missing.empty() && !::testing::GTEST_FLAG(list_tests) ? run_host_only(missing) : 0;
   const int rc = RUN_ALL_TESTS();
-  if (skipped > 0) std::printf("[  SKIPPED ] %d test%s without the device (listed first)\n", skipped, skipped == 1 ? "" : "s");
+  if (skipped > 0)
+    std::printf("[  SKIPPED ] %d test%s without the device (listed first)\n", skipped, skipped == 1 ? "" : "s");
   for (auto& hook : gpp::test::before_finalize()) hook();
   gpp::runtime::stop();
   return rc;

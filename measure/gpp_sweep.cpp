@@ -187,8 +187,10 @@ std::vector<Tunables> expand(const Axes& a, const std::vector<std::string>& poli
   axis("vector-length", a.vector_length, [](Tunables& t, int v) { t.vector_length = v; });
   axis("tile", a.tile, [](Tunables& t, const std::vector<int>& v) { t.tile = v; });
   for (const auto& [name, values] : a.params) {
+    // (a copy: C++17 lambdas cannot capture a structured binding, and clang refuses it)
+    const std::string& param = name;
     const bool has =
-        std::any_of(policy_params.begin(), policy_params.end(), [&](const ParamSpec& p) { return p.name == name; });
+        std::any_of(policy_params.begin(), policy_params.end(), [&](const ParamSpec& p) { return p.name == param; });
     if (!has) continue;
     std::vector<Tunables> next;
     if (points.size() * values.size() > kMaxPoints)

@@ -30,14 +30,8 @@ namespace sweep = gpp::app::sweep;
 std::string temp(const std::string& name) {
   return ::testing::TempDir() + "gpp_campaign_" + std::to_string(::getpid()) + "_" + name;
 }
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
-bool exists(const std::string& p) {
-  struct stat st;
-  return ::stat(p.c_str(), &st) == 0;
-}
+using gpp::test::slurp;
+bool exists(const std::string& p) { return gpp::test::file_exists(p); }
 
 // A deck where each point takes a fraction of a second on one core, so that a signal
 // lands in the middle of a sweep of several seconds.

@@ -28,10 +28,7 @@ GPP_HOST_ONLY("SharedFile.*");
 std::string temp(const std::string& name) {
   return ::testing::TempDir() + "gpp_shared_" + std::to_string(::getpid()) + "_" + name;
 }
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-}
+using gpp::test::slurp;
 bool exists(const std::string& p) {
   struct stat st;
   return ::stat(p.c_str(), &st) == 0;

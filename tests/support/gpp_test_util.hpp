@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <complex>
+#include <iterator>
+#include <fstream>
 #include <cstdlib>
 #include <functional>
 #include <sstream>
@@ -15,6 +17,12 @@
 #include <vector>
 
 namespace gpp::test {
+
+/// A file's whole content ("" when it cannot be read).
+inline std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
 
 /// A test's time limit in seconds, times GPP_TEST_TIME_SCALE where set (a number >= 1): an
 /// emulator (tools/arm-build.sh runs the suite under qemu) is slower by a factor, and a

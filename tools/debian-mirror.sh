@@ -1,6 +1,7 @@
-# Sourced by .ci/run and tools/hip-build.sh (bash): debian_mirror SUITE prints the Debian
-# mirror this machine's apt sources use, for debootstrap. No host name is written in the
-# repository: the mirror is whatever this machine installs Debian from.
+# Sourced by .ci/run and the tools that make Debian roots (bash): debian_mirror SUITE prints
+# the Debian mirror this machine's apt sources use, for debootstrap. No host name is written
+# in the repository: the mirror is whatever this machine installs Debian from. root_hosts ROOT
+# gives a root made by debootstrap the /etc/hosts an installed Debian has.
 #
 # First choice: an enabled `deb` source (deb822 .sources or sources.list lines) that lists
 # SUITE itself. Otherwise (a Debian 12 machine asked for trixie or sid) the source of this
@@ -41,4 +42,15 @@ debian_mirror() {  # debian_mirror SUITE
   fi
   [ -n "$m" ] || return 1
   echo "$m"
+}
+
+# root_hosts ROOT: debootstrap writes no /etc/hosts; Debian's installer writes localhost and
+# the machine's name (127.0.1.1). Without them a program that looks its own name up asks DNS,
+# and where DNS does not answer it waits the resolver's 5 s. Open MPI looks it up as every
+# process starts: in such a root one start in four of an MPI build's gpp took 5.1 s instead
+# of 0.1 s, which made CI's MPI stage time out. Written at run time (the machine's own name,
+# as the kernel reports it); an existing file is kept.
+root_hosts() {
+  [ -e "$1/etc/hosts" ] && return 0
+  printf '127.0.0.1\tlocalhost\n127.0.1.1\t%s\n::1\tlocalhost ip6-localhost ip6-loopback\n' "$(uname -n)" >"$1/etc/hosts"
 }

@@ -107,6 +107,7 @@ root_make() {
     echo 'Acquire::Check-Valid-Until "false";' >"$root/etc/apt/apt.conf.d/99gpp-no-valid-until"
     echo "$suite" >"$marker"
   fi
+  root_hosts "$root"
   mount -t proc proc "$root/proc"
   mount -t sysfs sys "$root/sys"
 }

@@ -162,6 +162,7 @@ if [ ! -f "$root/root/.volta-root" ]; then
     >"$root/etc/apt/sources.list.d/volta-nonfree.sources"
   touch "$root/root/.volta-root"
 fi
+root_hosts "$root"
 mount -t proc proc "$root/proc"
 mount -t sysfs sys "$root/sys"
 mount --bind /dev "$root/dev"   # nvcc and cicc read /dev/urandom; no GPU is touched

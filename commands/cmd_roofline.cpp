@@ -373,10 +373,7 @@ int cmd_roofline(const std::vector<std::string>& args) {
     row.backend = space_info(planned.space).backend;
     row.space = to_string(planned.space);
     row.deck = rec.deck.name;
-    row.nbands = rec.deck.nbands;
-    row.ngpown = rec.deck.ngpown;
-    row.ncouls = rec.deck.ncouls;
-    row.nw = rec.deck.nw;
+    row.sizes = rec.deck.sizes;
     row.updates = rec.deck.updates;
     row.policy = planned.entry->name;
     row.tunables = describe_tunables(resolve(s, *planned.entry, planned.space, planned.tunables));

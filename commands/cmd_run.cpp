@@ -153,9 +153,9 @@ int cmd_run(const std::vector<std::string>& args) {
     const auto& r = rec.runs[0];
     std::cout << "policy: " << r.policy << " on the " << to_string(r.space.kind) << " (" << r.space.backend << "; "
               << describe_tunables(r.tunables) << "; tunables from: " << r.tunables_source << ")\n";
-    for (int w = 0; w < rec.deck.nw; ++w)
+    for (int w = 0; w < rec.deck.sizes.nw; ++w)
       std::cout << "achtemp(iw=" << rec.deck.nstart + w << ") = " << cplx(r.result.achtemp[w]) << "\n";
-    for (int w = 0; w < rec.deck.nw; ++w)
+    for (int w = 0; w < rec.deck.sizes.nw; ++w)
       std::cout << "asxtemp(iw=" << rec.deck.nstart + w << ") = " << cplx(r.result.asxtemp[w]) << "\n";
     std::cout << "achstemp = " << cplx(*rec.achstemp) << " (static remainder, " << rec.static_s << " s, "
               << (rec.build.kokkos_kernels ? "KokkosBlas::gemm" : "built-in product") << ")\n";

@@ -420,8 +420,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
     const sweep::Row* best = nullptr;
     for (const auto& d : rows.rows())
       if (d.policy == planned.entry->name && d.space == to_string(planned.space) && d.device == where.device &&
-          d.backend == where.backend && d.nbands == rec.deck.nbands && d.ngpown == rec.deck.ngpown &&
-          d.ncouls == rec.deck.ncouls && d.nw == rec.deck.nw && (!best || d.time_median_s < best->time_median_s) &&
+          d.backend == where.backend && d.sizes == rec.deck.sizes && (!best || d.time_median_s < best->time_median_s) &&
           tunable_point(s, d, *planned.entry, planned.space))
         best = &d;
     bests.push_back(best);

@@ -155,26 +155,6 @@ void check_shared_outputs(const std::vector<InputFile>& inputs, const std::vecto
     if (!o.path.empty()) check_lockable(o.option, o.path);
 }
 
-sweep::Row row_of(const RunRecord& rec, const PolicyRun& run) {
-  sweep::Row r;
-  r.policy = run.policy;
-  r.space = to_string(run.space.kind);
-  r.device = run.space.device;
-  r.backend = run.space.backend;
-  r.deck = rec.deck.name;
-  r.status = run.status;
-  r.git = rec.build.git;
-  r.version = rec.build.version;
-  r.kokkos = rec.build.kokkos_version;
-  r.nbands = rec.deck.nbands;
-  r.ngpown = rec.deck.ngpown;
-  r.ncouls = rec.deck.ncouls;
-  r.nw = rec.deck.nw;
-  r.tunables = run.tunables;
-  r.time_median_s = run.median();
-  return r;
-}
-
 namespace {
 /// The row a run of this record would write on `k`: its origin (device, build, deck).
 sweep::Row origin_row(const RunRecord& rec, SpaceKind k) {
@@ -185,8 +165,9 @@ sweep::Row origin_row(const RunRecord& rec, SpaceKind k) {
 }  // namespace
 
 PointRows::PointRows(std::string resume, std::string csv)
-    : resume_(std::move(resume)), resume_exists_(file_exists(resume_)), csv_("--csv", std::move(csv), csv_header()) {
-  if (resume_exists_) old_ = sweep::read_sweep_csv(resume_, csv_header());
+    : resume_(std::move(resume)), resume_exists_(file_exists(resume_)),
+      csv_("--csv", std::move(csv), sweep::csv_header()) {
+  if (resume_exists_) old_ = sweep::read_sweep_csv(resume_);
 }
 
 void PointRows::start(const RunRecord& rec) {
@@ -218,7 +199,7 @@ bool PointRows::done(const sweep::Row& row) {
       if (known_.insert(line).second) text += line + "\n";
     if (!text.empty()) {
       try {
-        for (const sweep::Row& r : sweep::parse_sweep_csv(csv_header() + "\n" + text, csv_header(), csv_.path()).rows)
+        for (const sweep::Row& r : sweep::parse_sweep_csv(sweep::csv_header() + "\n" + text, csv_.path()).rows)
           if (sweep::origin_difference(r, origin_row(*rec_, parse_space(r.space))).empty()) rows_.push_back(r);
       } catch (const Error&) {
       }

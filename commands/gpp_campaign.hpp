@@ -124,9 +124,6 @@ class PointRows {
   std::set<std::string> known_;
 };
 
-/// The row of the sweep CSV a run of this record stands for.
-sweep::Row row_of(const RunRecord& rec, const PolicyRun& run);
-
 /// The files a campaign writes as it goes and at its end: checked (check_files), and
 /// their locks tried, before any work.
 void check_shared_outputs(const std::vector<InputFile>& inputs, const std::vector<OutputRequest>& outputs);

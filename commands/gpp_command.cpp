@@ -214,7 +214,7 @@ void write_outputs(const RunOptions& o, const RunRecord& r) {
   if (mpi::rank() != 0) return;
   // The sweep's CSV and tuning file (more_outputs) are its own to write.
   if (!o.json_path.empty()) write_file_atomically(o.json_path, to_json(r));
-  if (!o.csv_path.empty()) write_file_atomically(o.csv_path, csv_header() + "\n" + csv_rows(r));
+  if (!o.csv_path.empty()) write_file_atomically(o.csv_path, sweep::csv_header() + "\n" + csv_rows(r));
   if (!o.output_path.empty()) write_results_h5(o.output_path, r);
 }
 

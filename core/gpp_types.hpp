@@ -75,6 +75,17 @@ void copy_scalars(const GppData<From>& from, GppData<To>& to) {
   to.sexcut = from.sexcut;
 }
 
+/// A deck's sizes as its outputs report them (run records, sweep and roofline rows): bands,
+/// G' columns (every rank's), G rows and frequencies. Copied as one value, compared as one.
+struct DeckSizes {
+  int nbands = 0, ngpown = 0, ncouls = 0, nw = 0;
+  double updates() const { return double(nbands) * ngpown * double(ncouls) * nw; }
+  bool operator==(const DeckSizes& o) const {
+    return nbands == o.nbands && ngpown == o.ngpown && ncouls == o.ncouls && nw == o.nw;
+  }
+  bool operator!=(const DeckSizes& o) const { return !(*this == o); }
+};
+
 /// The kernel's result: sums over all terms, before the start values are applied.
 struct SigmaSums {
   std::vector<std::complex<double>> sch_sum;  // (nw)

@@ -313,66 +313,115 @@ NcuCounters parse_ncu_raw_csv(const std::string& text) {
 
 // ---- roofline CSV ----
 
+namespace {
+
+using RF = formats::Field<RooflineRow>;
+
+Json opt(const std::optional<double>& v) { return v ? json_number(*v) : Json(nullptr); }
+
+/// What Nsight Compute's counters give: FP64 FLOPs (an FMA is two) and their intensities.
+std::optional<double> flops_profiled(const RooflineRow& r) {
+  if (!r.ncu) return std::nullopt;
+  return r.ncu->dadd + r.ncu->dmul + 2 * r.ncu->dfma;
+}
+std::optional<double> intensity(const RooflineRow& r, double NcuCounters::*bytes) {
+  if (!r.ncu || !((*r.ncu).*bytes > 0)) return std::nullopt;
+  return *flops_profiled(r) / ((*r.ncu).*bytes);
+}
+double gflops_counted(const RooflineRow& r) { return r.time_s > 0 ? r.flops_counted / r.time_s / 1e9 : NAN; }
+std::optional<double> gflops_profiled(const RooflineRow& r) {
+  if (!r.ncu || !(r.time_s > 0)) return std::nullopt;
+  return *flops_profiled(r) / r.time_s / 1e9;
+}
+double fma_ratio(const RooflineRow& r) {
+  if (!r.ncu) return r.fma_ratio_counted;
+  const double inst = r.ncu->dadd + r.ncu->dmul + r.ncu->dfma;
+  return inst > 0 ? r.ncu->dfma / inst : NAN;
+}
+RF text(const char* name, std::string RooflineRow::*m) {
+  return {name, [m](const RooflineRow& r) { return Json(r.*m); }};
+}
+RF number(const char* name, double RooflineRow::*m) {
+  return {name, [m](const RooflineRow& r) { return json_number(r.*m); }};
+}
+RF size(const char* name, int DeckSizes::*m) {
+  return {name, [m](const RooflineRow& r) { return Json(r.sizes.*m); }};
+}
+RF counter(const char* name, double NcuCounters::*m) {
+  return {name, [m](const RooflineRow& r) { return r.ncu ? json_number((*r.ncu).*m) : Json(nullptr); }};
+}
+RF ai(const char* name, double NcuCounters::*bytes) {
+  return {name, [bytes](const RooflineRow& r) { return opt(intensity(r, bytes)); }};
+}
+
+formats::Table<RooflineRow> make_roofline_table() {
+  return {
+      {"schema_version", [](const RooflineRow&) { return Json(1); }},
+      text("date", &RooflineRow::date),
+      text("git", &RooflineRow::git),
+      text("device", &RooflineRow::device),
+      text("backend", &RooflineRow::backend),
+      text("space", &RooflineRow::space),
+      text("deck", &RooflineRow::deck),
+      size("nbands", &DeckSizes::nbands),
+      size("ngpown", &DeckSizes::ngpown),
+      size("ncouls", &DeckSizes::ncouls),
+      size("nw", &DeckSizes::nw),
+      number("updates", &RooflineRow::updates),
+      text("policy", &RooflineRow::policy),
+      text("tunables", &RooflineRow::tunables),
+      {"repeats", [](const RooflineRow& r) { return Json(r.repeats); }},
+      number("time_s", &RooflineRow::time_s),
+      number("flops_counted", &RooflineRow::flops_counted),
+      number("reciprocals_counted", &RooflineRow::reciprocals_counted),
+      number("flops_nominal", &RooflineRow::flops_nominal),
+      number("bytes_compulsory", &RooflineRow::bytes_compulsory),
+      text("profiler", &RooflineRow::profiler),
+      text("clock_control", &RooflineRow::clock_control),
+      {"flops_profiled", [](const RooflineRow& r) { return opt(flops_profiled(r)); }},
+      counter("dadd", &NcuCounters::dadd),
+      counter("dmul", &NcuCounters::dmul),
+      counter("dfma", &NcuCounters::dfma),
+      counter("bytes_l1", &NcuCounters::bytes_l1),
+      counter("bytes_l2", &NcuCounters::bytes_l2),
+      counter("bytes_dram", &NcuCounters::bytes_dram),
+      {"byte_definition",
+       [](const RooflineRow& r) {
+         return r.ncu ? Json("raw:l1tex__t_bytes,lts__t_bytes,dram__bytes") : Json(nullptr);
+       }},
+      ai("ai_l1", &NcuCounters::bytes_l1),
+      ai("ai_l2", &NcuCounters::bytes_l2),
+      ai("ai_dram", &NcuCounters::bytes_dram),
+      {"ai_compulsory",
+       [](const RooflineRow& r) {
+         return json_number(r.bytes_compulsory > 0 ? r.flops_counted / r.bytes_compulsory : NAN);
+       }},
+      {"gflops_counted", [](const RooflineRow& r) { return json_number(gflops_counted(r)); }},
+      {"gflops_profiled", [](const RooflineRow& r) { return opt(gflops_profiled(r)); }},
+      {"fma_ratio", [](const RooflineRow& r) { return json_number(fma_ratio(r)); }},
+      {"pct_fp64_peak",
+       [](const RooflineRow& r) {
+         if (!r.fp64_peak_gflops) return Json(nullptr);
+         const std::optional<double> p = gflops_profiled(r);
+         return json_number(100 * (p ? *p : gflops_counted(r)) / *r.fp64_peak_gflops);
+       }},
+      {"registers", [](const RooflineRow& r) { return r.ncu ? opt(r.ncu->registers) : Json(nullptr); }},
+      {"occupancy_pct", [](const RooflineRow& r) { return r.ncu ? opt(r.ncu->occupancy_pct) : Json(nullptr); }},
+  };
+}
+
+}  // namespace
+
+const formats::Table<RooflineRow>& roofline_csv_table() {
+  static const formats::Table<RooflineRow> t = make_roofline_table();
+  return t;
+}
+
 const std::string& roofline_csv_header() {
-  static const std::string h =
-      "schema_version,date,git,device,backend,space,deck,nbands,ngpown,ncouls,nw,updates,policy,tunables,"
-      "repeats,time_s,flops_counted,reciprocals_counted,flops_nominal,bytes_compulsory,"
-      "profiler,clock_control,flops_profiled,dadd,dmul,dfma,bytes_l1,bytes_l2,bytes_dram,byte_definition,"
-      "ai_l1,ai_l2,ai_dram,ai_compulsory,gflops_counted,gflops_profiled,fma_ratio,pct_fp64_peak,"
-      "registers,occupancy_pct";
+  static const std::string h = formats::csv_header(roofline_csv_table());
   return h;
 }
 
-namespace {
-std::string field(const std::string& s) { return formats::csv_field(s); }
-std::string num(double v) { return std::isfinite(v) ? format_double(v) : ""; }
-std::string num(const std::optional<double>& v) { return v ? num(*v) : ""; }
-}  // namespace
-
-std::string roofline_csv_row(const RooflineRow& r) {
-  std::vector<std::string> f;
-  f.push_back("1");
-  for (const auto* s : {&r.date, &r.git, &r.device, &r.backend, &r.space, &r.deck}) f.push_back(field(*s));
-  for (int v : {r.nbands, r.ngpown, r.ncouls, r.nw}) f.push_back(std::to_string(v));
-  f.push_back(num(r.updates));
-  f.push_back(field(r.policy));
-  f.push_back(field(r.tunables));
-  f.push_back(std::to_string(r.repeats));
-  for (double v : {r.time_s, r.flops_counted, r.reciprocals_counted, r.flops_nominal, r.bytes_compulsory})
-    f.push_back(num(v));
-  f.push_back(field(r.profiler));
-  f.push_back(field(r.clock_control));
-  std::optional<double> flops_p, gflops_p, ai_l1, ai_l2, ai_dram;
-  double fma_ratio = r.fma_ratio_counted;
-  if (r.ncu) {
-    const NcuCounters& n = *r.ncu;
-    flops_p = n.dadd + n.dmul + 2 * n.dfma;
-    const double inst = n.dadd + n.dmul + n.dfma;
-    fma_ratio = inst > 0 ? n.dfma / inst : NAN;
-    if (n.bytes_l1 > 0) ai_l1 = *flops_p / n.bytes_l1;
-    if (n.bytes_l2 > 0) ai_l2 = *flops_p / n.bytes_l2;
-    if (n.bytes_dram > 0) ai_dram = *flops_p / n.bytes_dram;
-    if (r.time_s > 0) gflops_p = *flops_p / r.time_s / 1e9;
-    for (double v : {*flops_p, n.dadd, n.dmul, n.dfma, n.bytes_l1, n.bytes_l2, n.bytes_dram}) f.push_back(num(v));
-    f.push_back(field("raw:l1tex__t_bytes,lts__t_bytes,dram__bytes"));  // quoted: it holds commas
-  } else {
-    for (int i = 0; i < 8; ++i) f.push_back("");
-  }
-  f.push_back(num(ai_l1));
-  f.push_back(num(ai_l2));
-  f.push_back(num(ai_dram));
-  f.push_back(num(r.bytes_compulsory > 0 ? r.flops_counted / r.bytes_compulsory : NAN));
-  const double gflops_c = r.time_s > 0 ? r.flops_counted / r.time_s / 1e9 : NAN;
-  f.push_back(num(gflops_c));
-  f.push_back(num(gflops_p));
-  f.push_back(num(fma_ratio));
-  const double achieved = gflops_p ? *gflops_p : gflops_c;
-  f.push_back(r.fp64_peak_gflops ? num(100 * achieved / *r.fp64_peak_gflops) : "");
-  f.push_back(r.ncu ? num(r.ncu->registers) : "");
-  f.push_back(r.ncu ? num(r.ncu->occupancy_pct) : "");
-  std::string line;
-  for (std::size_t i = 0; i < f.size(); ++i) line += (i ? "," : "") + f[i];
-  return line + "\n";
-}
+std::string roofline_csv_row(const RooflineRow& r) { return formats::csv_line(roofline_csv_table(), r) + "\n"; }
 
 }  // namespace gpp::app

@@ -4,6 +4,8 @@
 // Compute's raw CSV, and the roofline CSV rows.
 #include "gpp_ceilings.hpp"
 #include "gpp_backend.hpp"
+#include "gpp_table.hpp"
+#include "gpp_types.hpp"
 
 #include <map>
 #include <optional>
@@ -74,17 +76,22 @@ NcuCounters parse_ncu_raw_csv(const std::string& text);
 /// The metrics gpp roofline asks ncu for.
 const std::vector<std::string>& ncu_metrics();
 
-/// One row of the roofline CSV (docs/formats.md).
+/// One row of the roofline CSV (docs/formats.md), declared once as the table of fields
+/// roofline_csv_table(): what is measured here, and the columns derived from it (flops
+/// profiled, arithmetic intensities, rates, % of peak) in the table.
 struct RooflineRow {
   std::string date, git, device, backend, space, deck, policy, tunables;
-  int nbands = 0, ngpown = 0, ncouls = 0, nw = 0, repeats = 0;
+  DeckSizes sizes;
+  int repeats = 0;
   double updates = 0, time_s = 0, flops_counted = 0, reciprocals_counted = 0, flops_nominal = 0, bytes_compulsory = 0,
          fma_ratio_counted = 0;
   std::string profiler = "none", clock_control;
   std::optional<NcuCounters> ncu;
   std::optional<double> fp64_peak_gflops;
 };
+const formats::Table<RooflineRow>& roofline_csv_table();
 const std::string& roofline_csv_header();
+/// One row's line, with its newline.
 std::string roofline_csv_row(const RooflineRow& r);
 
 }  // namespace gpp::app

@@ -57,13 +57,13 @@ double real_field(const std::string& at, const char* name, const std::string& v)
   return x;
 }
 
-int int_field(const std::string& path, const std::string& name, const std::string& v) {
+int int_field(const std::string& at, const std::string& name, const std::string& v) {
   if (v.empty()) return 0;
   char* end = nullptr;
   errno = 0;
   const long x = std::strtol(v.c_str(), &end, 10);
   if (errno || *end || x < 0 || x > 1000000000)
-    throw Error(path + ": column " + name + ": '" + excerpt(v) + "' is not a count");
+    throw Error(at + "column " + name + ": '" + excerpt(v) + "' is not a count");
   return int(x);
 }
 
@@ -218,11 +218,108 @@ std::string tile_text(const std::vector<int>& tile) {
   return s;
 }
 
-CsvFile read_sweep_csv(const std::string& path, const std::string& header) {
-  return parse_sweep_csv(read_input_file("--resume", path, kMaxCsvBytes), header, "--resume " + path);
+namespace {
+
+using formats::Field;
+
+Json count_or_empty(int v) { return v > 0 ? Json(v) : Json(nullptr); }
+
+Field<Row> text(const char* name, std::string Row::*m) {
+  return {name, [m](const Row& r) { return Json(r.*m); },
+          [m](Row& r, const std::string& t, const std::string&) { r.*m = t; }};
+}
+Field<Row> count(const char* name, int DeckSizes::*m) {
+  return {name, [m](const Row& r) { return Json(r.sizes.*m); },
+          [m, name](Row& r, const std::string& t, const std::string& at) { r.sizes.*m = int_field(at, name, t); }};
+}
+Field<Row> tunable(const char* name, int Tunables::*m) {
+  return {name, [m](const Row& r) { return count_or_empty(r.tunables.*m); },
+          [m, name](Row& r, const std::string& t, const std::string& at) { r.tunables.*m = int_field(at, name, t); }};
+}
+/// A number that may be absent (an empty cell, NaN in the row).
+Field<Row> measured(const char* name, double Row::*m) {
+  return {name, [m](const Row& r) { return json_number(r.*m); },
+          [m, name](Row& r, const std::string& t, const std::string& at) {
+            r.*m = t.empty() ? NAN : real_field(at, name, t);
+          }};
 }
 
-CsvFile parse_sweep_csv(std::string text, const std::string& header, const std::string& where) {
+formats::Table<Row> make_csv_table() {
+  return {
+      {"schema_version", [](const Row&) { return Json(1); }},  // checked through the header
+      text("date", &Row::date),
+      text("git", &Row::git),
+      text("version", &Row::version),
+      text("kokkos", &Row::kokkos),
+      text("backend", &Row::backend),
+      text("space", &Row::space),
+      text("device", &Row::device),
+      text("deck", &Row::deck),
+      count("nbands", &DeckSizes::nbands),
+      count("ngpown", &DeckSizes::ngpown),
+      count("ncouls", &DeckSizes::ncouls),
+      count("nw", &DeckSizes::nw),
+      {"updates", [](const Row& r) { return Json(r.updates); },
+       [](Row& r, const std::string& t, const std::string& at) {
+         r.updates = t.empty() ? NAN : real_field(at, "updates", t);
+       }},
+      text("policy", &Row::policy),
+      tunable("band_block", &Tunables::band_block),
+      tunable("ig_block", &Tunables::ig_block),
+      tunable("team_size", &Tunables::team_size),
+      tunable("vector_length", &Tunables::vector_length),
+      {"tile", [](const Row& r) { return Json(tile_text(r.tunables.tile)); },
+       [](Row& r, const std::string& t, const std::string& at) {
+         if (t.empty()) return;
+         try {
+           r.tunables.tile = parse_tiles("tile", t).front();
+         } catch (const Error& e) {
+           throw Error(at + e.what());
+         }
+       }},
+      {"repeats", [](const Row& r) { return Json(r.repeats); },
+       [](Row& r, const std::string& t, const std::string& at) { r.repeats = int_field(at, "repeats", t); }},
+      measured("time_min_s", &Row::time_min_s),
+      measured("time_median_s", &Row::time_median_s),
+      measured("time_max_s", &Row::time_max_s),
+      measured("updates_per_s", &Row::updates_per_s),
+      measured("gflops", &Row::gflops),
+      measured("rel_error", &Row::rel_error),
+      text("status", &Row::status),
+      text("reason", &Row::reason),
+      {"params", [](const Row& r) { return Json(describe_params(r.tunables)); },
+       [](Row& r, const std::string& t, const std::string& at) {
+         for (const std::string& p : split(t, ' ')) {
+           if (p.empty()) continue;
+           try {
+             r.tunables.params.insert(parse_param("params", p));
+           } catch (const Error& e) {
+             throw Error(at + e.what());
+           }
+         }
+       }},
+  };
+}
+
+}  // namespace
+
+const formats::Table<Row>& csv_table() {
+  static const formats::Table<Row> t = make_csv_table();
+  return t;
+}
+
+const std::string& csv_header() {
+  static const std::string h = formats::csv_header(csv_table());
+  return h;
+}
+
+std::string csv_line(const Row& r) { return formats::csv_line(csv_table(), r); }
+
+CsvFile read_sweep_csv(const std::string& path) {
+  return parse_sweep_csv(read_input_file("--resume", path, kMaxCsvBytes), "--resume " + path);
+}
+
+CsvFile parse_sweep_csv(std::string text, const std::string& where) {
   // A last row without its newline is one a killed writer left incomplete: not a row.
   if (const auto nl = text.rfind('\n'); nl != std::string::npos && nl + 1 < text.size()) {
     std::size_t quotes = 0;
@@ -235,52 +332,15 @@ CsvFile parse_sweep_csv(std::string text, const std::string& header, const std::
   } catch (const Error& e) {
     throw Error(where + ": " + e.what());
   }
-  const auto want = formats::parse_csv(header).front();
-  if (records.empty() || records.front() != want)
+  if (records.empty() || records.front() != formats::parse_csv(csv_header()).front())
     throw Error(where + ": not a sweep CSV of this version (its header differs from docs/formats.md's)");
-  auto col = [&](const char* name) { return std::size_t(std::find(want.begin(), want.end(), name) - want.begin()); };
   CsvFile out;
   out.lines = formats::csv_data_records(text);  // the data lines as written
   for (std::size_t r = 1; r < records.size(); ++r) {
     const auto& fields = records[r];
     if (fields.size() == 1 && fields[0].empty()) continue;
-    if (fields.size() != want.size())
-      throw Error(where + ": row " + std::to_string(r) + " has " + std::to_string(fields.size()) + " fields, not " +
-                  std::to_string(want.size()));
-    Row row;
-    row.policy = fields[col("policy")];
-    row.space = fields[col("space")];
-    row.device = fields[col("device")];
-    row.backend = fields[col("backend")];
-    row.deck = fields[col("deck")];
-    row.status = fields[col("status")];
-    row.nbands = int_field(where, "nbands", fields[col("nbands")]);
-    row.ngpown = int_field(where, "ngpown", fields[col("ngpown")]);
-    row.ncouls = int_field(where, "ncouls", fields[col("ncouls")]);
-    row.nw = int_field(where, "nw", fields[col("nw")]);
-    row.tunables.band_block = int_field(where, "band_block", fields[col("band_block")]);
-    row.tunables.ig_block = int_field(where, "ig_block", fields[col("ig_block")]);
-    row.tunables.team_size = int_field(where, "team_size", fields[col("team_size")]);
-    row.tunables.vector_length = int_field(where, "vector_length", fields[col("vector_length")]);
-    if (const std::string& t = fields[col("tile")]; !t.empty()) {
-      try {
-        row.tunables.tile = parse_tiles("tile", t).front();
-      } catch (const Error& e) {
-        throw Error(where + ": row " + std::to_string(r) + ": " + e.what());
-      }
-    }
     const std::string at = where + ": row " + std::to_string(r) + ": ";
-    for (const std::string& p : split(fields[col("params")], ' ')) {
-      if (p.empty()) continue;
-      try {
-        row.tunables.params.insert(parse_param("params", p));
-      } catch (const Error& e) {
-        throw Error(at + e.what());
-      }
-    }
-    row.git = fields[col("git")];
-    row.version = fields[col("version")];
-    row.kokkos = fields[col("kokkos")];
+    Row row = formats::read_csv_cells(csv_table(), fields, at);
     if (row.status != "ok" && row.status != "wrong" && row.status != "invalid")
       throw Error(at + "unknown status '" + excerpt(row.status) + "'");
     // Tunables as gpp run takes them: at most kMaxTunable, ones the policy has.
@@ -298,34 +358,27 @@ CsvFile parse_sweep_csv(std::string text, const std::string& header, const std::
     }
     // Times: a row that ran has them, each a time a run can take, in order, agreeing with
     // its rate; a forged or garbage time never becomes a best point.
-    double t[3] = {NAN, NAN, NAN};
+    const double t[3] = {row.time_min_s, row.time_median_s, row.time_max_s};
     const char* names[3] = {"time_min_s", "time_median_s", "time_max_s"};
-    bool any = false;
-    for (int k = 0; k < 3; ++k) {
-      const std::string& v = fields[col(names[k])];
-      if (v.empty()) continue;
-      any = true;
-      t[k] = real_field(at, names[k], v);
-    }
-    const std::string& rate_text = fields[col("updates_per_s")];
-    const std::string& updates_text = fields[col("updates")];
     if (row.status == "invalid") {
-      if (any || !rate_text.empty()) throw Error(at + "an invalid point has times");
+      if (std::isfinite(t[0]) || std::isfinite(t[1]) || std::isfinite(t[2]) || std::isfinite(row.updates_per_s))
+        throw Error(at + "an invalid point has times");
     } else {
       for (int k = 0; k < 3; ++k) {
         if (!std::isfinite(t[k])) throw Error(at + "a point that ran has no " + names[k]);
         if (!(t[k] > 0) || t[k] > 3.2e7)
-          throw Error(at + names[k] + " " + fields[col(names[k])] + " is not a time a run can take");
+          throw Error(at + names[k] + " " + format_double(t[k]) + " is not a time a run can take");
       }
       if (!(t[0] <= t[1] && t[1] <= t[2])) throw Error(at + "the times are not min <= median <= max");
-      const double updates = real_field(at, "updates", updates_text), rate = real_field(at, "updates_per_s", rate_text);
-      const double expect = double(row.nbands) * row.ngpown * double(row.ncouls) * row.nw;
-      if (!(std::fabs(updates - expect) <= 1e-9 * expect) || !(std::fabs(rate - updates / t[1]) <= 1e-6 * rate))
+      if (!std::isfinite(row.updates)) throw Error(at + "column updates: '' is not a finite number");
+      if (!std::isfinite(row.updates_per_s)) throw Error(at + "column updates_per_s: '' is not a finite number");
+      const double expect = row.sizes.updates(), rate = row.updates_per_s;
+      if (!(std::fabs(row.updates - expect) <= 1e-9 * expect) || !(std::fabs(rate - row.updates / t[1]) <= 1e-6 * rate))
         throw Error(at + "updates and updates_per_s do not agree with the sizes and time_median_s");
       // A rate no machine reaches (an H100 does about 3e11 updates/s) is forged, not measured.
-      if (rate > 1e14) throw Error(at + "updates_per_s " + rate_text + " is faster than any machine runs this kernel");
+      if (rate > 1e14)
+        throw Error(at + "updates_per_s " + format_double(rate) + " is faster than any machine runs this kernel");
     }
-    row.time_median_s = t[1];
     out.rows.push_back(row);
   }
   if (out.rows.size() != out.lines.size())
@@ -346,21 +399,20 @@ std::string origin_difference(const Row& old, const Row& now) {
       {"version", old.version, now.version},
       {"kokkos", old.kokkos, now.kokkos},
       {"deck", old.deck, now.deck},
-      {"nbands", std::to_string(old.nbands), std::to_string(now.nbands)},
-      {"ngpown", std::to_string(old.ngpown), std::to_string(now.ngpown)},
-      {"ncouls", std::to_string(old.ncouls), std::to_string(now.ncouls)},
-      {"nw", std::to_string(old.nw), std::to_string(now.nw)}};
+      {"nbands", std::to_string(old.sizes.nbands), std::to_string(now.sizes.nbands)},
+      {"ngpown", std::to_string(old.sizes.ngpown), std::to_string(now.sizes.ngpown)},
+      {"ncouls", std::to_string(old.sizes.ncouls), std::to_string(now.sizes.ncouls)},
+      {"nw", std::to_string(old.sizes.nw), std::to_string(now.sizes.nw)}};
   for (const auto& [field, a, b] : fields)
     if (std::string d = differs(field, a, b); !d.empty()) return d;
   return "";
 }
 
 bool same_point(const Row& a, const Row& b) {
-  return a.policy == b.policy && a.space == b.space && a.nbands == b.nbands && a.ngpown == b.ngpown &&
-         a.ncouls == b.ncouls && a.nw == b.nw && a.tunables.band_block == b.tunables.band_block &&
-         a.tunables.ig_block == b.tunables.ig_block && a.tunables.team_size == b.tunables.team_size &&
-         a.tunables.vector_length == b.tunables.vector_length && a.tunables.tile == b.tunables.tile &&
-         a.tunables.params == b.tunables.params;
+  return a.policy == b.policy && a.space == b.space && a.sizes == b.sizes &&
+         a.tunables.band_block == b.tunables.band_block && a.tunables.ig_block == b.tunables.ig_block &&
+         a.tunables.team_size == b.tunables.team_size && a.tunables.vector_length == b.tunables.vector_length &&
+         a.tunables.tile == b.tunables.tile && a.tunables.params == b.tunables.params;
 }
 
 }  // namespace gpp::app::sweep

@@ -3,6 +3,10 @@
 // policy (restricted to the tunables the policy reads), the size class of a deck, and
 // the sweep CSV read back (for --resume). No Kokkos work happens here.
 #include "gpp_policy.hpp"
+#include "gpp_table.hpp"
+#include "gpp_types.hpp"
+
+#include <cmath>
 
 #include <string>
 #include <vector>
@@ -53,17 +57,33 @@ std::string size_class(double updates);
 /// "128x1x1" <-> {128, 1, 1}; "" <-> {}.
 std::string tile_text(const std::vector<int>& tile);
 
-/// One row of a sweep CSV, as far as resuming and choosing the best point need it.
+/// One row of a sweep CSV (docs/formats.md "Sweep CSV"): one point of a sweep, tune or
+/// bench. Declared once, as the table of fields csv_table(): the CSV header, the line a
+/// campaign appends and the reader of a resumed file all come from it.
 struct Row {
-  std::string policy, space, device, backend, deck, status;
-  std::string git, version, kokkos;  // the build that measured it
-  int nbands = 0, ngpown = 0, ncouls = 0, nw = 0;
-  Tunables tunables;
-  double time_median_s = 0;  // NaN where empty
+  std::string date, git, version, kokkos;    // when, and the build that measured it
+  std::string backend, space, device, deck;  // where, and what
+  DeckSizes sizes;
+  double updates = 0;  // band x G' x G x frequency updates of one evaluation
+  std::string policy;
+  Tunables tunables;  // the values that ran, defaults resolved
+  int repeats = 0;
+  double time_min_s = NAN, time_median_s = NAN, time_max_s = NAN;  // NaN: the point did not run
+  double updates_per_s = NAN;
+  double gflops = NAN;     // NaN: the policy's FLOPs not counted
+  double rel_error = NAN;  // NaN: not verified
+  std::string status;      // ok | wrong | invalid
+  std::string reason;      // invalid: why
 };
 
+/// The sweep CSV's fields, in its columns' order.
+const formats::Table<Row>& csv_table();
+/// Its header line and one row's line (no newline).
+const std::string& csv_header();
+std::string csv_line(const Row& r);
+
 /// A sweep CSV's rows (a regular file of at most kMaxCsvBytes): its header must be
-/// `header` exactly (else gpp::Error naming `path`), each row must have every field, a
+/// csv_header() exactly (else gpp::Error naming `path`), each row must have every field, a
 /// known policy and status, tunables gpp run accepts, and for a row that ran (ok, wrong)
 /// times a run can give (finite, 0 < min <= median <= max, at most a year) that agree
 /// with its updates_per_s; a row that did not run (invalid) has no times. Whether the
@@ -72,10 +92,10 @@ struct CsvFile {
   std::vector<std::string> lines;  // the data records as written (no header, no newline)
   std::vector<Row> rows;
 };
-CsvFile read_sweep_csv(const std::string& path, const std::string& header);
+CsvFile read_sweep_csv(const std::string& path);
 /// The same, from text (`where` starts every message); a last line without its newline
 /// (a writer killed mid-row) is left out.
-CsvFile parse_sweep_csv(std::string text, const std::string& header, const std::string& where);
+CsvFile parse_sweep_csv(std::string text, const std::string& where);
 
 /// Same configuration: policy, space, deck sizes and every tunable.
 bool same_point(const Row& a, const Row& b);

@@ -24,6 +24,7 @@
 #include <ctime>
 #include <fstream>
 #include <sstream>
+#include <type_traits>
 
 #ifndef GPP_CXX_COMPILER
 #define GPP_CXX_COMPILER "unknown"
@@ -145,10 +146,71 @@ Json json_numbers(const std::vector<double>& v) {
 
 }  // namespace
 
+namespace {
+template <class Row, class T>
+formats::Field<Row> member(const char* name, T Row::*m) {
+  return {name, [m](const Row& r) {
+            if constexpr (std::is_floating_point_v<T>)
+              return json_number(r.*m);
+            else
+              return Json(r.*m);
+          }};
+}
+template <class T>
+formats::Field<DeckInfo> size(const char* name, T DeckSizes::*m) {
+  return {name, [m](const DeckInfo& d) { return Json(d.sizes.*m); }};
+}
+}  // namespace
+
+const formats::Table<BuildInfo>& build_fields() {
+  static const formats::Table<BuildInfo> t = {
+      {"program", [](const BuildInfo&) { return Json("gpp"); }},
+      member("version", &BuildInfo::version),
+      member("git", &BuildInfo::git),
+      member("kokkos_version", &BuildInfo::kokkos_version),
+      member("kokkos_backends", &BuildInfo::kokkos_backends),
+      member("compiler", &BuildInfo::compiler),
+      member("cxx_flags", &BuildInfo::cxx_flags),
+      member("build_type", &BuildInfo::build_type),
+      member("kokkos_kernels_gemm", &BuildInfo::kokkos_kernels),
+      member("hdf5", &BuildInfo::hdf5),
+  };
+  return t;
+}
+
+const formats::Table<DeckInfo>& deck_fields() {
+  static const formats::Table<DeckInfo> t = {
+      member("name", &DeckInfo::name),
+      member("source", &DeckInfo::source),
+      member("generator", &DeckInfo::generator),
+      member("input_path", &DeckInfo::input_path),
+      {"seed", [](const DeckInfo& d) { return d.seed >= 0 ? Json(d.seed) : Json(nullptr); }},
+      size("nbands", &DeckSizes::nbands),
+      size("ngpown", &DeckSizes::ngpown),
+      size("ncouls", &DeckSizes::ncouls),
+      size("nw", &DeckSizes::nw),
+      member("nstart", &DeckInfo::nstart),
+      member("nend", &DeckInfo::nend),
+      member("nvband", &DeckInfo::nvband),
+      member("updates", &DeckInfo::updates),
+      member("reference_provenance", &DeckInfo::reference_provenance),
+  };
+  return t;
+}
+
+const formats::Table<TimeToSolution>& time_fields() {
+  static const formats::Table<TimeToSolution> t = {
+      member("setup_s", &TimeToSolution::setup_s),   member("transfer_s", &TimeToSolution::transfer_s),
+      member("kernel_s", &TimeToSolution::kernel_s), member("verification_s", &TimeToSolution::verification_s),
+      member("output_s", &TimeToSolution::output_s), member("total_s", &TimeToSolution::total_s),
+  };
+  return t;
+}
+
 std::string result_line(const RunRecord& r, const PolicyRun& run) {
   std::ostringstream o;
   o << "RESULT deck=" << token(r.deck.name) << " policy=" << token(run.policy) << " space=" << to_string(run.space.kind)
-    << " backend=" << token(run.space.backend) << " nw=" << r.deck.nw << " time_median_s=" << num(run.median())
+    << " backend=" << token(run.space.backend) << " nw=" << r.deck.sizes.nw << " time_median_s=" << num(run.median())
     << " updates_per_s=" << num(r.deck.updates / run.median()) << " rel_error=" << num(run.rel_error, 3)
     << " verified=" << verified_word(r, run) << " ranks=" << r.ranks;
   return o.str();
@@ -162,35 +224,9 @@ std::string to_json(const RunRecord& r) {
   j["date"] = r.date;
   j["command_line"] = r.command_line;
   j["kokkos_warnings"] = r.kokkos_warnings;
-  Json build = Json::object();
-  build["program"] = "gpp";
-  build["version"] = r.build.version;
-  build["git"] = r.build.git;
-  build["kokkos_version"] = r.build.kokkos_version;
-  build["kokkos_backends"] = r.build.kokkos_backends;
-  build["compiler"] = r.build.compiler;
-  build["cxx_flags"] = r.build.cxx_flags;
-  build["build_type"] = r.build.build_type;
-  build["kokkos_kernels_gemm"] = r.build.kokkos_kernels;
-  build["hdf5"] = r.build.hdf5;
-  j["build"] = std::move(build);
+  j["build"] = formats::json_object(build_fields(), r.build);
+  j["deck"] = formats::json_object(deck_fields(), r.deck);
   const DeckInfo& d = r.deck;
-  Json deck = Json::object();
-  deck["name"] = d.name;
-  deck["source"] = d.source;
-  deck["generator"] = d.generator;
-  deck["input_path"] = d.input_path;
-  deck["seed"] = d.seed >= 0 ? Json(d.seed) : Json(nullptr);
-  deck["nbands"] = d.nbands;
-  deck["ngpown"] = d.ngpown;
-  deck["ncouls"] = d.ncouls;
-  deck["nw"] = d.nw;
-  deck["nstart"] = d.nstart;
-  deck["nend"] = d.nend;
-  deck["nvband"] = d.nvband;
-  deck["updates"] = json_number(d.updates);
-  deck["reference_provenance"] = d.reference_provenance;
-  j["deck"] = std::move(deck);
   Json setup = Json::object();
   setup["setup_s"] = json_number(r.setup_s);
   setup["read_s"] = json_number(r.read_s);
@@ -264,55 +300,42 @@ std::string to_json(const RunRecord& r) {
     runs.push_back(std::move(o));
   }
   j["runs"] = std::move(runs);
-  if (const auto& t = r.time_to_solution) {
-    Json o = Json::object();
-    o["setup_s"] = json_number(t->setup_s);
-    o["transfer_s"] = json_number(t->transfer_s);
-    o["kernel_s"] = json_number(t->kernel_s);
-    o["verification_s"] = json_number(t->verification_s);
-    o["output_s"] = json_number(t->output_s);
-    o["total_s"] = json_number(t->total_s);
-    j["time_to_solution"] = std::move(o);
-  } else {
-    j["time_to_solution"] = nullptr;
-  }
+  j["time_to_solution"] = r.time_to_solution ? formats::json_object(time_fields(), *r.time_to_solution) : Json(nullptr);
   j["ranks"] = r.ranks;
   j["rank_placement"] = r.rank_placement;
   j["passed"] = r.passed();
   return dump_json(j);
 }
 
-const std::string& csv_header() {
-  static const std::string h =
-      "schema_version,date,git,version,kokkos,backend,space,device,deck,nbands,ngpown,ncouls,nw,updates,"
-      "policy,band_block,ig_block,team_size,vector_length,tile,repeats,time_min_s,time_median_s,"
-      "time_max_s,updates_per_s,gflops,rel_error,status,reason,params";
-  return h;
+sweep::Row row_of(const RunRecord& r, const PolicyRun& run) {
+  sweep::Row o;
+  o.date = r.date;
+  o.git = r.build.git;
+  o.version = r.build.version;
+  o.kokkos = r.build.kokkos_version;
+  o.backend = run.space.backend;
+  o.space = to_string(run.space.kind);
+  o.device = run.space.device;
+  o.deck = r.deck.name;
+  o.sizes = r.deck.sizes;
+  o.updates = r.deck.updates;
+  o.policy = run.policy;
+  o.tunables = run.tunables;
+  o.repeats = int(run.times.size());
+  if (!run.times.empty()) {
+    o.time_min_s = run.min();
+    o.time_median_s = run.median();
+    o.time_max_s = run.max();
+    o.updates_per_s = r.deck.updates / run.median();
+    if (run.flops > 0) o.gflops = run.flops / run.median() / 1e9;
+    if (r.target.performed()) o.rel_error = run.rel_error;
+  }
+  o.status = run.status;
+  o.reason = run.reason;
+  return o;
 }
 
-std::string csv_row(const RunRecord& r, const PolicyRun& run) {
-  std::ostringstream o;
-  o.precision(17);
-  auto opt = [](int v) { return v > 0 ? std::to_string(v) : std::string(); };
-  const DeckInfo& d = r.deck;
-  const bool ran = !run.times.empty();
-  o << RunRecord::kSchemaVersion << "," << r.date << "," << formats::csv_field(r.build.git) << ","
-    << formats::csv_field(r.build.version) << "," << formats::csv_field(r.build.kokkos_version) << ","
-    << formats::csv_field(run.space.backend) << "," << to_string(run.space.kind) << ","
-    << formats::csv_field(run.space.device) << "," << formats::csv_field(d.name) << "," << d.nbands << "," << d.ngpown
-    << "," << d.ncouls << "," << d.nw << "," << d.updates << "," << formats::csv_field(run.policy) << ","
-    << opt(run.tunables.band_block) << "," << opt(run.tunables.ig_block) << "," << opt(run.tunables.team_size) << ","
-    << opt(run.tunables.vector_length) << "," << sweep::tile_text(run.tunables.tile) << "," << run.times.size() << ",";
-  if (ran) {
-    o << run.min() << "," << run.median() << "," << run.max() << "," << d.updates / run.median() << ",";
-    if (run.flops > 0) o << run.flops / run.median() / 1e9;
-  } else {
-    o << ",,,,";
-  }
-  o << "," << (ran && r.target.performed() ? format_double(run.rel_error) : "") << "," << run.status << ","
-    << formats::csv_field(run.reason) << "," << formats::csv_field(describe_params(run.tunables));
-  return o.str();
-}
+std::string csv_row(const RunRecord& r, const PolicyRun& run) { return sweep::csv_line(row_of(r, run)); }
 
 std::string csv_rows(const RunRecord& r) {
   std::string o;

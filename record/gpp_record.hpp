@@ -5,6 +5,7 @@
 #include "gpp_diagnostics.hpp"
 #include "gpp_policy.hpp"
 #include "gpp_result.hpp"
+#include "gpp_sweep.hpp"
 
 #include <complex>
 #include <optional>
@@ -36,7 +37,8 @@ struct DeckInfo {
   std::string name, source, generator;  // generator: random, uniform, or file
   std::string input_path;               // the input file, "" for synthetic decks
   long long seed = -1;                  // random synthetic decks only
-  int nbands = 0, ngpown = 0, ncouls = 0, nw = 0, nstart = 0, nend = 0, nvband = 0;
+  DeckSizes sizes;
+  int nstart = 0, nend = 0, nvband = 0;
   double updates = 0;
   std::string reference_provenance;  // how a stored reference was made ("" if none)
 };
@@ -130,6 +132,12 @@ std::string utc_now();
 /// "band_block=64 team_size=128 tile=128x1x1": the tunables that are set.
 std::string describe_tunables(const Tunables& t);
 
+// ---- the record's parts as tables of fields (JSON objects, HDF5 attributes) ----
+
+const formats::Table<BuildInfo>& build_fields();      // "build"
+const formats::Table<DeckInfo>& deck_fields();        // "deck"
+const formats::Table<TimeToSolution>& time_fields();  // "time_to_solution"
+
 // ---- writers: each serialises the whole record ----
 
 /// The grep-able line of one run: RESULT deck=... policy=... space=... (values are
@@ -139,11 +147,12 @@ std::string result_line(const RunRecord& r, const PolicyRun& run);
 /// The record as JSON (one schema for run, bench and sweep; docs/formats.md).
 std::string to_json(const RunRecord& r);
 
-/// The fixed CSV header (docs/formats.md "Sweep CSV") and one row per run.
-const std::string& csv_header();
-std::string csv_rows(const RunRecord& r);
-/// The row of one run of the record (no newline).
+/// The sweep CSV row (docs/formats.md "Sweep CSV"; its fields: sweep::csv_table()) of one
+/// run of the record, as a row and as its line (no newline); every run's lines, each
+/// ending in a newline.
+sweep::Row row_of(const RunRecord& r, const PolicyRun& run);
 std::string csv_row(const RunRecord& r, const PolicyRun& run);
+std::string csv_rows(const RunRecord& r);
 
 /// The HDF5 results file of a run (layout in docs/io.md), written atomically
 /// (gpp_record_h5.cpp).

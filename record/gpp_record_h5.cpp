@@ -8,6 +8,25 @@
 
 namespace gpp::app {
 
+namespace {
+/// A table's JSON object as attributes of `group`: each scalar its attribute (a flag as
+/// 0/1, as H5Record writes bools); a null (not known, not applicable) is left out.
+void attributes(H5Record& h, const std::string& group, const Json& o) {
+  for (const auto& [name, v] : o.items()) {
+    if (v.is_string())
+      h.attribute(group, name, v.get<std::string>());
+    else if (v.is_boolean())
+      h.attribute(group, name, v.get<bool>());
+    else if (v.is_number_integer())
+      h.attribute(group, name, v.get<long long>());
+    else if (v.is_number())
+      h.attribute(group, name, v.get<double>());
+    else if (!v.is_null())
+      throw Error("HDF5 results: field " + name + " of " + group + " is not one value");
+  }
+}
+}  // namespace
+
 void write_results_h5(const std::string& path, const RunRecord& r) {
   H5Record h(path);
   std::string policies;
@@ -25,29 +44,9 @@ void write_results_h5(const std::string& path, const RunRecord& r) {
   std::string kokkos_warnings;
   for (const auto& w : r.kokkos_warnings) kokkos_warnings += (kokkos_warnings.empty() ? "" : "\n") + w;
   h.attribute("/", "kokkos_warnings", kokkos_warnings);
-  h.attribute("build", "program", "gpp")
-      .attribute("build", "version", r.build.version)
-      .attribute("build", "git", r.build.git)
-      .attribute("build", "kokkos_version", r.build.kokkos_version)
-      .attribute("build", "kokkos_backends", r.build.kokkos_backends)
-      .attribute("build", "compiler", r.build.compiler)
-      .attribute("build", "cxx_flags", r.build.cxx_flags)
-      .attribute("build", "build_type", r.build.build_type)
-      .attribute("build", "kokkos_kernels_gemm", r.build.kokkos_kernels);
+  attributes(h, "build", formats::json_object(build_fields(), r.build));
+  attributes(h, "deck", formats::json_object(deck_fields(), r.deck));
   const DeckInfo& d = r.deck;
-  h.attribute("deck", "name", d.name)
-      .attribute("deck", "source", d.source)
-      .attribute("deck", "generator", d.generator)
-      .attribute("deck", "input_path", d.input_path)
-      .attribute("deck", "nbands", d.nbands)
-      .attribute("deck", "ngpown", d.ngpown)
-      .attribute("deck", "ncouls", d.ncouls)
-      .attribute("deck", "nw", d.nw)
-      .attribute("deck", "nstart", d.nstart)
-      .attribute("deck", "nend", d.nend)
-      .attribute("deck", "nvband", d.nvband)
-      .attribute("deck", "updates", d.updates);
-  if (d.seed >= 0) h.attribute("deck", "seed", d.seed);
   std::vector<int> iw;
   for (int w = d.nstart; w <= d.nend; ++w) iw.push_back(w);
   h.dataset("/", "iw", iw);
@@ -60,13 +59,7 @@ void write_results_h5(const std::string& path, const RunRecord& r) {
       .attribute("timings", "transfer_bytes", r.transfer_bytes)
       .attribute("timings", "static_s", r.static_s)
       .attribute("timings", "reference_s", r.reference_s);
-  if (const auto& t = r.time_to_solution)
-    h.attribute("time_to_solution", "setup_s", t->setup_s)
-        .attribute("time_to_solution", "transfer_s", t->transfer_s)
-        .attribute("time_to_solution", "kernel_s", t->kernel_s)
-        .attribute("time_to_solution", "verification_s", t->verification_s)
-        .attribute("time_to_solution", "output_s", t->output_s)
-        .attribute("time_to_solution", "total_s", t->total_s);
+  if (r.time_to_solution) attributes(h, "time_to_solution", formats::json_object(time_fields(), *r.time_to_solution));
   h.attribute("verification", "against", r.target.against)
       .attribute("verification", "tolerance", r.target.tolerance)
       .attribute("verification", "passed", r.passed());

@@ -538,10 +538,7 @@ RunRecord make_record(const std::string& command, const std::vector<std::string>
   d.generator = s.synthetic ? s.params.generator : "file";
   d.input_path = s.input_path;
   if (s.synthetic && s.params.generator == "random") d.seed = (long long)s.params.seed;
-  d.nbands = s.host.nbands;
-  d.ngpown = s.ngpown_total;
-  d.ncouls = s.host.ncouls;
-  d.nw = s.host.nw;
+  d.sizes = {s.host.nbands, s.ngpown_total, s.host.ncouls, s.host.nw};
   d.nstart = s.host.nstart;
   d.nend = s.host.nend;
   d.nvband = s.input.nvband;

@@ -97,7 +97,7 @@ void stop_and_resume(int sig) {
   SCOPED_TRACE(out + slurp(g.err));
   const std::size_t kept = data_rows(csv);
   // Every row parses (a cut-off row would not): the reader of --resume checks each field.
-  const auto file = sweep::read_sweep_csv(csv, gpp::app::csv_header());
+  const auto file = sweep::read_sweep_csv(csv);
   EXPECT_EQ(file.rows.size(), kept);
   EXPECT_FALSE(exists(tuning));
   // A process killed outright may leave the (empty) lock file; the kernel released its
@@ -127,7 +127,7 @@ void stop_and_resume(int sig) {
   EXPECT_NE(r.out.find(std::to_string(16 - kept) + " points measured or refused, " + std::to_string(kept) + " skipped"),
             std::string::npos)
       << r.out;
-  const auto all = sweep::read_sweep_csv(csv, gpp::app::csv_header());
+  const auto all = sweep::read_sweep_csv(csv);
   ASSERT_EQ(all.rows.size(), 16u);
   std::set<int> blocks;
   for (const auto& row : all.rows) blocks.insert(row.tunables.band_block);
@@ -149,7 +149,7 @@ TEST(CampaignCli, TwoSweepsShareOneCsv) {
   Background b("sweep " + slow_deck() + " --policy host --band-block 9:16:+1 --repeat 1 --resume " + csv, "b");
   EXPECT_EQ(a.wait(), 0) << slurp(a.out) << slurp(a.err);
   EXPECT_EQ(b.wait(), 0) << slurp(b.out) << slurp(b.err);
-  const auto all = sweep::read_sweep_csv(csv, gpp::app::csv_header());
+  const auto all = sweep::read_sweep_csv(csv);
   std::set<int> blocks;
   for (const auto& row : all.rows) blocks.insert(row.tunables.band_block);
   EXPECT_EQ(all.rows.size(), 16u);
@@ -161,7 +161,7 @@ TEST(CampaignCli, TwoSweepsShareOneCsv) {
   Background d("sweep " + slow_deck() + " --policy host --band-block 1:6:+1 --repeat 1 --resume " + twice, "d");
   EXPECT_EQ(c.wait(), 0);
   EXPECT_EQ(d.wait(), 0);
-  const auto both = sweep::read_sweep_csv(twice, gpp::app::csv_header());
+  const auto both = sweep::read_sweep_csv(twice);
   std::set<int> seen;
   for (const auto& row : both.rows) seen.insert(row.tunables.band_block);
   EXPECT_EQ(seen.size(), 6u);

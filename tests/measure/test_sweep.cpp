@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -177,6 +178,80 @@ TEST(SweepCsv, QuotedFields) {
   EXPECT_THROW(gpp::formats::parse_csv("a,\"b\n"), gpp::Error);
 }
 
+// Every field of a row reaches its line and comes back from it (the writer and the reader
+// are one table): a row whose fields all differ from their defaults and from each other,
+// against its line written out by hand.
+TEST(SweepCsv, EveryFieldSurvivesItsLine) {
+  gpp::app::sweep::Row r;
+  r.date = "2026-11-28T07:00:00Z";
+  r.git = "0123456789ab";
+  r.version = "1.0.0";
+  r.kokkos = "3.4.1";
+  r.backend = "Serial";
+  r.space = "host";
+  r.device = "CPU, 2 cores";  // a comma: quoted
+  r.deck = "small";
+  r.sizes = {48, 40, 400, 2};
+  r.updates = 1536000;
+  r.policy = "host";
+  r.tunables.band_block = 64;
+  r.tunables.ig_block = 256;
+  r.tunables.params = {{"loops", "scalar"}, {"rcp_empty", "div"}};
+  r.repeats = 3;
+  r.time_min_s = 0.0025;
+  r.time_median_s = 0.003;
+  r.time_max_s = 0.0125;
+  r.updates_per_s = 512000000;
+  r.gflops = 17.5;
+  r.rel_error = 5.5e-16;
+  r.status = "ok";
+  const std::string line = gpp::app::sweep::csv_line(r);
+  EXPECT_EQ(line,
+            "1,2026-11-28T07:00:00Z,0123456789ab,1.0.0,3.4.1,Serial,host,\"CPU, 2 cores\",small,48,40,400,2,1536000,"
+            "host,64,256,,,,3,0.0025000000000000001,0.0030000000000000001,0.012500000000000001,512000000,17.5,"
+            "5.4999999999999996e-16,ok,,loops=scalar rcp_empty=div");
+  const auto file = gpp::app::sweep::parse_sweep_csv(gpp::app::sweep::csv_header() + "\n" + line + "\n", "t");
+  ASSERT_EQ(file.rows.size(), 1u);
+  const auto& b = file.rows[0];
+  EXPECT_EQ(b.date, r.date);
+  EXPECT_EQ(b.git, r.git);
+  EXPECT_EQ(b.version, r.version);
+  EXPECT_EQ(b.kokkos, r.kokkos);
+  EXPECT_EQ(b.backend, r.backend);
+  EXPECT_EQ(b.space, r.space);
+  EXPECT_EQ(b.device, r.device);
+  EXPECT_EQ(b.deck, r.deck);
+  EXPECT_TRUE(b.sizes == r.sizes);
+  EXPECT_EQ(b.updates, r.updates);
+  EXPECT_EQ(b.policy, r.policy);
+  EXPECT_EQ(b.tunables.band_block, 64);
+  EXPECT_EQ(b.tunables.ig_block, 256);
+  EXPECT_EQ(b.tunables.team_size, 0);
+  EXPECT_TRUE(b.tunables.tile.empty());
+  EXPECT_EQ(b.tunables.params, r.tunables.params);
+  EXPECT_EQ(b.repeats, 3);
+  EXPECT_EQ(b.time_min_s, r.time_min_s);
+  EXPECT_EQ(b.time_median_s, r.time_median_s);
+  EXPECT_EQ(b.time_max_s, r.time_max_s);
+  EXPECT_EQ(b.updates_per_s, r.updates_per_s);
+  EXPECT_EQ(b.gflops, r.gflops);
+  EXPECT_EQ(b.rel_error, r.rel_error);
+  EXPECT_EQ(b.status, "ok");
+  EXPECT_EQ(b.reason, "");
+  EXPECT_EQ(gpp::app::sweep::csv_line(b), line);
+  // A point that did not run: its times, rate and error are empty cells, and read back as NaN.
+  r.status = "invalid";
+  r.reason = "--band-block 64: no";
+  r.repeats = 0;
+  r.time_min_s = r.time_median_s = r.time_max_s = r.updates_per_s = r.gflops = r.rel_error = NAN;
+  const std::string invalid = gpp::app::sweep::csv_line(r);
+  EXPECT_NE(invalid.find(",0,,,,,,,invalid,--band-block 64: no,"), std::string::npos) << invalid;
+  const auto back = gpp::app::sweep::parse_sweep_csv(gpp::app::sweep::csv_header() + "\n" + invalid + "\n", "t");
+  ASSERT_EQ(back.rows.size(), 1u);
+  EXPECT_TRUE(std::isnan(back.rows[0].time_median_s));
+  EXPECT_EQ(back.rows[0].reason, r.reason);
+}
+
 // The header the docs promise, the writer's and a written file's are one.
 TEST(SweepCsv, HeaderIsTheDocumentedOne) {
   const std::string md = slurp(std::string(GPP_SOURCE_DIR) + "/docs/formats.md");
@@ -186,7 +261,7 @@ TEST(SweepCsv, HeaderIsTheDocumentedOne) {
   std::string documented;
   for (char c : md.substr(open, close - open))
     if (c != '\n') documented += c;
-  EXPECT_EQ(documented, gpp::app::csv_header());
+  EXPECT_EQ(documented, gpp::app::sweep::csv_header());
   const std::string csv = temp_path("header.csv");
   const Outcome o = gpp_cmd("sweep " + deck() + " --policy host --band-block 4 --repeat 1 --csv " + csv);
   ASSERT_EQ(o.code, 0) << o.out;
@@ -401,7 +476,7 @@ std::vector<std::vector<std::string>> csv_rows_of(const std::string& path) {
 }
 
 std::size_t column(const std::string& name) {
-  const auto h = gpp::formats::parse_csv(gpp::app::csv_header()).front();
+  const auto h = gpp::formats::parse_csv(gpp::app::sweep::csv_header()).front();
   return std::size_t(std::find(h.begin(), h.end(), name) - h.begin());
 }
 
@@ -471,11 +546,11 @@ TEST(SweepCli, ResumedRowsOfAnotherOriginOrForgedTimesAreRefused) {
   const std::string csv = temp_path("origin.csv");
   ASSERT_EQ(gpp_cmd("sweep " + deck() + " --policy host --band-block 4 --repeat 1 --csv " + csv).code, 0);
   const std::string good = slurp(csv);
-  const auto cols = gpp::formats::parse_csv(gpp::app::csv_header()).front();
+  const auto cols = gpp::formats::parse_csv(gpp::app::sweep::csv_header()).front();
   auto with = [&](const std::string& name, const std::string& value) {
     auto records = gpp::formats::parse_csv(good);
     const std::size_t c = std::size_t(std::find(cols.begin(), cols.end(), name) - cols.begin());
-    std::string text = gpp::app::csv_header() + "\n";
+    std::string text = gpp::app::sweep::csv_header() + "\n";
     for (std::size_t r = 1; r < records.size(); ++r) {
       records[r][c] = value;
       for (std::size_t i = 0; i < records[r].size(); ++i) text += (i ? "," : "") + records[r][i];

@@ -1,0 +1,82 @@
+#pragma once
+// A table of fields: the one declaration of a kind of row gpp writes (a sweep CSV row, a
+// roofline row, the parts of a run record). Each field has its name (the CSV column, the
+// JSON key, the HDF5 attribute) and how a row shows it, as a JSON value; a field of a row
+// gpp reads back also says how the text of its CSV cell sets it. The CSV header, the CSV
+// line, the JSON object, the HDF5 attributes and the CSV reader all come from the table, so
+// an output field is one line of it.
+#include "gpp_csv.hpp"
+#include "gpp_error.hpp"
+#include "gpp_json.hpp"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace gpp::formats {
+
+using app::Json;
+
+template <class Row>
+struct Field {
+  std::string name;
+  std::function<Json(const Row&)> get;
+  /// Sets the field from its CSV cell's text (`where` starts an error message); empty for
+  /// a field that is not read back (derived from others, or a constant checked elsewhere).
+  std::function<void(Row&, const std::string& text, const std::string& where)> set = {};
+};
+
+template <class Row>
+using Table = std::vector<Field<Row>>;
+
+/// A scalar JSON value as a CSV cell: integers in decimal, other numbers as %.17g, text
+/// quoted where CSV needs it, true/false, null (a value not measured, not applicable) as an
+/// empty cell. Throws gpp::Error for an array or an object: a CSV field is one value.
+std::string csv_cell(const Json& v);
+
+/// The names, comma-separated: the CSV header (no newline).
+template <class Row>
+std::string csv_header(const Table<Row>& t) {
+  std::string h;
+  for (const auto& f : t) h += (h.empty() ? "" : ",") + f.name;
+  return h;
+}
+
+/// One row as a CSV line (no newline).
+template <class Row>
+std::string csv_line(const Table<Row>& t, const Row& r) {
+  std::string line;
+  for (std::size_t i = 0; i < t.size(); ++i) line += (i ? "," : "") + csv_cell(t[i].get(r));
+  return line;
+}
+
+/// One row as a JSON object, its keys in the table's order.
+template <class Row>
+Json json_object(const Table<Row>& t, const Row& r) {
+  Json o = Json::object();
+  for (const auto& f : t) o[f.name] = f.get(r);
+  return o;
+}
+
+/// The row a CSV record's cells give, cell i for field i (the caller has checked the
+/// header is the table's): every field with a reader reads its cell. gpp::Error for a
+/// record with another number of cells, or a cell its field refuses.
+template <class Row>
+Row read_csv_cells(const Table<Row>& t, const std::vector<std::string>& cells, const std::string& where) {
+  if (cells.size() != t.size())
+    throw Error(where + "has " + std::to_string(cells.size()) + " fields, not " + std::to_string(t.size()));
+  Row r;
+  for (std::size_t i = 0; i < t.size(); ++i)
+    if (t[i].set) t[i].set(r, cells[i], where);
+  return r;
+}
+
+/// The index of the field `name` (t.size() when there is none).
+template <class Row>
+std::size_t field_index(const Table<Row>& t, const std::string& name) {
+  std::size_t i = 0;
+  while (i < t.size() && t[i].name != name) ++i;
+  return i;
+}
+
+}  // namespace gpp::formats

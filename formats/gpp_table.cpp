@@ -7,6 +7,7 @@ namespace gpp::formats {
 std::string csv_cell(const Json& v) {
   switch (v.type()) {
     case Json::value_t::null:
+    case Json::value_t::discarded:
       return "";
     case Json::value_t::boolean:
       return v.get<bool>() ? "true" : "false";

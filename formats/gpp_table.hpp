@@ -16,6 +16,7 @@
 namespace gpp::formats {
 
 using app::Json;
+using app::JsonIn;
 
 template <class Row>
 struct Field {
@@ -24,6 +25,9 @@ struct Field {
   /// Sets the field from its CSV cell's text (`where` starts an error message); empty for
   /// a field that is not read back (derived from others, or a constant checked elsewhere).
   std::function<void(Row&, const std::string& text, const std::string& where)> set = {};
+  /// Sets the field from its member of a JSON object gpp reads back (its value, checked);
+  /// empty for a field not read from JSON.
+  std::function<void(Row&, const JsonIn& value, const std::string& where)> from_json = {};
 };
 
 template <class Row>
@@ -50,11 +54,16 @@ std::string csv_line(const Table<Row>& t, const Row& r) {
   return line;
 }
 
-/// One row as a JSON object, its keys in the table's order.
+/// A field's value where the row has no such field at all (not even null): left out of
+/// the JSON object, an empty CSV cell.
+inline Json absent() { return Json(Json::value_t::discarded); }
+
+/// One row as a JSON object, its keys in the table's order (absent() values left out).
 template <class Row>
 Json json_object(const Table<Row>& t, const Row& r) {
   Json o = Json::object();
-  for (const auto& f : t) o[f.name] = f.get(r);
+  for (const auto& f : t)
+    if (Json v = f.get(r); !v.is_discarded()) o[f.name] = std::move(v);
   return o;
 }
 
@@ -68,6 +77,22 @@ Row read_csv_cells(const Table<Row>& t, const std::vector<std::string>& cells, c
   Row r;
   for (std::size_t i = 0; i < t.size(); ++i)
     if (t[i].set) t[i].set(r, cells[i], where);
+  return r;
+}
+
+/// The row a JSON object gives: every field with a JSON reader reads its member, which must
+/// be there (members the table does not name are the caller's). gpp::Error naming `where`
+/// for a value that is not an object, a missing member or a value its field refuses.
+template <class Row>
+Row read_json_object(const Table<Row>& t, const JsonIn& o, const std::string& where) {
+  if (!o.is_object()) throw Error(where + "is " + app::json_kind(o) + ", not an object");
+  Row r;
+  for (const auto& f : t) {
+    if (!f.from_json) continue;
+    const auto it = o.find(f.name);
+    if (it == o.end()) throw Error(where + "no \"" + f.name + "\"");
+    f.from_json(r, *it, where);
+  }
   return r;
 }
 

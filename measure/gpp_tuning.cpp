@@ -1,5 +1,7 @@
 #include "gpp_tuning.hpp"
 
+#include "gpp_table.hpp"
+
 #include "gpp_inputs.hpp"
 #include "gpp_text.hpp"
 
@@ -108,47 +110,69 @@ bool TuningFile::erase(const std::string& device, const std::string& backend, co
 }
 
 namespace {
-double number_member(const JsonIn& o, const char* key, const std::string& where) {
-  const auto it = o.find(key);
-  if (it == o.end()) throw Error(where + "no \"" + key + "\"");
-  if (!it->is_number()) throw Error(where + "\"" + key + "\" is " + json_kind(*it) + ", not a number");
-  const double v = it->get<double>();
-  if (!std::isfinite(v)) throw Error(where + "\"" + key + "\" is not finite");
-  return v;
+using EF = formats::Field<TuningEvidence>;
+
+/// A finite JSON number, else gpp::Error naming the member.
+double finite(const JsonIn& v, const std::string& name, const std::string& where) {
+  if (!v.is_number()) throw Error(where + "\"" + name + "\" is " + json_kind(v) + ", not a number");
+  const double x = v.get<double>();
+  if (!std::isfinite(x)) throw Error(where + "\"" + name + "\" is not finite");
+  return x;
+}
+
+/// A number of the evidence; `check` refuses values it cannot hold (by throwing).
+EF number(const char* name, double TuningEvidence::*m,
+          void (*check)(double, const std::string& where, const std::string& name)) {
+  return {name,
+          [m](const TuningEvidence& v) { return Json(v.*m); },
+          {},
+          [m, name, check](TuningEvidence& v, const JsonIn& j, const std::string& where) {
+            v.*m = finite(j, name, where);
+            check(v.*m, where, name);
+          }};
+}
+void any(double, const std::string&, const std::string&) {}
+void a_time(double t, const std::string& where, const std::string& name) { check_time(t, where + name); }
+void a_spread(double s, const std::string& where, const std::string& name) {
+  if (s < 0) throw Error(where + "\"" + name + "\" is negative");
+}
+
+/// The evidence of a tuning entry (docs/formats.md), declared once: written and read back.
+const formats::Table<TuningEvidence>& evidence_fields() {
+  static const formats::Table<TuningEvidence> t = {
+      {"test",
+       [](const TuningEvidence& v) { return Json(v.test); },
+       {},
+       [](TuningEvidence& v, const JsonIn& j, const std::string& where) {
+         if (!j.is_string()) throw Error(where + "\"test\" is " + json_kind(j) + ", not a string");
+         v.test = j.get<std::string>();
+       }},
+      {"repeats",
+       [](const TuningEvidence& v) { return Json(v.repeats); },
+       {},
+       [](TuningEvidence& v, const JsonIn& j, const std::string& where) {
+         const double n = finite(j, "repeats", where);
+         if (n < 1 || n > 1e6 || n != std::floor(n)) throw Error(where + "\"repeats\" is not a count");
+         v.repeats = int(n);
+       }},
+      number("p_value", &TuningEvidence::p_value,
+             [](double p, const std::string& where, const std::string&) {
+               if (!(p >= 0 && p <= 1)) throw Error(where + "\"p_value\" is not a probability");
+             }),
+      number("gain", &TuningEvidence::gain, any),
+      number("time_median_s", &TuningEvidence::time_median_s, a_time),
+      number("spread", &TuningEvidence::spread, a_spread),
+      number("default_time_median_s", &TuningEvidence::default_time_median_s, a_time),
+      number("default_spread", &TuningEvidence::default_spread, a_spread),
+  };
+  return t;
 }
 
 TuningEvidence parse_evidence(const JsonIn& e, const std::string& where) {
-  if (!e.is_object()) throw Error(where + "is " + json_kind(e) + ", not an object");
-  TuningEvidence v;
-  v.test = text_member(e, "test", where);
-  const double repeats = number_member(e, "repeats", where);
-  if (repeats < 1 || repeats > 1e6 || repeats != std::floor(repeats)) throw Error(where + "\"repeats\" is not a count");
-  v.repeats = int(repeats);
-  v.p_value = number_member(e, "p_value", where);
-  if (!(v.p_value >= 0 && v.p_value <= 1)) throw Error(where + "\"p_value\" is not a probability");
-  v.gain = number_member(e, "gain", where);
-  v.time_median_s = number_member(e, "time_median_s", where);
-  check_time(v.time_median_s, where + "time_median_s");
-  v.default_time_median_s = number_member(e, "default_time_median_s", where);
-  check_time(v.default_time_median_s, where + "default_time_median_s");
-  v.spread = number_member(e, "spread", where);
-  v.default_spread = number_member(e, "default_spread", where);
-  if (v.spread < 0 || v.default_spread < 0) throw Error(where + "a spread is negative");
-  return v;
+  return formats::read_json_object(evidence_fields(), e, where);
 }
 
-Json json_evidence(const TuningEvidence& v) {
-  Json o = Json::object();
-  o["test"] = v.test;
-  o["repeats"] = v.repeats;
-  o["p_value"] = v.p_value;
-  o["gain"] = v.gain;
-  o["time_median_s"] = v.time_median_s;
-  o["spread"] = v.spread;
-  o["default_time_median_s"] = v.default_time_median_s;
-  o["default_spread"] = v.default_spread;
-  return o;
-}
+Json json_evidence(const TuningEvidence& v) { return formats::json_object(evidence_fields(), v); }
 }  // namespace
 
 TuningFile parse_tuning(const std::string& text, const std::string& path) {

@@ -207,6 +207,54 @@ const formats::Table<TimeToSolution>& time_fields() {
   return t;
 }
 
+const formats::Table<RunView>& run_fields() {
+  using F = formats::Field<RunView>;
+  auto of = [](const char* name, auto get) -> F {
+    return {name, [get](const RunView& v) { return Json(get(*v.run)); }};
+  };
+  auto measure = [](const char* name, auto get) -> F {
+    return {name, [get](const RunView& v) { return json_number(get(*v.run)); }};
+  };
+  static const formats::Table<RunView> t = {
+      of("policy", [](const PolicyRun& p) { return p.policy; }),
+      {"space", [](const RunView& v) { return json_space(v.run->space); }},
+      {"tunables", [](const RunView& v) { return json_tunables(v.run->tunables); }},
+      of("tunables_source", [](const PolicyRun& p) { return p.tunables_source; }),
+      of("status", [](const PolicyRun& p) { return p.status; }),
+      of("reason", [](const PolicyRun& p) { return p.reason; }),
+      of("repeats", [](const PolicyRun& p) { return int(p.times.size()); }),
+      {"times_s", [](const RunView& v) { return json_numbers(v.run->times); }},
+      measure("time_median_s", [](const PolicyRun& p) { return p.median(); }),
+      measure("time_min_s", [](const PolicyRun& p) { return p.min(); }),
+      measure("time_max_s", [](const PolicyRun& p) { return p.max(); }),
+      {"updates_per_s", [](const RunView& v) { return json_number(v.rec->deck.updates / v.run->median()); }},
+      // Only for a run that ran and whose FLOPs are counted.
+      {"flops_counted",
+       [](const RunView& v) {
+         return v.run->flops > 0 && !v.run->times.empty() ? json_number(v.run->flops) : formats::absent();
+       }},
+      {"gflops",
+       [](const RunView& v) {
+         return v.run->flops > 0 && !v.run->times.empty() ? json_number(v.run->flops / v.run->median() / 1e9)
+                                                          : formats::absent();
+       }},
+      measure("rel_error", [](const PolicyRun& p) { return p.rel_error; }),
+      of("verified", [](const PolicyRun& p) { return p.verified; }),
+      {"achtemp", [](const RunView& v) { return json_complex_array(v.run->result.achtemp); }},
+      {"asxtemp", [](const RunView& v) { return json_complex_array(v.run->result.asxtemp); }},
+      of("ranks", [](const PolicyRun& p) { return p.ranks; }),
+      {"rank_kernel_median_s", [](const RunView& v) { return json_numbers(v.run->rank_kernel_s); }},
+      measure("comm_median_s", [](const PolicyRun& p) { return p.comm_s; }),
+      of("chunks", [](const PolicyRun& p) { return p.chunks; }),
+      of("launches", [](const PolicyRun& p) { return p.launches; }),
+      {"times_with_transfers_s", [](const RunView& v) { return json_numbers(v.run->times_with_transfers); }},
+      measure("time_with_transfers_median_s", [](const PolicyRun& p) { return p.median_with_transfers(); }),
+      measure("stream_bytes_per_pass", [](const PolicyRun& p) { return p.stream_bytes; }),
+      measure("stream_copy_s_per_pass", [](const PolicyRun& p) { return p.stream_copy_s; }),
+  };
+  return t;
+}
+
 std::string result_line(const RunRecord& r, const PolicyRun& run) {
   std::ostringstream o;
   o << "RESULT deck=" << token(r.deck.name) << " policy=" << token(run.policy) << " space=" << to_string(run.space.kind)
@@ -266,39 +314,7 @@ std::string to_json(const RunRecord& r) {
   }
   j["verification"] = std::move(v);
   Json runs = Json::array();
-  for (const auto& run : r.runs) {
-    Json o = Json::object();
-    o["policy"] = run.policy;
-    o["space"] = json_space(run.space);
-    o["tunables"] = json_tunables(run.tunables);
-    o["tunables_source"] = run.tunables_source;
-    o["status"] = run.status;
-    o["reason"] = run.reason;
-    o["repeats"] = int(run.times.size());
-    o["times_s"] = json_numbers(run.times);
-    o["time_median_s"] = json_number(run.median());
-    o["time_min_s"] = json_number(run.min());
-    o["time_max_s"] = json_number(run.max());
-    o["updates_per_s"] = json_number(d.updates / run.median());
-    if (run.flops > 0 && !run.times.empty()) {
-      o["flops_counted"] = json_number(run.flops);
-      o["gflops"] = json_number(run.flops / run.median() / 1e9);
-    }
-    o["rel_error"] = json_number(run.rel_error);
-    o["verified"] = run.verified;
-    o["achtemp"] = json_complex_array(run.result.achtemp);
-    o["asxtemp"] = json_complex_array(run.result.asxtemp);
-    o["ranks"] = run.ranks;
-    o["rank_kernel_median_s"] = json_numbers(run.rank_kernel_s);
-    o["comm_median_s"] = json_number(run.comm_s);
-    o["chunks"] = run.chunks;
-    o["launches"] = run.launches;
-    o["times_with_transfers_s"] = json_numbers(run.times_with_transfers);
-    o["time_with_transfers_median_s"] = json_number(run.median_with_transfers());
-    o["stream_bytes_per_pass"] = json_number(run.stream_bytes);
-    o["stream_copy_s_per_pass"] = json_number(run.stream_copy_s);
-    runs.push_back(std::move(o));
-  }
+  for (const auto& run : r.runs) runs.push_back(formats::json_object(run_fields(), RunView{&r, &run}));
   j["runs"] = std::move(runs);
   j["time_to_solution"] = r.time_to_solution ? formats::json_object(time_fields(), *r.time_to_solution) : Json(nullptr);
   j["ranks"] = r.ranks;

@@ -137,6 +137,12 @@ std::string describe_tunables(const Tunables& t);
 const formats::Table<BuildInfo>& build_fields();      // "build"
 const formats::Table<DeckInfo>& deck_fields();        // "deck"
 const formats::Table<TimeToSolution>& time_fields();  // "time_to_solution"
+/// One run of a record (its rates need the deck's updates).
+struct RunView {
+  const RunRecord* rec;
+  const PolicyRun* run;
+};
+const formats::Table<RunView>& run_fields();  // each of "runs"
 
 // ---- writers: each serialises the whole record ----
 

@@ -10,8 +10,9 @@ namespace gpp::app {
 
 namespace {
 /// A table's JSON object as attributes of `group`: each scalar its attribute (a flag as
-/// 0/1, as H5Record writes bools); a null (not known, not applicable) is left out.
-void attributes(H5Record& h, const std::string& group, const Json& o) {
+/// 0/1, as H5Record writes bools); a null (not known, not applicable) is left out, and so
+/// are arrays and objects with `scalars_only` (their datasets are the caller's).
+void attributes(H5Record& h, const std::string& group, const Json& o, bool scalars_only = false) {
   for (const auto& [name, v] : o.items()) {
     if (v.is_string())
       h.attribute(group, name, v.get<std::string>());
@@ -21,7 +22,7 @@ void attributes(H5Record& h, const std::string& group, const Json& o) {
       h.attribute(group, name, v.get<long long>());
     else if (v.is_number())
       h.attribute(group, name, v.get<double>());
-    else if (!v.is_null())
+    else if (!v.is_null() && !scalars_only)
       throw Error("HDF5 results: field " + name + " of " + group + " is not one value");
   }
 }
@@ -75,20 +76,14 @@ void write_results_h5(const std::string& path, const RunRecord& r) {
         "runs/" + run.policy + (r.runs.size() > 1 ? "@" + std::string(to_string(run.space.kind)) : "");
     h.dataset(g, "achtemp", run.result.achtemp)
         .dataset(g, "asxtemp", run.result.asxtemp)
-        .dataset(g, "times_s", run.times)
-        .attribute(g, "space", to_string(run.space.kind))
+        .dataset(g, "times_s", run.times);
+    // The JSON record's run (run_fields()), its single values; where the JSON has an
+    // object (space, tunables) the file has text.
+    attributes(h, g, formats::json_object(run_fields(), RunView{&r, &run}), true);
+    h.attribute(g, "space", to_string(run.space.kind))
         .attribute(g, "backend", run.space.backend)
         .attribute(g, "device", run.space.device)
-        .attribute(g, "tunables", describe_tunables(run.tunables))
-        .attribute(g, "repeats", int(run.times.size()))
-        .attribute(g, "time_median_s", run.median())
-        .attribute(g, "time_min_s", run.min())
-        .attribute(g, "time_max_s", run.max())
-        .attribute(g, "time_with_transfers_median_s", run.median_with_transfers())
-        .attribute(g, "chunks", run.chunks)
-        .attribute(g, "updates_per_s", d.updates / run.median())
-        .attribute(g, "rel_error", run.rel_error)
-        .attribute(g, "verified", run.verified);
+        .attribute(g, "tunables", describe_tunables(run.tunables));
   }
   // The first (with one --policy, the only) run's results at the top, as links.
   if (!r.runs.empty()) {

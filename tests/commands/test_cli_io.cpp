@@ -272,6 +272,20 @@ TEST_F(CliIo, OutputHoldsTheResultsAsPrinted) {
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
 }
 
+// The HDF5 results file and the JSON record come from the same tables of fields: every single
+// value of the record's build, deck, time to solution and runs is the file's attribute.
+TEST_F(CliIo, ResultsFileAgreesWithTheJsonRecord) {
+  if (!have_hdf5()) GTEST_SKIP() << "built without HDF5";
+  const std::string python = python_with_h5py();
+  if (python.empty()) GTEST_SKIP() << "no python3 with h5py (Debian: python3-h5py)";
+  const std::string out = dir_ + "agree.h5", json = dir_ + "agree.json";
+  const Outcome o = gpp_exe("run " + deck_path("small.toml") +
+                            " --policy host,v1-reciprocal --space host --repeat 2 --json " + json + " --output " + out);
+  ASSERT_EQ(o.code, 0) << o.out;
+  const std::string cmd = python + " " + GPP_SOURCE_DIR + "/tests/commands/h5_json_agree.py " + out + " " + json;
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+}
+
 TEST_F(CliIo, BadCommandLines) {
   const std::string dat = dir_ + "ok.dat";
   ASSERT_EQ(gpp_exe(std::string("convert ") + kTiny + " " + dat).code, 0);

@@ -309,6 +309,67 @@ TEST(Tuning, ReadWriteRoundTrip) {
   EXPECT_EQ(h.find("NVIDIA H100 80GB HBM3", "Cuda", "tuned", "large")->tunables.band_block, 64);
 }
 
+// An entry's evidence (one table of fields, written and read back): every member survives
+// the file, and each one missing, of another type or out of its range is refused by name.
+TEST(Tuning, EvidenceIsReadBackAndRefusedByMember) {
+  gpp::app::TuningFile f = gpp::app::parse_tuning(kTuning, "t.json");
+  gpp::app::TuningEvidence v;
+  v.test = gpp::app::kTuningTest;
+  v.repeats = 8;
+  v.p_value = 0.0078125;
+  v.gain = 0.031;
+  v.time_median_s = 0.117;
+  v.spread = 0.0021;
+  v.default_time_median_s = 0.1207;
+  v.default_spread = 0.0034;
+  f.entries[0].evidence = v;
+  const std::string text = gpp::app::to_json(f);
+  const auto again = gpp::app::parse_tuning(text, "again");
+  const auto* e = again.find("NVIDIA H100 80GB HBM3", "Cuda", "tuned", "large");
+  ASSERT_NE(e, nullptr);
+  ASSERT_TRUE(e->evidence.has_value());
+  EXPECT_EQ(e->evidence->test, v.test);
+  EXPECT_EQ(e->evidence->repeats, 8);
+  EXPECT_EQ(e->evidence->p_value, 0.0078125);
+  EXPECT_EQ(e->evidence->gain, 0.031);
+  EXPECT_EQ(e->evidence->time_median_s, 0.117);
+  EXPECT_EQ(e->evidence->spread, 0.0021);
+  EXPECT_EQ(e->evidence->default_time_median_s, 0.1207);
+  EXPECT_EQ(e->evidence->default_spread, 0.0034);
+  for (const auto& [member, value, says] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"repeats", "0", "\"repeats\" is not a count"},
+           {"repeats", "2.5", "\"repeats\" is not a count"},
+           {"p_value", "1.5", "\"p_value\" is not a probability"},
+           {"gain", "\"big\"", "\"gain\" is a string, not a number"},
+           {"spread", "-0.1", "\"spread\" is negative"},
+           {"default_spread", "-1", "\"default_spread\" is negative"},
+           {"time_median_s", "-1", "time_median_s"},
+           {"test", "3", "\"test\" is a number"}}) {
+    SCOPED_TRACE(member + "=" + value);
+    std::string bad = text;
+    const std::string key = "\"" + member + "\":";
+    const auto at = bad.find(key, bad.find("\"evidence\""));
+    ASSERT_NE(at, std::string::npos);
+    const auto begin = at + key.size(), end = bad.find_first_of(",}", begin);
+    bad.replace(begin, end - begin, value);
+    try {
+      gpp::app::parse_tuning(bad, "bad.json");
+      ADD_FAILURE() << "accepted";
+    } catch (const gpp::Error& err) {
+      EXPECT_NE(std::string(err.what()).find(says), std::string::npos) << err.what();
+    }
+  }
+  std::string missing = text;
+  const auto at = missing.find("\"gain\":", missing.find("\"evidence\""));
+  missing.erase(at, missing.find(',', at) + 1 - at);
+  try {
+    gpp::app::parse_tuning(missing, "bad.json");
+    ADD_FAILURE() << "accepted";
+  } catch (const gpp::Error& err) {
+    EXPECT_NE(std::string(err.what()).find("no \"gain\""), std::string::npos) << err.what();
+  }
+}
+
 // A policy's params in a tuning file: read, found for any size where the entry says
 // "any", written back; params the policy lacks or values it does not take refused.
 TEST(Tuning, ParamsAndAnySize) {

@@ -82,63 +82,93 @@ std::vector<BandwidthLevel> pick_levels(const std::vector<ceilings::SweepPoint>&
   return levels;
 }
 
+namespace {
+template <class Row>
+using Fields = formats::Table<Row>;
+
+/// The ceilings file's parts (docs/formats.md "Ceilings JSON"), declared once.
+const Fields<CeilingsFile>& device_fields() {
+  static const Fields<CeilingsFile> t = {
+      {"name", [](const CeilingsFile& c) { return Json(c.device); }},
+      {"backend", [](const CeilingsFile& c) { return Json(c.backend); }},
+      {"space", [](const CeilingsFile& c) { return Json(c.space); }},
+      {"sm_clock_mhz",
+       [](const CeilingsFile& c) { return c.clock_mhz > 0 ? json_number(c.clock_mhz) : Json(nullptr); }},
+      {"multiprocessors",
+       [](const CeilingsFile& c) { return c.multiprocessors > 0 ? Json(c.multiprocessors) : Json(nullptr); }},
+      {"concurrency", [](const CeilingsFile& c) { return Json(c.concurrency); }},
+      // Device memory; null on the host space.
+      {"memory_bytes",
+       [](const CeilingsFile& c) { return c.memory_bytes > 0 ? Json((long long)c.memory_bytes) : Json(nullptr); }},
+      {"memory_free_bytes",
+       [](const CeilingsFile& c) { return c.memory_bytes > 0 ? Json((long long)c.memory_free_bytes) : Json(nullptr); }},
+  };
+  return t;
+}
+
+const Fields<BandwidthLevel>& level_fields() {
+  static const Fields<BandwidthLevel> t = {
+      {"level", [](const BandwidthLevel& b) { return Json(b.level); }},
+      {"gbs", [](const BandwidthLevel& b) { return json_number(b.gbs); }},
+      {"working_set_bytes", [](const BandwidthLevel& b) { return Json((long long)b.working_set_bytes); }},
+      {"method", [](const BandwidthLevel& b) { return Json(b.method); }},
+  };
+  return t;
+}
+
+const Fields<ceilings::SweepPoint>& sweep_fields() {
+  static const Fields<ceilings::SweepPoint> t = {
+      {"working_set_bytes", [](const ceilings::SweepPoint& p) { return Json((long long)p.working_set_bytes); }},
+      {"gbs", [](const ceilings::SweepPoint& p) { return json_number(p.gbs); }},
+  };
+  return t;
+}
+
+/// One host-link point, with the method the file states once for all of them.
+struct LinkRow {
+  const ceilings::LinkPoint* point;
+  const std::string* method;
+};
+const Fields<LinkRow>& link_fields() {
+  static const Fields<LinkRow> t = {
+      {"direction", [](const LinkRow& r) { return Json(r.point->direction); }},
+      {"host_memory", [](const LinkRow& r) { return Json(r.point->memory); }},
+      {"gbs", [](const LinkRow& r) { return json_number(r.point->gbs); }},
+      {"bytes", [](const LinkRow& r) { return Json((long long)r.point->bytes); }},
+      {"method", [](const LinkRow& r) { return Json(*r.method); }},
+  };
+  return t;
+}
+
+template <class Row, class Items, class Make>
+Json json_array(const Fields<Row>& t, const Items& items, Make make) {
+  Json a = Json::array();
+  for (const auto& item : items) a.push_back(formats::json_object(t, make(item)));
+  return a;
+}
+}  // namespace
+
 std::string to_json(const CeilingsFile& c) {
   Json j = Json::object();
   j["schema_version"] = 1;
   j["kind"] = "gpp-ceilings";
   j["date"] = c.date;
   j["gpp"] = Json{{"version", c.version}, {"git", c.git}};
-  Json device = Json::object();
-  device["name"] = c.device;
-  device["backend"] = c.backend;
-  device["space"] = c.space;
-  device["sm_clock_mhz"] = c.clock_mhz > 0 ? json_number(c.clock_mhz) : Json(nullptr);
-  device["multiprocessors"] = c.multiprocessors > 0 ? Json(c.multiprocessors) : Json(nullptr);
-  device["concurrency"] = c.concurrency;
-  device["memory_bytes"] = c.memory_bytes > 0 ? Json((long long)c.memory_bytes) : Json(nullptr);
-  device["memory_free_bytes"] = c.memory_bytes > 0 ? Json((long long)c.memory_free_bytes) : Json(nullptr);
-  j["device"] = std::move(device);
+  j["device"] = formats::json_object(device_fields(), c);
   Json peak = Json::object();
   peak["name"] = "FP64 FMA peak";
   peak["gflops"] = json_number(c.fp64.value);
   peak["fma_ratio"] = 1.0;
   peak["method"] = c.fp64.method;
   j["compute"] = Json::array({std::move(peak)});
-  Json levels = Json::array();
-  for (const auto& b : c.bandwidth) {
-    Json l = Json::object();
-    l["level"] = b.level;
-    l["gbs"] = json_number(b.gbs);
-    l["working_set_bytes"] = (long long)b.working_set_bytes;
-    l["method"] = b.method;
-    levels.push_back(std::move(l));
-  }
-  j["bandwidth"] = std::move(levels);
-  auto points = [](const std::vector<ceilings::SweepPoint>& sweep) {
-    Json a = Json::array();
-    for (const auto& p : sweep) {
-      Json o = Json::object();
-      o["working_set_bytes"] = (long long)p.working_set_bytes;
-      o["gbs"] = json_number(p.gbs);
-      a.push_back(std::move(o));
-    }
-    return a;
-  };
-  j["sweep"] = points(c.sweep);
-  if (!c.sweep_rotated.empty()) j["sweep_rotated"] = points(c.sweep_rotated);
-  if (!c.host_link.empty()) {
-    Json a = Json::array();
-    for (const auto& p : c.host_link) {
-      Json o = Json::object();
-      o["direction"] = p.direction;
-      o["host_memory"] = p.memory;
-      o["gbs"] = json_number(p.gbs);
-      o["bytes"] = (long long)p.bytes;
-      o["method"] = c.host_link_method;
-      a.push_back(std::move(o));
-    }
-    j["host_link"] = std::move(a);
-  }
+  const auto same = [](const auto& x) { return x; };
+  j["bandwidth"] = json_array(level_fields(), c.bandwidth, same);
+  j["sweep"] = json_array(sweep_fields(), c.sweep, same);
+  if (!c.sweep_rotated.empty()) j["sweep_rotated"] = json_array(sweep_fields(), c.sweep_rotated, same);
+  if (!c.host_link.empty())
+    j["host_link"] = json_array(link_fields(), c.host_link, [&](const ceilings::LinkPoint& p) {
+      return LinkRow{&p, &c.host_link_method};
+    });
   return dump_json(j);
 }
 

@@ -356,12 +356,14 @@ TEST_P(OracleDeck, BranchCountsMatchGppDiagnostics) {
 // source gives the same digits; 1e-18 relative allows the 20th digit to move. The stored
 // decks were made on x86-64: elsewhere the generator's libm and the compiler's contraction
 // of a*b+c into one FMA (GCC's default on aarch64) change the deck's last bits, and the
-// sums move by up to about 6e-16 relative (measured under qemu-aarch64); 1e-13 there
-// still catches any change of the generator's formulas or of the oracle's physics.
+// sums move with them: under qemu-aarch64 up to 1.6e-13 relative (small-gamma's asxtemp,
+// the openmp preset's build; its near-pole terms amplify a last-bit change of the deck,
+// and asxtemp is a sum with cancellation). 1e-12 there is six times that, and a hundredth
+// of the tolerance every run is verified against (1e-10).
 #if defined(__x86_64__)
 constexpr long double kLiveRunTolerance = 1e-18L;
 #else
-constexpr long double kLiveRunTolerance = 1e-13L;
+constexpr long double kLiveRunTolerance = 1e-12L;
 #endif
 TEST_P(OracleDeck, StoredDataMatchALiveRun) {
   const std::string oracle = GPP_ORACLE_EXE;

@@ -274,7 +274,6 @@ std::string to_json(const RunRecord& r) {
   j["kokkos_warnings"] = r.kokkos_warnings;
   j["build"] = formats::json_object(build_fields(), r.build);
   j["deck"] = formats::json_object(deck_fields(), r.deck);
-  const DeckInfo& d = r.deck;
   Json setup = Json::object();
   setup["setup_s"] = json_number(r.setup_s);
   setup["read_s"] = json_number(r.read_s);

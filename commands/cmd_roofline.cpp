@@ -238,12 +238,13 @@ std::vector<std::string> plot(const std::string& dir, const std::string& csv, co
   return written;
 }
 
-/// The fields of a roofline CSV row that say which point it is: where and what ran.
-std::vector<std::string> point_key(const std::vector<std::string>& header, const std::vector<std::string>& fields) {
+/// The fields of a roofline CSV row (its cells, in the table's order) that say which point
+/// it is: where and what ran.
+std::vector<std::string> point_key(const std::vector<std::string>& fields) {
   std::vector<std::string> key;
   for (const char* name :
        {"git", "device", "backend", "space", "deck", "nbands", "ngpown", "ncouls", "nw", "policy", "tunables"}) {
-    const auto c = std::size_t(std::find(header.begin(), header.end(), name) - header.begin());
+    const std::size_t c = formats::field_index(roofline_csv_table(), name);
     key.push_back(c < fields.size() ? fields[c] : std::string());
   }
   return key;
@@ -255,7 +256,7 @@ std::vector<std::vector<std::string>> roofline_points(const std::string& resume)
   std::vector<std::vector<std::string>> keys;
   if (resume.empty() || !file_exists(resume)) return keys;
   const std::string text = read_input_file("--resume", resume, kMaxCsvBytes);
-  const auto header = formats::parse_csv(roofline_csv_header()).front();
+  const std::size_t columns = roofline_csv_table().size();
   std::string records = roofline_csv_header() + "\n";
   for (const auto& line : formats::csv_data_records(text)) records += line + "\n";
   if (text.substr(0, text.find('\n')) != roofline_csv_header())
@@ -263,10 +264,10 @@ std::vector<std::vector<std::string>> roofline_points(const std::string& resume)
                 ": not a roofline CSV of this version (its header differs from docs/formats.md's)");
   auto all = formats::parse_csv(records);
   for (std::size_t i = 1; i < all.size(); ++i) {
-    if (all[i].size() != header.size())
+    if (all[i].size() != columns)
       throw Error("--resume " + resume + ": row " + std::to_string(i) + " has " + std::to_string(all[i].size()) +
-                  " fields, not " + std::to_string(header.size()));
-    keys.push_back(point_key(header, all[i]));
+                  " fields, not " + std::to_string(columns));
+    keys.push_back(point_key(all[i]));
   }
   return keys;
 }
@@ -364,7 +365,6 @@ int cmd_roofline(const std::vector<std::string>& args) {
             << std::setw(9) << "% peak"
             << "\n"
             << std::flush;
-  const auto header = formats::parse_csv(roofline_csv_header()).front();
   for (const auto& planned : p.runs) {
     RooflineRow row;
     row.date = rec.date;
@@ -379,7 +379,7 @@ int cmd_roofline(const std::vector<std::string>& args) {
     row.tunables = describe_tunables(resolve(s, *planned.entry, planned.space, planned.tunables));
     {
       std::string line = roofline_csv_row(row);
-      const auto key = point_key(header, formats::parse_csv(line).front());
+      const auto key = point_key(formats::parse_csv(line).front());
       if (std::find(done_points.begin(), done_points.end(), key) != done_points.end()) {
         c.skip();
         continue;

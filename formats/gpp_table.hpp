@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace gpp::formats {
@@ -32,6 +33,29 @@ struct Field {
 
 template <class Row>
 using Table = std::vector<Field<Row>>;
+
+/// A field that shows the member `m` of a row as it is: numbers that are not integers
+/// through json_number (NaN and infinities as null), everything else as its JSON value.
+template <class Row, class T>
+Field<Row> member(const char* name, T Row::*m) {
+  return {name, [m](const Row& r) {
+            if constexpr (std::is_floating_point_v<T>)
+              return app::json_number(r.*m);
+            else
+              return Json(r.*m);
+          }};
+}
+
+/// The same for a member `m` of the row's member `part` (a deck's sizes in a row).
+template <class Row, class Part, class T>
+Field<Row> member(const char* name, Part Row::*part, T Part::*m) {
+  return {name, [part, m](const Row& r) {
+            if constexpr (std::is_floating_point_v<T>)
+              return app::json_number(r.*part.*m);
+            else
+              return Json(r.*part.*m);
+          }};
+}
 
 /// A scalar JSON value as a CSV cell: integers in decimal, other numbers as %.17g, text
 /// quoted where CSV needs it, true/false, null (a value not measured, not applicable) as an

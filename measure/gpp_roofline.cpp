@@ -89,14 +89,14 @@ using Fields = formats::Table<Row>;
 /// The ceilings file's parts (docs/formats.md "Ceilings JSON"), declared once.
 const Fields<CeilingsFile>& device_fields() {
   static const Fields<CeilingsFile> t = {
-      {"name", [](const CeilingsFile& c) { return Json(c.device); }},
-      {"backend", [](const CeilingsFile& c) { return Json(c.backend); }},
-      {"space", [](const CeilingsFile& c) { return Json(c.space); }},
+      formats::member("name", &CeilingsFile::device),
+      formats::member("backend", &CeilingsFile::backend),
+      formats::member("space", &CeilingsFile::space),
       {"sm_clock_mhz",
        [](const CeilingsFile& c) { return c.clock_mhz > 0 ? json_number(c.clock_mhz) : Json(nullptr); }},
       {"multiprocessors",
        [](const CeilingsFile& c) { return c.multiprocessors > 0 ? Json(c.multiprocessors) : Json(nullptr); }},
-      {"concurrency", [](const CeilingsFile& c) { return Json(c.concurrency); }},
+      formats::member("concurrency", &CeilingsFile::concurrency),
       // Device memory; null on the host space.
       {"memory_bytes",
        [](const CeilingsFile& c) { return c.memory_bytes > 0 ? Json((long long)c.memory_bytes) : Json(nullptr); }},
@@ -108,10 +108,10 @@ const Fields<CeilingsFile>& device_fields() {
 
 const Fields<BandwidthLevel>& level_fields() {
   static const Fields<BandwidthLevel> t = {
-      {"level", [](const BandwidthLevel& b) { return Json(b.level); }},
-      {"gbs", [](const BandwidthLevel& b) { return json_number(b.gbs); }},
+      formats::member("level", &BandwidthLevel::level),
+      formats::member("gbs", &BandwidthLevel::gbs),
       {"working_set_bytes", [](const BandwidthLevel& b) { return Json((long long)b.working_set_bytes); }},
-      {"method", [](const BandwidthLevel& b) { return Json(b.method); }},
+      formats::member("method", &BandwidthLevel::method),
   };
   return t;
 }
@@ -119,7 +119,7 @@ const Fields<BandwidthLevel>& level_fields() {
 const Fields<ceilings::SweepPoint>& sweep_fields() {
   static const Fields<ceilings::SweepPoint> t = {
       {"working_set_bytes", [](const ceilings::SweepPoint& p) { return Json((long long)p.working_set_bytes); }},
-      {"gbs", [](const ceilings::SweepPoint& p) { return json_number(p.gbs); }},
+      formats::member("gbs", &ceilings::SweepPoint::gbs),
   };
   return t;
 }
@@ -368,15 +368,6 @@ double fma_ratio(const RooflineRow& r) {
   const double inst = r.ncu->dadd + r.ncu->dmul + r.ncu->dfma;
   return inst > 0 ? r.ncu->dfma / inst : NAN;
 }
-RF text(const char* name, std::string RooflineRow::*m) {
-  return {name, [m](const RooflineRow& r) { return Json(r.*m); }};
-}
-RF number(const char* name, double RooflineRow::*m) {
-  return {name, [m](const RooflineRow& r) { return json_number(r.*m); }};
-}
-RF size(const char* name, int DeckSizes::*m) {
-  return {name, [m](const RooflineRow& r) { return Json(r.sizes.*m); }};
-}
 RF counter(const char* name, double NcuCounters::*m) {
   return {name, [m](const RooflineRow& r) { return r.ncu ? json_number((*r.ncu).*m) : Json(nullptr); }};
 }
@@ -387,27 +378,27 @@ RF ai(const char* name, double NcuCounters::*bytes) {
 formats::Table<RooflineRow> make_roofline_table() {
   return {
       {"schema_version", [](const RooflineRow&) { return Json(1); }},
-      text("date", &RooflineRow::date),
-      text("git", &RooflineRow::git),
-      text("device", &RooflineRow::device),
-      text("backend", &RooflineRow::backend),
-      text("space", &RooflineRow::space),
-      text("deck", &RooflineRow::deck),
-      size("nbands", &DeckSizes::nbands),
-      size("ngpown", &DeckSizes::ngpown),
-      size("ncouls", &DeckSizes::ncouls),
-      size("nw", &DeckSizes::nw),
-      number("updates", &RooflineRow::updates),
-      text("policy", &RooflineRow::policy),
-      text("tunables", &RooflineRow::tunables),
-      {"repeats", [](const RooflineRow& r) { return Json(r.repeats); }},
-      number("time_s", &RooflineRow::time_s),
-      number("flops_counted", &RooflineRow::flops_counted),
-      number("reciprocals_counted", &RooflineRow::reciprocals_counted),
-      number("flops_nominal", &RooflineRow::flops_nominal),
-      number("bytes_compulsory", &RooflineRow::bytes_compulsory),
-      text("profiler", &RooflineRow::profiler),
-      text("clock_control", &RooflineRow::clock_control),
+      formats::member("date", &RooflineRow::date),
+      formats::member("git", &RooflineRow::git),
+      formats::member("device", &RooflineRow::device),
+      formats::member("backend", &RooflineRow::backend),
+      formats::member("space", &RooflineRow::space),
+      formats::member("deck", &RooflineRow::deck),
+      formats::member("nbands", &RooflineRow::sizes, &DeckSizes::nbands),
+      formats::member("ngpown", &RooflineRow::sizes, &DeckSizes::ngpown),
+      formats::member("ncouls", &RooflineRow::sizes, &DeckSizes::ncouls),
+      formats::member("nw", &RooflineRow::sizes, &DeckSizes::nw),
+      formats::member("updates", &RooflineRow::updates),
+      formats::member("policy", &RooflineRow::policy),
+      formats::member("tunables", &RooflineRow::tunables),
+      formats::member("repeats", &RooflineRow::repeats),
+      formats::member("time_s", &RooflineRow::time_s),
+      formats::member("flops_counted", &RooflineRow::flops_counted),
+      formats::member("reciprocals_counted", &RooflineRow::reciprocals_counted),
+      formats::member("flops_nominal", &RooflineRow::flops_nominal),
+      formats::member("bytes_compulsory", &RooflineRow::bytes_compulsory),
+      formats::member("profiler", &RooflineRow::profiler),
+      formats::member("clock_control", &RooflineRow::clock_control),
       {"flops_profiled", [](const RooflineRow& r) { return opt(flops_profiled(r)); }},
       counter("dadd", &NcuCounters::dadd),
       counter("dmul", &NcuCounters::dmul),

@@ -24,7 +24,6 @@
 #include <ctime>
 #include <fstream>
 #include <sstream>
-#include <type_traits>
 
 #ifndef GPP_CXX_COMPILER
 #define GPP_CXX_COMPILER "unknown"
@@ -146,21 +145,7 @@ Json json_numbers(const std::vector<double>& v) {
 
 }  // namespace
 
-namespace {
-template <class Row, class T>
-formats::Field<Row> member(const char* name, T Row::*m) {
-  return {name, [m](const Row& r) {
-            if constexpr (std::is_floating_point_v<T>)
-              return json_number(r.*m);
-            else
-              return Json(r.*m);
-          }};
-}
-template <class T>
-formats::Field<DeckInfo> size(const char* name, T DeckSizes::*m) {
-  return {name, [m](const DeckInfo& d) { return Json(d.sizes.*m); }};
-}
-}  // namespace
+using formats::member;
 
 const formats::Table<BuildInfo>& build_fields() {
   static const formats::Table<BuildInfo> t = {
@@ -185,10 +170,10 @@ const formats::Table<DeckInfo>& deck_fields() {
       member("generator", &DeckInfo::generator),
       member("input_path", &DeckInfo::input_path),
       {"seed", [](const DeckInfo& d) { return d.seed >= 0 ? Json(d.seed) : Json(nullptr); }},
-      size("nbands", &DeckSizes::nbands),
-      size("ngpown", &DeckSizes::ngpown),
-      size("ncouls", &DeckSizes::ncouls),
-      size("nw", &DeckSizes::nw),
+      member("nbands", &DeckInfo::sizes, &DeckSizes::nbands),
+      member("ngpown", &DeckInfo::sizes, &DeckSizes::ngpown),
+      member("ncouls", &DeckInfo::sizes, &DeckSizes::ncouls),
+      member("nw", &DeckInfo::sizes, &DeckSizes::nw),
       member("nstart", &DeckInfo::nstart),
       member("nend", &DeckInfo::nend),
       member("nvband", &DeckInfo::nvband),

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iomanip>
+#include <new>
 #include <sstream>
 
 #include <sys/stat.h>
@@ -211,11 +212,28 @@ Prepared prepare(CLI::App& app, const RunOptions& o, session::Progress* progress
 }
 
 void write_outputs(const RunOptions& o, const RunRecord& r) {
-  if (mpi::rank() != 0) return;
-  // The sweep's CSV and tuning file (more_outputs) are its own to write.
-  if (!o.json_path.empty()) write_file_atomically(o.json_path, to_json(r));
-  if (!o.csv_path.empty()) write_file_atomically(o.csv_path, sweep::csv_header() + "\n" + csv_rows(r));
-  if (!o.output_path.empty()) write_results_h5(o.output_path, r);
+  // Rank 0 writes. On several ranks the others wait for its outcome, so that a write that
+  // fails (a full disk) ends every rank as a collective error does: the one line and exit
+  // 1, not MPI_Abort, whose end under Open MPI is a launcher's notice, now and then its
+  // crash.
+  const auto write = [&] {
+    // The sweep's CSV and tuning file (more_outputs) are its own to write.
+    if (!o.json_path.empty()) write_file_atomically(o.json_path, to_json(r));
+    if (!o.csv_path.empty()) write_file_atomically(o.csv_path, sweep::csv_header() + "\n" + csv_rows(r));
+    if (!o.output_path.empty()) write_results_h5(o.output_path, r);
+  };
+  if (mpi::size() == 1) return write();
+  std::string error;
+  if (mpi::rank() == 0) {
+    try {
+      write();
+    } catch (const std::bad_alloc&) {
+      error = "out of host memory";
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  mpi::agree(error);
 }
 
 std::string describe_branches(const BranchCounts& b) {

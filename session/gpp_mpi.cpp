@@ -4,11 +4,17 @@
 #include <mpi.h>
 #endif
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <system_error>
 
 namespace gpp::mpi {
 
@@ -35,10 +41,78 @@ int int_count(std::size_t n) {
 // daemon (ess_singleton_isolated) a singleton starts under any limit, and sooner: no
 // process to fork and connect to. A value the user set wins; other MPIs ignore the name; a
 // launched rank (mpiexec, srun) has its launcher's daemons already.
+//
+// Open MPI 4 also keeps a session directory per job under one directory per host and user,
+// $TMPDIR/ompi.HOST.UID, which the last job to finish removes when it is empty. A job that
+// starts as another finishes can find that directory gone between creating it and creating
+// its own inside it: MPI_Init aborts with "A call to mkdir was unable to create the desired
+// directory" (about one start in 200 with eight singletons starting at once: two sweeps, a
+// batch of runs packed on a node, ctest -j). A singleton gets a directory of its own,
+// made here and removed after MPI_Finalize, so that no other job shares its parent. A
+// base the user set (OMPI_MCA_orte_tmpdir_base) wins.
+//
+// A gpp ended by a signal (Ctrl-C on `gpp run`, SIGKILL) cannot remove its directory. Each
+// holds a lock (flock) on a file in it for as long as it lives, which the kernel releases
+// however the process ends: a singleton starting removes the directories of this user whose
+// lock it can take, so that killed runs do not pile up in TMPDIR. The lock file takes its
+// name only once locked; a directory without it (its gpp is starting) is left alone.
+constexpr const char* kSessionPrefix = "gpp-mpi.";
+constexpr const char* kSessionLock = "held-by-a-running-gpp";
+
+std::string& private_session_base() {
+  static std::string dir;
+  return dir;
+}
+
+void remove_abandoned_session_bases(const std::string& tmp) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (fs::directory_iterator it(tmp, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    struct stat st {};
+    if (name.rfind(kSessionPrefix, 0) != 0 || name.size() != std::string(kSessionPrefix).size() + 6 ||
+        ::lstat(it->path().c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != ::geteuid())
+      continue;
+    const int fd = ::open((it->path() / kSessionLock).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) continue;
+    if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+      std::error_code ignored;
+      fs::remove_all(it->path(), ignored);
+    }
+    ::close(fd);
+  }
+}
+
 void singleton_without_a_daemon() {
   for (const char* launched : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
     if (std::getenv(launched)) return;
   ::setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
+  if (std::getenv("OMPI_MCA_orte_tmpdir_base")) return;
+  const char* env_tmp = std::getenv("TMPDIR");
+  const std::string tmp = env_tmp && *env_tmp ? env_tmp : "/tmp";
+  remove_abandoned_session_bases(tmp);
+  std::string dir = tmp + "/" + kSessionPrefix + "XXXXXX";
+  if (!::mkdtemp(dir.data())) return;  // Open MPI's own place, and its own message if that fails
+  // Held until the process ends: never closed, and not passed on to the children gpp runs.
+  // Locked before it takes the name another start looks for.
+  const std::string unnamed = dir + "/" + kSessionLock + ".new";
+  const int lock = ::open(unnamed.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (lock < 0 || ::flock(lock, LOCK_EX | LOCK_NB) != 0 ||
+      ::rename(unnamed.c_str(), (dir + "/" + kSessionLock).c_str()) != 0) {
+    if (lock >= 0) ::close(lock);
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+    return;
+  }
+  private_session_base() = dir;
+  ::setenv("OMPI_MCA_orte_tmpdir_base", dir.c_str(), 1);
+}
+
+void remove_private_session_base() {
+  if (private_session_base().empty()) return;
+  std::error_code ignored;  // what cannot be removed stays, as Open MPI's own would
+  std::filesystem::remove_all(private_session_base(), ignored);
+  private_session_base().clear();
 }
 }  // namespace
 
@@ -60,6 +134,7 @@ Environment::~Environment() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (initialised_here() && !finalized) MPI_Finalize();
+  remove_private_session_base();
 }
 
 namespace {

@@ -12,6 +12,13 @@ CASE:
           (at N ranks under mpiexec, or without mpiexec when --np is not given).
   errors  bad input under N ranks: one line on stderr, exit status 1, no hang; also
           when only some ranks fail (MPMD launch: other ranks get other arguments).
+  session gpp started without a launcher (an MPI singleton) keeps Open MPI's session
+          directory in a directory of its own under TMPDIR, not in the host's shared
+          TMPDIR/ompi.HOST.UID, and leaves nothing in TMPDIR; a start removes the
+          directory of a singleton killed by SIGKILL, not that of one alive; a base the user set
+          (OMPI_MCA_orte_tmpdir_base) is the one used; eight singletons started at once,
+          again and again, all start. Exit 77 (skipped) where the MPI library keeps no
+          such directory (a control run, blocked there, does not fail).
 
 Tolerances (docs/mpi.md "summation bound"): a sum of n terms whose magnitudes add up to
 M, computed in any order in double precision, lies within atol = (128 + 4 sqrt(n)) u M
@@ -25,9 +32,12 @@ import argparse
 import json
 import math
 import os
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import time
 
 U = 2.0 ** -53
 RTOL_ORACLE = 1e-11
@@ -273,10 +283,129 @@ def case_errors(tmp):
             expect_one_error("only rank 0 fails", p, "absent.dat")
 
 
+def tiny_long():
+    # A run of a few seconds: long enough to be killed or stopped while it holds its directory.
+    return ["run", deck("small-gamma"), "--policy", "tuned", "--space", "host", "--repeat", "400", "--warmup", "0"]
+
+
+def start_and_wait_for_its_directory(args, e, tmpdir, label):
+    """Starts gpp ARGS as a singleton in TMPDIR tmpdir; returns (process, its directory) once
+    the directory holds its lock file, or None."""
+    before = set(os.listdir(tmpdir))
+    proc = subprocess.Popen([A.gpp] + args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=dict(e, TMPDIR=tmpdir))
+    deadline = time.time() + 60
+    while time.time() < deadline and proc.poll() is None:
+        for name in set(os.listdir(tmpdir)) - before:
+            if os.path.exists(os.path.join(tmpdir, name, "held-by-a-running-gpp")):
+                return proc, os.path.join(tmpdir, name)
+        time.sleep(0.01)
+    out = proc.communicate()[0] if proc.poll() is not None else ""
+    if proc.poll() is None:
+        proc.kill()
+    fail("%s: no directory of its own with its lock appeared in TMPDIR (exit %s)\n%s"
+         % (label, proc.returncode, out[-1500:]))
+    return None
+
+
+def case_session(tmp):
+    # A regular file where Open MPI 4 makes the host's session directory: a singleton that
+    # uses the shared place cannot start; one with a directory of its own does.
+    tmpdir = os.path.join(tmp, "tmpdir")
+    os.mkdir(tmpdir)
+    host = socket.gethostname()
+    blocks = sorted({"ompi.%s.%d" % (h, os.geteuid()) for h in (host, host.split(".")[0])})
+    for b in blocks:
+        open(os.path.join(tmpdir, b), "w").close()
+    tiny = ["run", deck("small-gamma"), "--policy", "tuned", "--space", "host", "--repeat", "1", "--warmup", "0"]
+    base = env()
+    base.pop("OMPI_MCA_orte_tmpdir_base", None)
+    base["TMPDIR"] = tmpdir
+
+    def singleton(extra_env, label):
+        e = dict(base, **extra_env)
+        try:
+            return subprocess.run([A.gpp] + tiny, capture_output=True, text=True, timeout=120, env=e)
+        except subprocess.TimeoutExpired:
+            fail("%s: timed out (a hang?) after 120 s" % label)
+            return None
+
+    # The control: the user's base is the blocked TMPDIR itself.
+    control = singleton({"OMPI_MCA_orte_tmpdir_base": tmpdir}, "user's base")
+    if control is None:
+        return
+    if control.returncode == 0:
+        print("SKIP: this MPI library does not keep its session directory at TMPDIR/ompi.HOST.UID "
+              "(a run whose base is blocked there started)")
+        sys.exit(77)
+    if "mkdir" not in control.stdout + control.stderr:
+        fail("user's base: exit %d without Open MPI's mkdir message (was the base not the one used?):\n%s"
+             % (control.returncode, (control.stdout + control.stderr)[-1500:]))
+    left = sorted(os.listdir(tmpdir))
+    p = singleton({}, "own directory")
+    if p is not None:
+        if p.returncode != 0:
+            fail("own directory: exit %d with the shared place blocked:\n%s"
+                 % (p.returncode, (p.stdout + p.stderr)[-1500:]))
+        else:
+            print("own directory: started with TMPDIR/%s blocked" % blocks[0])
+        after = sorted(os.listdir(tmpdir))
+        if after != left:
+            fail("own directory: TMPDIR holds %s after the run, %s before" % (after, left))
+    # A singleton killed (SIGKILL) leaves its directory; the next start removes it, and
+    # leaves alone the directory of one that lives (stopped, SIGSTOP, holding its lock).
+    for b in blocks:
+        os.remove(os.path.join(tmpdir, b))
+    killed = start_and_wait_for_its_directory(tiny_long(), base, tmpdir, "killed")
+    stopped = start_and_wait_for_its_directory(tiny_long(), base, tmpdir, "stopped") if killed else None
+    if killed and stopped:
+        killed[0].kill()
+        killed[0].wait()
+        stopped[0].send_signal(signal.SIGSTOP)
+        if not os.path.isdir(killed[1]):
+            fail("killed: its directory %s went with it (nothing to check)" % killed[1])
+        p = singleton({}, "after a kill")
+        if p is not None and p.returncode != 0:
+            fail("after a kill: exit %d\n%s" % (p.returncode, (p.stdout + p.stderr)[-1500:]))
+        if os.path.isdir(killed[1]):
+            fail("a start left the killed singleton's %s in TMPDIR" % killed[1])
+        else:
+            print("a start removed the killed singleton's directory")
+        if not os.path.isdir(stopped[1]):
+            fail("a start removed %s, the directory of a singleton that lives" % stopped[1])
+        else:
+            print("a start left a living singleton's directory alone")
+        stopped[0].send_signal(signal.SIGCONT)
+        out, _ = stopped[0].communicate(timeout=240)
+        if stopped[0].returncode != 0:
+            fail("stopped: exit %d after SIGCONT\n%s" % (stopped[0].returncode, out[-1500:]))
+        if os.listdir(tmpdir):
+            fail("TMPDIR holds %s after every singleton ended" % sorted(os.listdir(tmpdir)))
+    # Starts racing ends: eight at a time in a TMPDIR of their own, 40 in all. With the
+    # host's shared directory about one start in 200 failed this way.
+    crowd = os.path.join(tmp, "crowd")
+    os.mkdir(crowd)
+    e = dict(base, TMPDIR=crowd)
+    failed = []
+    for wave in range(5):
+        procs = [subprocess.Popen([A.gpp] + tiny, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=e)
+                 for _ in range(8)]
+        for q in procs:
+            out, _ = q.communicate(timeout=240)
+            if q.returncode != 0:
+                failed.append(out[-600:])
+    if failed:
+        fail("%d of 40 singletons started at once failed; the first:\n%s" % (len(failed), failed[0]))
+    else:
+        print("40 singletons, 8 at a time: all started")
+    if os.listdir(crowd):
+        fail("the crowd left %s in its TMPDIR" % sorted(os.listdir(crowd)))
+
+
 def main():
     global A
     ap = argparse.ArgumentParser()
-    ap.add_argument("case", choices=["agree", "chunks", "errors"])
+    ap.add_argument("case", choices=["agree", "chunks", "errors", "session"])
     ap.add_argument("--gpp", required=True)
     ap.add_argument("--source-dir", required=True)
     ap.add_argument("--mpiexec", default=None)
@@ -287,7 +416,7 @@ def main():
     if A.case in ("agree", "errors") and A.np is None:
         ap.error(A.case + " needs --np and --mpiexec")
     with tempfile.TemporaryDirectory() as tmp:
-        {"agree": case_agree, "chunks": case_chunks, "errors": case_errors}[A.case](tmp)
+        {"agree": case_agree, "chunks": case_chunks, "errors": case_errors, "session": case_session}[A.case](tmp)
     if FAILURES:
         print("%d failure(s)" % len(FAILURES))
         return 1

@@ -29,6 +29,9 @@ struct Field {
   /// Sets the field from its member of a JSON object gpp reads back (its value, checked);
   /// empty for a field not read from JSON.
   std::function<void(Row&, const JsonIn& value, const std::string& where)> from_json = {};
+  /// A JSON member the row may lack (its reader is then not called; the row keeps its
+  /// default); else a missing member is refused.
+  bool optional = false;
 };
 
 template <class Row>
@@ -105,8 +108,9 @@ Row read_csv_cells(const Table<Row>& t, const std::vector<std::string>& cells, c
 }
 
 /// The row a JSON object gives: every field with a JSON reader reads its member, which must
-/// be there (members the table does not name are the caller's). gpp::Error naming `where`
-/// for a value that is not an object, a missing member or a value its field refuses.
+/// be there unless the field is optional (members the table does not name are the
+/// caller's). gpp::Error naming `where` for a value that is not an object, a missing member
+/// or a value its field refuses.
 template <class Row>
 Row read_json_object(const Table<Row>& t, const JsonIn& o, const std::string& where) {
   if (!o.is_object()) throw Error(where + "is " + app::json_kind(o) + ", not an object");
@@ -114,7 +118,10 @@ Row read_json_object(const Table<Row>& t, const JsonIn& o, const std::string& wh
   for (const auto& f : t) {
     if (!f.from_json) continue;
     const auto it = o.find(f.name);
-    if (it == o.end()) throw Error(where + "no \"" + f.name + "\"");
+    if (it == o.end()) {
+      if (f.optional) continue;
+      throw Error(where + "no \"" + f.name + "\"");
+    }
     f.from_json(r, *it, where);
   }
   return r;
@@ -126,6 +133,15 @@ std::size_t field_index(const Table<Row>& t, const std::string& name) {
   std::size_t i = 0;
   while (i < t.size() && t[i].name != name) ++i;
   return i;
+}
+
+/// The members of a JSON object the table does not name, as they are.
+template <class Row>
+JsonIn unknown_members(const Table<Row>& t, const JsonIn& o) {
+  JsonIn rest = JsonIn::object();
+  for (auto it = o.begin(); it != o.end(); ++it)
+    if (field_index(t, it.key()) == t.size()) rest[it.key()] = it.value();
+  return rest;
 }
 
 }  // namespace gpp::formats

@@ -19,8 +19,6 @@
 namespace gpp::app {
 namespace {
 
-const char* const kKnownEntryFields[] = {"device",        "backend", "policy", "size_class", "tunables",
-                                         "time_median_s", "deck",    "date",   "evidence"};
 const char* const kKnownFileFields[] = {"schema_version", "kind", "entries"};
 
 // The key is a C string: with a std::string made from a literal at the call, GCC 13's
@@ -33,8 +31,10 @@ const JsonIn& member(const JsonIn& o, const char* key, JsonIn::value_t kind, con
   return *it;
 }
 
-std::string text_member(const JsonIn& o, const char* key, const std::string& where) {
-  const std::string s = member(o, key, JsonIn::value_t::string, "a string", where).get<std::string>();
+// The value of the member `key`: a short printable name.
+std::string short_name(const JsonIn& v, const char* key, const std::string& where) {
+  if (!v.is_string()) throw Error(where + "\"" + key + "\" is " + json_kind(v) + ", not a string");
+  const std::string s = v.get<std::string>();
   if (s.empty()) throw Error(where + "\"" + key + "\" is empty");
   if (s.size() > 256 || one_line(s) != s) throw Error(where + "\"" + key + "\" is not a short printable name");
   return s;
@@ -175,6 +175,109 @@ TuningEvidence parse_evidence(const JsonIn& e, const std::string& where) {
 Json json_evidence(const TuningEvidence& v) { return formats::json_object(evidence_fields(), v); }
 }  // namespace
 
+namespace {
+using TF = formats::Field<TuningEntry>;
+
+// An entry's tunables, each as gpp run accepts it (its policy checks them after).
+Tunables read_tunables(const JsonIn& tun, const std::string& where) {
+  if (!tun.is_object()) throw Error(where + "\"tunables\" is " + json_kind(tun) + ", not an object");
+  Tunables t;
+  for (auto it = tun.begin(); it != tun.end(); ++it) {
+    const std::string& k = it.key();
+    const JsonIn& v = it.value();
+    const std::string w = where + "tunables." + excerpt(k, 40) + " ";
+    if (k == "band_block") {
+      t.band_block = tunable_value(v, w);
+    } else if (k == "ig_block") {
+      t.ig_block = tunable_value(v, w);
+    } else if (k == "team_size") {
+      t.team_size = tunable_value(v, w);
+    } else if (k == "vector_length") {
+      t.vector_length = tunable_value(v, w);
+    } else if (k == "tile") {
+      if (!v.is_array() || v.empty() || v.size() > 3) throw Error(w + "is not an array of 1 to 3 sizes");
+      for (const JsonIn& s : v) t.tile.push_back(tunable_value(s, w));
+    } else if (k == "params") {
+      if (!v.is_object()) throw Error(w + "is " + json_kind(v) + ", not an object of NAME: VALUE");
+      for (auto p = v.begin(); p != v.end(); ++p) {
+        if (!p.value().is_string())
+          throw Error(w + excerpt(p.key(), 40) + " is " + json_kind(p.value()) + ", not a string");
+        try {
+          const auto [name, value] = parse_param("params", p.key() + "=" + p.value().get<std::string>());
+          t.params[name] = value;
+        } catch (const Error& err) {
+          throw Error(where + err.what());
+        }
+      }
+    } else {
+      throw Error(where + "unknown tunable \"" + excerpt(k, 40) +
+                  "\" (band_block, ig_block, team_size, vector_length, tile, params)");
+    }
+  }
+  return t;
+}
+
+TF name_field(const char* name, std::string TuningEntry::*m) {
+  return {name,
+          [m](const TuningEntry& e) { return Json(e.*m); },
+          {},
+          [m, name](TuningEntry& e, const JsonIn& v, const std::string& where) { e.*m = short_name(v, name, where); }};
+}
+
+TF text_field(const char* name, std::string TuningEntry::*m) {
+  return {name,
+          [m](const TuningEntry& e) { return Json(e.*m); },
+          {},
+          [m, name](TuningEntry& e, const JsonIn& v, const std::string& where) {
+            if (!v.is_string()) throw Error(where + "\"" + name + "\" is " + json_kind(v) + ", not a string");
+            e.*m = v.get<std::string>();
+          },
+          true};
+}
+
+/// A tuning file's entry (docs/formats.md), declared once: written and read back. The
+/// checks that need several fields (the policy's tunables, one entry per key) are
+/// parse_tuning's.
+const formats::Table<TuningEntry>& entry_fields() {
+  static const formats::Table<TuningEntry> t = {
+      name_field("device", &TuningEntry::device),
+      name_field("backend", &TuningEntry::backend),
+      name_field("policy", &TuningEntry::policy),
+      {"size_class",
+       [](const TuningEntry& e) { return Json(e.size_class); },
+       {},
+       [](TuningEntry& e, const JsonIn& v, const std::string& where) {
+         e.size_class = short_name(v, "size_class", where);
+         if (e.size_class != "small" && e.size_class != "medium" && e.size_class != "large" && e.size_class != "any")
+           throw Error(where + "size_class \"" + e.size_class + "\" is not small, medium, large or any");
+       }},
+      {"tunables",
+       [](const TuningEntry& e) { return json_tunables(e.tunables); },
+       {},
+       [](TuningEntry& e, const JsonIn& v, const std::string& where) { e.tunables = read_tunables(v, where); }},
+      {"time_median_s",
+       [](const TuningEntry& e) { return e.time_median_s > 0 ? Json(e.time_median_s) : formats::absent(); },
+       {},
+       [](TuningEntry& e, const JsonIn& v, const std::string& where) {
+         if (!v.is_number()) throw Error(where + "\"time_median_s\" is " + json_kind(v) + ", not a number");
+         e.time_median_s = v.get<double>();
+         check_time(e.time_median_s, where + "time_median_s");
+       },
+       true},
+      text_field("deck", &TuningEntry::deck),
+      text_field("date", &TuningEntry::date),
+      {"evidence",
+       [](const TuningEntry& e) { return e.evidence ? json_evidence(*e.evidence) : formats::absent(); },
+       {},
+       [](TuningEntry& e, const JsonIn& v, const std::string& where) {
+         e.evidence = parse_evidence(v, where + "evidence: ");
+       },
+       true},
+  };
+  return t;
+}
+}  // namespace
+
 TuningFile parse_tuning(const std::string& text, const std::string& path) {
   const std::string file = "tuning file " + path + ": ";
   const JsonIn doc = parse_json(text, "tuning file " + path);
@@ -195,68 +298,13 @@ TuningFile parse_tuning(const std::string& text, const std::string& path) {
     const std::string where = file + "entries[" + std::to_string(i) + "]: ";
     const JsonIn& e = entries[i];
     if (!e.is_object()) throw Error(where + "not an object");
-    TuningEntry t;
-    t.device = text_member(e, "device", where);
-    t.backend = text_member(e, "backend", where);
-    t.policy = text_member(e, "policy", where);
-    t.size_class = text_member(e, "size_class", where);
-    if (t.size_class != "small" && t.size_class != "medium" && t.size_class != "large" && t.size_class != "any")
-      throw Error(where + "size_class \"" + t.size_class + "\" is not small, medium, large or any");
-    const PolicyEntry* policy = nullptr;
+    TuningEntry t = formats::read_json_object(entry_fields(), e, where);
     try {
-      policy = &find_policy(t.policy);
+      check_tunables(find_policy(t.policy), t.tunables);
     } catch (const Error& err) {
       throw Error(where + err.what());
     }
-    const JsonIn& tun = member(e, "tunables", JsonIn::value_t::object, "an object", where);
-    for (auto it = tun.begin(); it != tun.end(); ++it) {
-      const std::string& k = it.key();
-      const JsonIn& v = it.value();
-      const std::string w = where + "tunables." + excerpt(k, 40) + " ";
-      if (k == "band_block") {
-        t.tunables.band_block = tunable_value(v, w);
-      } else if (k == "ig_block") {
-        t.tunables.ig_block = tunable_value(v, w);
-      } else if (k == "team_size") {
-        t.tunables.team_size = tunable_value(v, w);
-      } else if (k == "vector_length") {
-        t.tunables.vector_length = tunable_value(v, w);
-      } else if (k == "tile") {
-        if (!v.is_array() || v.empty() || v.size() > 3) throw Error(w + "is not an array of 1 to 3 sizes");
-        for (const JsonIn& s : v) t.tunables.tile.push_back(tunable_value(s, w));
-      } else if (k == "params") {
-        if (!v.is_object()) throw Error(w + "is " + json_kind(v) + ", not an object of NAME: VALUE");
-        for (auto p = v.begin(); p != v.end(); ++p) {
-          if (!p.value().is_string())
-            throw Error(w + excerpt(p.key(), 40) + " is " + json_kind(p.value()) + ", not a string");
-          try {
-            const auto [name, value] = parse_param("params", p.key() + "=" + p.value().get<std::string>());
-            t.tunables.params[name] = value;
-          } catch (const Error& err) {
-            throw Error(where + err.what());
-          }
-        }
-      } else {
-        throw Error(where + "unknown tunable \"" + excerpt(k, 40) +
-                    "\" (band_block, ig_block, team_size, vector_length, tile, params)");
-      }
-    }
-    try {
-      check_tunables(*policy, t.tunables);
-    } catch (const Error& err) {
-      throw Error(where + err.what());
-    }
-    if (const auto m = e.find("time_median_s"); m != e.end()) {
-      if (!m->is_number()) throw Error(where + "\"time_median_s\" is " + json_kind(*m) + ", not a number");
-      t.time_median_s = m->get<double>();
-      check_time(t.time_median_s, where + "time_median_s");
-    }
-    if (e.contains("deck")) t.deck = member(e, "deck", JsonIn::value_t::string, "a string", where).get<std::string>();
-    if (e.contains("date")) t.date = member(e, "date", JsonIn::value_t::string, "a string", where).get<std::string>();
-    if (const auto ev = e.find("evidence"); ev != e.end()) t.evidence = parse_evidence(*ev, where + "evidence: ");
-    for (auto it = e.begin(); it != e.end(); ++it)
-      if (!known(it.key(), std::begin(kKnownEntryFields), std::end(kKnownEntryFields)))
-        t.unknown[it.key()] = it.value();
+    t.unknown = formats::unknown_members(entry_fields(), e);
     if (!keys.insert({t.device, t.backend, t.policy, t.size_class}).second)
       throw Error(where + "a second entry for " + t.policy + " on " + t.device + " (" + t.backend + "), " +
                   t.size_class);
@@ -293,16 +341,7 @@ std::string to_json(const TuningFile& f) {
   j["kind"] = "gpp-tuning";
   Json entries = Json::array();
   for (const auto& e : f.entries) {
-    Json o = Json::object();
-    o["device"] = e.device;
-    o["backend"] = e.backend;
-    o["policy"] = e.policy;
-    o["size_class"] = e.size_class;
-    o["tunables"] = json_tunables(e.tunables);
-    if (e.time_median_s > 0) o["time_median_s"] = e.time_median_s;
-    o["deck"] = e.deck;
-    o["date"] = e.date;
-    if (e.evidence) o["evidence"] = json_evidence(*e.evidence);
+    Json o = formats::json_object(entry_fields(), e);
     auto& fields = o.get_ref<Json::object_t&>();
     for (auto it = e.unknown.begin(); it != e.unknown.end(); ++it)
       fields.emplace_back(it.key(), to_written(it.value()));

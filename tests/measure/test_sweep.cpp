@@ -449,6 +449,64 @@ TEST(Tuning, ShippedDefaultsAreTheCompiledOnes) {
     EXPECT_EQ(host.entries[0].tunables.params.at(p.name), p.values.front()) << p.name;
 }
 
+// A tuning entry (one table of fields, written and read back): every field of a
+// non-uniform entry is written as the object below says, written by hand, in its order,
+// and read back to the same entry; fields left out when unset stay out.
+TEST(Tuning, EveryEntryFieldSurvivesItsObject) {
+  gpp::app::TuningEntry e;
+  e.device = "NVIDIA H100 80GB HBM3";
+  e.backend = "Cuda";
+  e.policy = "tuned";
+  e.size_class = "medium";
+  e.tunables.band_block = 48;
+  e.tunables.team_size = 96;
+  e.time_median_s = 0.0371;
+  e.deck = "si214";
+  e.date = "2026-11-28T11:00:00Z";
+  e.evidence = gpp::app::TuningEvidence{"mann-whitney-u", 7, 0.0023, 0.061, 0.0371, 0.0004, 0.0395, 0.0006};
+  gpp::app::TuningFile f;
+  f.entries.push_back(e);
+  const std::string out = gpp::app::to_json(f);
+  const auto written = gpp::app::JsonIn::parse(out)["entries"][0];
+  const auto expected = gpp::app::JsonIn::parse(R"({"device": "NVIDIA H100 80GB HBM3", "backend": "Cuda",
+    "policy": "tuned", "size_class": "medium", "tunables": {"band_block": 48, "team_size": 96},
+    "time_median_s": 0.0371, "deck": "si214", "date": "2026-11-28T11:00:00Z",
+    "evidence": {"test": "mann-whitney-u", "repeats": 7, "p_value": 0.0023, "gain": 0.061,
+                 "time_median_s": 0.0371, "spread": 0.0004, "default_time_median_s": 0.0395,
+                 "default_spread": 0.0006}})");
+  EXPECT_EQ(written, expected) << out;
+  std::size_t at = 0;
+  for (const char* key : {"\"device\"", "\"backend\"", "\"policy\"", "\"size_class\"", "\"tunables\"",
+                          "\"time_median_s\"", "\"deck\"", "\"date\"", "\"evidence\""}) {
+    const std::size_t next = out.find(key, at);
+    ASSERT_NE(next, std::string::npos) << key << " after " << at << ": " << out;
+    at = next;
+  }
+  const auto back = gpp::app::parse_tuning(out, "again").entries.at(0);
+  EXPECT_EQ(back.device, e.device);
+  EXPECT_EQ(back.backend, e.backend);
+  EXPECT_EQ(back.policy, e.policy);
+  EXPECT_EQ(back.size_class, e.size_class);
+  EXPECT_EQ(back.tunables.band_block, 48);
+  EXPECT_EQ(back.tunables.team_size, 96);
+  EXPECT_EQ(back.tunables.ig_block, 0);
+  EXPECT_EQ(back.time_median_s, 0.0371);
+  EXPECT_EQ(back.deck, e.deck);
+  EXPECT_EQ(back.date, e.date);
+  ASSERT_TRUE(back.evidence.has_value());
+  EXPECT_EQ(back.evidence->repeats, 7);
+  EXPECT_EQ(back.evidence->default_spread, 0.0006);
+  EXPECT_TRUE(back.unknown.empty());
+  // A hand-written entry: no time, no evidence; neither is written back.
+  e.time_median_s = 0;
+  e.evidence.reset();
+  f.entries = {e};
+  const auto bare = gpp::app::JsonIn::parse(gpp::app::to_json(f))["entries"][0];
+  EXPECT_FALSE(bare.contains("time_median_s")) << bare.dump();
+  EXPECT_FALSE(bare.contains("evidence")) << bare.dump();
+  EXPECT_EQ(bare.size(), 7u) << bare.dump();
+}
+
 TEST(Tuning, BadFilesAreRefused) {
   const std::string entry = R"("device": "d", "backend": "b", "policy": "tuned", "size_class": "small")";
   auto with = [&](const std::string& e) {
@@ -498,8 +556,8 @@ TEST(Tuning, BadFilesAreRefused) {
   }
 }
 
-// Issue 24: fields gpp does not know survive a merge (top level and per entry), and a
-// file of many keys is read in n log n (the hand-written reader was quadratic).
+// Fields gpp does not know survive a merge (top level and per entry), and a file of many
+// keys is read in n log n (a hand-written reader was quadratic).
 TEST(Tuning, UnknownFieldsSurviveAMerge) {
   const std::string text = R"({"schema_version": 1, "kind": "gpp-tuning", "note": {"by": "me"}, "entries": [
     {"device": "cpu", "backend": "Serial", "policy": "host", "size_class": "small", "tunables": {"band_block": 4},

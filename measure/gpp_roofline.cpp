@@ -86,11 +86,31 @@ namespace {
 template <class Row>
 using Fields = formats::Table<Row>;
 
+constexpr const char* kFp64Peak = "FP64 FMA peak";
+
 /// The ceilings file's parts (docs/formats.md "Ceilings JSON"), declared once.
+// A name a ceilings file gives (read back: the device and backend a roofline is for).
+formats::Field<CeilingsFile> name_field(const char* name, std::string CeilingsFile::*m) {
+  formats::Field<CeilingsFile> f = formats::member(name, m);
+  f.from_json = [m, name](CeilingsFile& c, const JsonIn& v, const std::string& where) {
+    if (!v.is_string() || v.get<std::string>().empty()) throw Error(where + name + " is not a name");
+    c.*m = v.get<std::string>();
+  };
+  return f;
+}
+
+// A positive finite rate, at most 1e9 G/s (a billion times an H100): what a measurement
+// can give, not a forged or garbage value.
+double rate(const JsonIn& v, const std::string& where, const char* name) {
+  if (!v.is_number() || !(v.get<double>() > 0) || !(v.get<double>() < 1e9))
+    throw Error(where + name + " is not a positive finite rate");
+  return v.get<double>();
+}
+
 const Fields<CeilingsFile>& device_fields() {
   static const Fields<CeilingsFile> t = {
-      formats::member("name", &CeilingsFile::device),
-      formats::member("backend", &CeilingsFile::backend),
+      name_field("name", &CeilingsFile::device),
+      name_field("backend", &CeilingsFile::backend),
       formats::member("space", &CeilingsFile::space),
       {"sm_clock_mhz",
        [](const CeilingsFile& c) { return c.clock_mhz > 0 ? json_number(c.clock_mhz) : Json(nullptr); }},
@@ -106,10 +126,35 @@ const Fields<CeilingsFile>& device_fields() {
   return t;
 }
 
+/// The FP64 peak, the one entry of "compute".
+const Fields<CeilingsFile>& compute_fields() {
+  static const Fields<CeilingsFile> t = {
+      {"name", [](const CeilingsFile&) { return Json(kFp64Peak); }},
+      {"gflops",
+       [](const CeilingsFile& c) { return json_number(c.fp64.value); },
+       {},
+       [](CeilingsFile& c, const JsonIn& v, const std::string& where) { c.fp64.value = rate(v, where, "gflops"); }},
+      {"fma_ratio", [](const CeilingsFile&) { return Json(1.0); }},
+      {"method", [](const CeilingsFile& c) { return Json(c.fp64.method); }},
+  };
+  return t;
+}
+
 const Fields<BandwidthLevel>& level_fields() {
   static const Fields<BandwidthLevel> t = {
-      formats::member("level", &BandwidthLevel::level),
-      formats::member("gbs", &BandwidthLevel::gbs),
+      {"level",
+       [](const BandwidthLevel& b) { return Json(b.level); },
+       {},
+       [](BandwidthLevel& b, const JsonIn& v, const std::string& where) {
+         if (!v.is_string()) throw Error(where + "level is " + json_kind(v) + ", not a name");
+         b.level = v.get<std::string>();
+         if (b.level != "HBM" && b.level != "DRAM" && b.level != "L3" && b.level != "L2" && b.level != "L1")
+           throw Error(where + "level \"" + excerpt(b.level, 20) + "\" is not HBM, DRAM, L3, L2 or L1");
+       }},
+      {"gbs",
+       [](const BandwidthLevel& b) { return json_number(b.gbs); },
+       {},
+       [](BandwidthLevel& b, const JsonIn& v, const std::string& where) { b.gbs = rate(v, where, "gbs"); }},
       {"working_set_bytes", [](const BandwidthLevel& b) { return Json((long long)b.working_set_bytes); }},
       formats::member("method", &BandwidthLevel::method),
   };
@@ -155,12 +200,7 @@ std::string to_json(const CeilingsFile& c) {
   j["date"] = c.date;
   j["gpp"] = Json{{"version", c.version}, {"git", c.git}};
   j["device"] = formats::json_object(device_fields(), c);
-  Json peak = Json::object();
-  peak["name"] = "FP64 FMA peak";
-  peak["gflops"] = json_number(c.fp64.value);
-  peak["fma_ratio"] = 1.0;
-  peak["method"] = c.fp64.method;
-  j["compute"] = Json::array({std::move(peak)});
+  j["compute"] = Json::array({formats::json_object(compute_fields(), c)});
   const auto same = [](const auto& x) { return x; };
   j["bandwidth"] = json_array(level_fields(), c.bandwidth, same);
   j["sweep"] = json_array(sweep_fields(), c.sweep, same);
@@ -180,47 +220,28 @@ CeilingsSummary parse_ceilings(const std::string& text, const std::string& path)
     throw Error(file + "not a gpp ceilings file (kind gpp-ceilings)");
   if (!doc.contains("schema_version") || !doc["schema_version"].is_number_unsigned() || doc["schema_version"] != 1)
     throw Error(file + "schema_version must be 1");
-  // A positive finite rate, at most 1e9 G/s (a billion times an H100): what a
-  // measurement can give, not a forged or garbage value.
-  auto rate = [&](const JsonIn& o, const char* key, const std::string& where) {
-    const auto it = o.find(key);
-    if (it == o.end() || !it->is_number() || !(it->get<double>() > 0) || !(it->get<double>() < 1e9))
-      throw Error(file + where + "." + key + " is not a positive finite rate");
-    return it->get<double>();
-  };
   CeilingsSummary c;
   const auto device = doc.find("device");
   if (device == doc.end() || !device->is_object()) throw Error(file + "no \"device\" object");
-  for (const char* key : {"name", "backend"}) {
-    const auto it = device->find(key);
-    if (it == device->end() || !it->is_string() || it->get<std::string>().empty())
-      throw Error(file + "device." + key + " is not a name");
-  }
-  c.device = (*device)["name"].get<std::string>();
-  c.backend = (*device)["backend"].get<std::string>();
+  const CeilingsFile d = formats::read_json_object(device_fields(), *device, file + "device: ");
+  c.device = d.device;
+  c.backend = d.backend;
   const auto compute = doc.find("compute");
   if (compute == doc.end() || !compute->is_array()) throw Error(file + "no \"compute\" array");
   for (std::size_t i = 0; i < compute->size(); ++i) {
     const JsonIn& e = (*compute)[i];
+    const std::string where = file + "compute[" + std::to_string(i) + "]: ";
     if (!e.is_object()) throw Error(file + "compute[" + std::to_string(i) + "] is not an object");
-    if (e.contains("name") && e["name"] == "FP64 FMA peak") {
+    if (e.contains("name") && e["name"] == kFp64Peak) {
       if (c.fp64_peak_gflops > 0) throw Error(file + "two FP64 FMA peaks in compute");
-      c.fp64_peak_gflops = rate(e, "gflops", "compute[" + std::to_string(i) + "]");
+      c.fp64_peak_gflops = formats::read_json_object(compute_fields(), e, where).fp64.value;
     }
   }
   if (!(c.fp64_peak_gflops > 0)) throw Error(file + "no positive FP64 FMA peak");
   if (const auto bw = doc.find("bandwidth"); bw != doc.end()) {
     if (!bw->is_array()) throw Error(file + "\"bandwidth\" is not an array");
-    for (std::size_t i = 0; i < bw->size(); ++i) {
-      const JsonIn& l = (*bw)[i];
-      const std::string where = "bandwidth[" + std::to_string(i) + "]";
-      if (!l.is_object() || !l.contains("level") || !l["level"].is_string())
-        throw Error(file + where + " has no level name");
-      const std::string level = l["level"].get<std::string>();
-      if (level != "HBM" && level != "DRAM" && level != "L3" && level != "L2" && level != "L1")
-        throw Error(file + where + ".level \"" + excerpt(level, 20) + "\" is not HBM, DRAM, L3, L2 or L1");
-      rate(l, "gbs", where);
-    }
+    for (std::size_t i = 0; i < bw->size(); ++i)
+      formats::read_json_object(level_fields(), (*bw)[i], file + "bandwidth[" + std::to_string(i) + "]: ");
   }
   return c;
 }

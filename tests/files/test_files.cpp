@@ -121,7 +121,7 @@ TEST(Outputs, WrittenWholeOrNotAtAll) {
   EXPECT_NE(::access(temp.c_str(), F_OK), 0);
 }
 
-// Issue 24: every input is a regular file of bounded size, checked on the open
+// Every input is a regular file of bounded size, checked on the open
 // descriptor; a FIFO, /dev/zero, a directory or a symlink to one is one line, at once.
 TEST(Inputs, SpecialFilesAreRefusedWithoutBlocking) {
   const std::string d = temp_dir();

@@ -295,7 +295,42 @@ TEST(RooflineCli, BadInput) {
   std::remove(other.c_str());
 }
 
-// Issue 24: a ceilings file is parsed and validated, and one of another device is refused
+// The summary a roofline takes from a ceilings file is read through the file's tables of
+// fields: a file written by hand gives its device, backend and FP64 peak; each damaged
+// member is refused in one line naming where it is.
+TEST(Ceilings, SummaryIsReadThroughTheFieldsItNames) {
+  const std::string good = R"({"schema_version":1,"kind":"gpp-ceilings",
+    "device":{"name":"a cpu","backend":"Serial","space":"host"},
+    "compute":[{"name":"FP64 FMA peak","gflops":123.5,"fma_ratio":1.0,"method":"m"}],
+    "bandwidth":[{"level":"L2","gbs":310.75,"working_set_bytes":1,"method":"m"},
+                 {"level":"DRAM","gbs":45.25,"working_set_bytes":9,"method":"m"}]})";
+  const CeilingsSummary c = parse_ceilings(good, "g.json");
+  EXPECT_EQ(c.device, "a cpu");
+  EXPECT_EQ(c.backend, "Serial");
+  EXPECT_EQ(c.fp64_peak_gflops, 123.5);
+  for (const auto& [from, to, what] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"\"name\":\"a cpu\"", "\"name\":\"\"", "--ceilings g.json: device: name is not a name"},
+           {"\"backend\":\"Serial\",", "", "--ceilings g.json: device: no \"backend\""},
+           {"\"gflops\":123.5,", "", "--ceilings g.json: compute[0]: no \"gflops\""},
+           {"\"gflops\":123.5", "\"gflops\":1e300", "compute[0]: gflops is not a positive finite rate"},
+           {"\"level\":\"DRAM\"", "\"level\":3", "bandwidth[1]: level is a number, not a name"},
+           {"\"level\":\"DRAM\"", "\"level\":\"L4\"", "bandwidth[1]: level \"L4\" is not HBM"},
+           {"\"gbs\":45.25", "\"gbs\":0", "bandwidth[1]: gbs is not a positive finite rate"}}) {
+    SCOPED_TRACE(what);
+    std::string t = good;
+    const auto at = t.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    t.replace(at, from.size(), to);
+    try {
+      parse_ceilings(t, "g.json");
+      ADD_FAILURE() << "accepted";
+    } catch (const gpp::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  }
+}
+
+// A ceilings file is parsed and validated, and one of another device is refused
 // unless --ceilings-any-device says that is the intent.
 TEST(RooflineCli, CeilingsOfAnotherDeviceOrForgedAreRefused) {
   const std::string json = temp("mine.json"), csv = temp("c.csv");

@@ -659,7 +659,7 @@ TEST(SweepCli, RefusedBeforeWork) {
   std::remove(bad.c_str());
 }
 
-// Issue 24: a resumed CSV is believed only for rows of this device, backend, build and
+// A resumed CSV is believed only for rows of this device, backend, build and
 // deck, with times a run can give.
 TEST(SweepCli, ResumedRowsOfAnotherOriginOrForgedTimesAreRefused) {
   const std::string csv = temp_path("origin.csv");

@@ -14,7 +14,6 @@
 #include <chrono>
 #include <cstdio>
 #include <iomanip>
-#include <new>
 #include <sstream>
 
 #include <sys/stat.h>
@@ -223,17 +222,9 @@ void write_outputs(const RunOptions& o, const RunRecord& r) {
     if (!o.output_path.empty()) write_results_h5(o.output_path, r);
   };
   if (mpi::size() == 1) return write();
-  std::string error;
-  if (mpi::rank() == 0) {
-    try {
-      write();
-    } catch (const std::bad_alloc&) {
-      error = "out of host memory";
-    } catch (const std::exception& e) {
-      error = e.what();
-    }
-  }
-  mpi::agree(error);
+  mpi::collectively([&] {
+    if (mpi::rank() == 0) write();
+  });
 }
 
 std::string describe_branches(const BranchCounts& b) {

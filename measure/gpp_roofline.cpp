@@ -88,7 +88,6 @@ using Fields = formats::Table<Row>;
 
 constexpr const char* kFp64Peak = "FP64 FMA peak";
 
-/// The ceilings file's parts (docs/formats.md "Ceilings JSON"), declared once.
 // A name a ceilings file gives (read back: the device and backend a roofline is for).
 formats::Field<CeilingsFile> name_field(const char* name, std::string CeilingsFile::*m) {
   formats::Field<CeilingsFile> f = formats::member(name, m);
@@ -107,6 +106,7 @@ double rate(const JsonIn& v, const std::string& where, const char* name) {
   return v.get<double>();
 }
 
+/// The ceilings file's parts (docs/formats.md "Ceilings JSON"), declared once.
 const Fields<CeilingsFile>& device_fields() {
   static const Fields<CeilingsFile> t = {
       name_field("name", &CeilingsFile::device),

@@ -259,8 +259,7 @@ const formats::Table<TuningEntry>& entry_fields() {
        [](const TuningEntry& e) { return e.time_median_s > 0 ? Json(e.time_median_s) : formats::absent(); },
        {},
        [](TuningEntry& e, const JsonIn& v, const std::string& where) {
-         if (!v.is_number()) throw Error(where + "\"time_median_s\" is " + json_kind(v) + ", not a number");
-         e.time_median_s = v.get<double>();
+         e.time_median_s = finite(v, "time_median_s", where);
          check_time(e.time_median_s, where + "time_median_s");
        },
        true},

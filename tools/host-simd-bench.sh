@@ -11,7 +11,8 @@
 #
 #   --kokkos SRC     a Kokkos 4.x source tree (built once, OpenMP, installed in the work dir)
 #   --peer DIR       the Brookathon-GoT checkout at 04862d0 (DIR/GPP/gpp.cpp and DIR/ComplexClass;
-#                    its later commit 7bc2480 fails its own check on the host)
+#                    its later commit 7bc2480 fails its own check on the host); needed only
+#                    where --binaries names a peer
 #   --old REV|DIR    the older gpp: a commit of this checkout (git archive) or a source tree
 #                    (default: the merge base of HEAD with main)
 #   --xsimd DIR      the folder holding xsimd/xsimd.hpp for this tree's builds (default:
@@ -26,6 +27,8 @@
 #                    OMP_PLACES=threads
 #   --decks "A B"    deck files in inputs/ (default: "si214 miniapp-benchmark")
 #   --peer-args "…"  the peer's arguments (default: "512 2 32768 20", the mini-app deck's sizes)
+#   --binaries "A B" the binaries to build and time, of the five below (default: all five;
+#                    e.g. "new-native old-native" for more rounds of the one comparison)
 #   --no-verify      skip the verified runs (local tests of the script)
 #   --jobs N         build jobs (default: nproc)
 #
@@ -40,6 +43,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 t0=$SECONDS
 kokkos="" peer="" old="" xsimd="" out=${OUT:-} work="" rounds=3 budget=540 threads=$(nproc) jobs=$(nproc)
 decks="si214 miniapp-benchmark" peer_args="512 2 32768 20" verify=1
+all_binaries="new-native new-x86-64-v3 old-native peer-native peer-x86-64-v3" binaries=""
 while (($#)); do
   case $1 in
     --kokkos) kokkos=${2:?}; shift 2 ;;
@@ -53,6 +57,7 @@ while (($#)); do
     --threads) threads=${2:?}; shift 2 ;;
     --decks) decks=${2:?}; shift 2 ;;
     --peer-args) peer_args=${2:?}; shift 2 ;;
+    --binaries) binaries=${2:?}; shift 2 ;;
     --no-verify) verify=0; shift ;;
     --jobs) jobs=${2:?}; shift 2 ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -61,11 +66,17 @@ while (($#)); do
 done
 die() { echo "host-simd-bench: $*" >&2; exit 1; }
 [ -n "$kokkos" ] && [ -f "$kokkos/core/src/Kokkos_Core.hpp" ] || die "--kokkos SRC (a Kokkos source tree) is required"
-[ -n "$peer" ] && [ -f "$peer/GPP/gpp.cpp" ] || die "--peer DIR (a Brookathon-GoT checkout with GPP/gpp.cpp) is required"
 [ -z "$xsimd" ] || [ -f "$xsimd/xsimd/xsimd.hpp" ] || die "--xsimd $xsimd holds no xsimd/xsimd.hpp"
 for n in "$rounds" "$budget" "$threads" "$jobs"; do [[ $n =~ ^[1-9][0-9]*$ ]] || die "'$n' is not a positive integer"; done
 for d in $decks; do [ -f "$here/inputs/$d.toml" ] || die "no deck inputs/$d.toml"; done
-kokkos=$(cd "$kokkos" && pwd) peer=$(cd "$peer" && pwd)
+binaries=${binaries:-$all_binaries}
+for b in $binaries; do [[ " $all_binaries " == *" $b "* ]] || die "--binaries: no binary '$b' (of: $all_binaries)"; done
+wanted() { [[ " $binaries " == *" $1 "* ]]; }
+if wanted peer-native || wanted peer-x86-64-v3; then
+  [ -n "$peer" ] && [ -f "$peer/GPP/gpp.cpp" ] || die "--peer DIR (a Brookathon-GoT checkout with GPP/gpp.cpp) is required"
+fi
+kokkos=$(cd "$kokkos" && pwd)
+[ -z "$peer" ] || peer=$(cd "$peer" && pwd)
 [ -n "$xsimd" ] && xsimd=$(cd "$xsimd" && pwd)
 out=${out:-$PWD/host-simd-bench-out}
 mkdir -p "$out"
@@ -121,18 +132,21 @@ build_gpp() {
 }
 xsimd_args=(-DGPP_ENABLE_XSIMD=ON)
 [ -n "$xsimd" ] && xsimd_args+=(-DGPP_XSIMD_INCLUDE_DIR="$xsimd")
-build_gpp new-native "$here" native "${xsimd_args[@]}"
-build_gpp new-x86-64-v3 "$here" x86-64-v3 "${xsimd_args[@]}"
-build_gpp old-native "$old_src" native
-gpps="new-native new-x86-64-v3 old-native"
+gpps=""
+if wanted new-native; then build_gpp new-native "$here" native "${xsimd_args[@]}"; gpps+=" new-native"; fi
+if wanted new-x86-64-v3; then build_gpp new-x86-64-v3 "$here" x86-64-v3 "${xsimd_args[@]}"; gpps+=" new-x86-64-v3"; fi
+if wanted old-native; then build_gpp old-native "$old_src" native; gpps+=" old-native"; fi
 
 # 3. The peer per ISA (its own flags: -O3 -std=c++11 -fopenmp -march=...).
+peers=""
 for isa in native x86-64-v3; do
+  wanted "peer-$isa" || continue
+  peers+=" $isa"
   mkdir -p "$work/peer-$isa"
   g++ -O3 -std=c++11 -fopenmp -march=$isa "$peer/GPP/gpp.cpp" -o "$work/peer-$isa/gpp.ex" >"$out/build-peer-$isa.log" 2>&1 ||
     { tail -n 20 "$out/build-peer-$isa.log"; die "the peer did not build for $isa"; }
 done
-say "peer built (native, x86-64-v3)"
+[ -z "$peers" ] || say "peer built ($peers )"
 
 export OMP_NUM_THREADS=$threads OMP_PROC_BIND=spread OMP_PLACES=threads
 run_gpp() {  # run_gpp BUILD DECK LOG VERIFY: the median time, or "fail"
@@ -152,7 +166,7 @@ run_peer() {  # run_peer ISA LOG: the peer's kernel time, or "fail" (its own che
 peer_check() { grep -o 'SUCCESS\|FAILURE' "$1" | head -n 1 || echo "no check printed"; }
 
 # 4. One verified run of each deck (this tree, native ISA), before the rounds.
-if ((verify)); then
+if ((verify)) && wanted new-native; then
   for d in $decks; do
     s=$SECONDS
     t=$(run_gpp new-native "$d" "$out/verified-new-native-$d.log" auto)
@@ -177,7 +191,7 @@ while ((r < rounds)); do
       say "round $r $d $b: $t s"
     done
   done
-  for isa in native x86-64-v3; do
+  for isa in $peers; do
     t=$(run_peer "$isa" "$out/r$r-peer-$isa.log")
     printf '%d\tpeer-%s\tpeer\t%s\n' "$r" "$isa" "$t" >>"$results"
     say "round $r peer-$isa ($peer_args): $t s (its check: $(peer_check "$out/r$r-peer-$isa.log"))"

@@ -11,31 +11,44 @@
 # OUTDIR/summary.txt, every log beside it.
 #
 #   tools/wall-time-host.sh KOKKOS_SOURCE_DIR OUTDIR [THREADS]
+#   tools/wall-time-host.sh --bin GPP OUTDIR [THREADS]   (a gpp built already, e.g. the
+#                                                        new-native of tools/host-simd-bench.sh)
 #   e.g. tools/wall-time-host.sh /path/to/kokkos-4.7.01 "$OUT" 16
 set -uo pipefail
-src=$1
-out=$2
-threads=${3:-16}
-mkdir -p "$out"
-# A Kokkos source trimmed of its examples and benchmarks (to travel light) is built from a
-# copy with those two directories empty: Kokkos' CMake adds both unconditionally.
-if [ ! -d "$src/example" ] || [ ! -d "$src/benchmarks" ]; then
-  copy=$(mktemp -d)/kokkos
-  cp -r "$src" "$copy"
-  for d in example benchmarks; do
-    mkdir -p "$copy/$d"
-    [ -f "$copy/$d/CMakeLists.txt" ] || : >"$copy/$d/CMakeLists.txt"
-  done
-  src=$copy
+bin="" src=""
+if [ "${1:-}" = --bin ]; then
+  bin=${2:-}
+  shift 2 || set --
+  [ -f "$bin" ] && [ -x "$bin" ] || { echo "wall-time-host: --bin '$bin' is not an executable file" >&2; exit 1; }
+else
+  src=${1:-}
+  shift || true
 fi
-{
-  cmake --preset openmp -DGPP_KOKKOS_SOURCE_DIR="$src" -DGPP_ENABLE_KOKKOSKERNELS=OFF -DGPP_ENABLE_TESTS=OFF &&
-    cmake --build --preset openmp -j "$(nproc)"
-} >"$out/build.log" 2>&1 || {
-  tail -n 30 "$out/build.log"
-  exit 1
-}
-bin=build/openmp/app/gpp
+[ $# -ge 1 ] || { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 1; }
+out=$1
+threads=${2:-16}
+mkdir -p "$out"
+if [ -z "$bin" ]; then
+  # A Kokkos source trimmed of its examples and benchmarks (to travel light) is built from a
+  # copy with those two directories empty: Kokkos' CMake adds both unconditionally.
+  if [ ! -d "$src/example" ] || [ ! -d "$src/benchmarks" ]; then
+    copy=$(mktemp -d)/kokkos
+    cp -r "$src" "$copy"
+    for d in example benchmarks; do
+      mkdir -p "$copy/$d"
+      [ -f "$copy/$d/CMakeLists.txt" ] || : >"$copy/$d/CMakeLists.txt"
+    done
+    src=$copy
+  fi
+  {
+    cmake --preset openmp -DGPP_KOKKOS_SOURCE_DIR="$src" -DGPP_ENABLE_KOKKOSKERNELS=OFF -DGPP_ENABLE_TESTS=OFF &&
+      cmake --build --preset openmp -j "$(nproc)"
+  } >"$out/build.log" 2>&1 || {
+    tail -n 30 "$out/build.log"
+    exit 1
+  }
+  bin=build/openmp/app/gpp
+fi
 export OMP_NUM_THREADS=$threads OMP_PROC_BIND=spread OMP_PLACES=threads
 {
   lscpu 2>/dev/null | grep -E "Model name|^CPU\(s\)|Thread|Core|Socket|Flags" | cut -c1-200

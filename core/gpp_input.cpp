@@ -98,7 +98,10 @@ void check_physics_parameters(const PhysicsParameters& p) {
   energy("e_lk", p.e_lk, -kMaxEnergy, "between -1e6 and 1e6");
   energy(p.dw_name, p.dw, -kMaxEnergy, "between -1e6 and 1e6");
   energy("efermi", p.efermi, -kMaxEnergy, "between -1e6 and 1e6");
-  for (const auto& [name, iw] : {std::pair<const char*, int>{"nstart", p.nstart}, {"nend", p.nend}})
+  // An array, not a braced list: nvcc 11.8 (the V100 build's) cannot deduce a list whose
+  // later elements are bare braces.
+  const std::pair<const char*, int> frequency_indices[] = {{"nstart", p.nstart}, {"nend", p.nend}};
+  for (const auto& [name, iw] : frequency_indices)
     if (iw < -kMaxFrequencyIndex || iw > kMaxFrequencyIndex)
       fail(name, " must be between ", -kMaxFrequencyIndex, " and ", kMaxFrequencyIndex, " (got ", iw, ")");
 }

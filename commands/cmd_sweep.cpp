@@ -396,8 +396,8 @@ int cmd_sweep(const std::vector<std::string>& args) {
   }
   auto unwritten = [&] {
     std::string files;
-    for (const auto& [opt, path] :
-         {std::pair<std::string, std::string>{"--json", o.json_path}, {"--tuning-out", tuning_out}})
+    const std::pair<std::string, std::string> outputs[] = {{"--json", o.json_path}, {"--tuning-out", tuning_out}};
+    for (const auto& [opt, path] : outputs)
       if (!path.empty()) files += (files.empty() ? "" : ", ") + opt + " " + path;
     return files;
   };

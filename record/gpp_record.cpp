@@ -192,6 +192,64 @@ const formats::Table<TimeToSolution>& time_fields() {
   return t;
 }
 
+const formats::Table<RunRecord>& setup_fields() {
+  static const formats::Table<RunRecord> t = {
+      member("setup_s", &RunRecord::setup_s),
+      member("read_s", &RunRecord::read_s),
+      member("check_s", &RunRecord::check_s),
+      member("read_bytes", &RunRecord::read_bytes),
+      member("transfer_s", &RunRecord::transfer_s),
+      member("transfer_bytes", &RunRecord::transfer_bytes),
+      member("transfer_copy_s", &RunRecord::transfer_copy_s),
+      {"read_gbs",
+       [](const RunRecord& r) {
+         return r.read_s > 0 ? json_number(double(r.read_bytes) / r.read_s / 1e9) : Json(nullptr);
+       }},
+      member("data_bytes", &RunRecord::data_bytes),
+      member("device_mem_peak_bytes", &RunRecord::device_mem_peak_bytes),
+  };
+  return t;
+}
+
+const formats::Table<RunRecord>& static_fields() {
+  static const formats::Table<RunRecord> t = {
+      {"achstemp", [](const RunRecord& r) { return r.achstemp ? json_complex(*r.achstemp) : Json(nullptr); }},
+      member("time_s", &RunRecord::static_s),
+      {"space",
+       [](const RunRecord& r) { return r.achstemp_space ? json_space(*r.achstemp_space) : formats::absent(); }},
+      {"rel_error",
+       [](const RunRecord& r) { return r.achstemp_rel_error ? json_number(*r.achstemp_rel_error) : Json(nullptr); }},
+  };
+  return t;
+}
+
+const formats::Table<BranchCounts>& branch_fields() {
+  static const formats::Table<BranchCounts> t = {
+      member("regular", &BranchCounts::regular),
+      member("near_pole", &BranchCounts::near_pole),
+      member("zero", &BranchCounts::zero),
+      member("cutoff", &BranchCounts::cut),
+  };
+  return t;
+}
+
+const formats::Table<RunRecord>& verification_fields() {
+  static const formats::Table<RunRecord> t = {
+      {"against", [](const RunRecord& r) { return Json(r.target.against); }},
+      {"tolerance", [](const RunRecord& r) { return json_number(r.target.tolerance); }},
+      member("reference_s", &RunRecord::reference_s),
+      {"achtemp",
+       [](const RunRecord& r) {
+         return r.target.performed() ? json_complex_array(r.reference.achtemp) : formats::absent();
+       }},
+      {"asxtemp",
+       [](const RunRecord& r) {
+         return r.target.performed() ? json_complex_array(r.reference.asxtemp) : formats::absent();
+       }},
+  };
+  return t;
+}
+
 const formats::Table<RunView>& run_fields() {
   using F = formats::Field<RunView>;
   auto of = [](const char* name, auto get) -> F {
@@ -259,44 +317,10 @@ std::string to_json(const RunRecord& r) {
   j["kokkos_warnings"] = r.kokkos_warnings;
   j["build"] = formats::json_object(build_fields(), r.build);
   j["deck"] = formats::json_object(deck_fields(), r.deck);
-  Json setup = Json::object();
-  setup["setup_s"] = json_number(r.setup_s);
-  setup["read_s"] = json_number(r.read_s);
-  setup["check_s"] = json_number(r.check_s);
-  setup["read_bytes"] = r.read_bytes;
-  setup["transfer_s"] = json_number(r.transfer_s);
-  setup["transfer_bytes"] = json_number(r.transfer_bytes);
-  setup["transfer_copy_s"] = json_number(r.transfer_copy_s);
-  setup["read_gbs"] = r.read_s > 0 ? json_number(double(r.read_bytes) / r.read_s / 1e9) : Json(nullptr);
-  setup["data_bytes"] = r.data_bytes;
-  setup["device_mem_peak_bytes"] = r.device_mem_peak_bytes;
-  j["setup"] = std::move(setup);
-  if (r.achstemp) {
-    Json s = Json::object();
-    s["achstemp"] = json_complex(*r.achstemp);
-    s["time_s"] = json_number(r.static_s);
-    if (r.achstemp_space) s["space"] = json_space(*r.achstemp_space);
-    s["rel_error"] = r.achstemp_rel_error ? json_number(*r.achstemp_rel_error) : Json(nullptr);
-    j["static_remainder"] = std::move(s);
-  }
-  if (r.branches) {
-    const auto& b = *r.branches;
-    Json o = Json::object();
-    o["regular"] = (long long)b.regular;
-    o["near_pole"] = (long long)b.near_pole;
-    o["zero"] = (long long)b.zero;
-    o["cutoff"] = (long long)b.cut;
-    j["branches"] = std::move(o);
-  }
-  Json v = Json::object();
-  v["against"] = r.target.against;
-  v["tolerance"] = json_number(r.target.tolerance);
-  v["reference_s"] = json_number(r.reference_s);
-  if (r.target.performed()) {
-    v["achtemp"] = json_complex_array(r.reference.achtemp);
-    v["asxtemp"] = json_complex_array(r.reference.asxtemp);
-  }
-  j["verification"] = std::move(v);
+  j["setup"] = formats::json_object(setup_fields(), r);
+  if (r.achstemp) j["static_remainder"] = formats::json_object(static_fields(), r);
+  if (r.branches) j["branches"] = formats::json_object(branch_fields(), *r.branches);
+  j["verification"] = formats::json_object(verification_fields(), r);
   Json runs = Json::array();
   for (const auto& run : r.runs) runs.push_back(formats::json_object(run_fields(), RunView{&r, &run}));
   j["runs"] = std::move(runs);

@@ -134,9 +134,13 @@ std::string describe_tunables(const Tunables& t);
 
 // ---- the record's parts as tables of fields (JSON objects, HDF5 attributes) ----
 
-const formats::Table<BuildInfo>& build_fields();      // "build"
-const formats::Table<DeckInfo>& deck_fields();        // "deck"
-const formats::Table<TimeToSolution>& time_fields();  // "time_to_solution"
+const formats::Table<BuildInfo>& build_fields();         // "build"
+const formats::Table<DeckInfo>& deck_fields();           // "deck"
+const formats::Table<TimeToSolution>& time_fields();     // "time_to_solution"
+const formats::Table<RunRecord>& setup_fields();         // "setup"
+const formats::Table<RunRecord>& static_fields();        // "static_remainder" (where achstemp was computed)
+const formats::Table<BranchCounts>& branch_fields();     // "branches" (where counted)
+const formats::Table<RunRecord>& verification_fields();  // "verification"
 /// One run of a record (its rates need the deck's updates).
 struct RunView {
   const RunRecord* rec;

@@ -182,9 +182,12 @@ TEST(Generator, RejectsBadParameters) {
 // Each physical parameter: accepted at both ends of its range, refused just beyond each
 // (and at inf and NaN), the message naming the key and the range.
 TEST(Generator, ParameterRanges) {
+  // (a member pointer through an alias: nvcc's front end writes the plain declarator with
+  // parentheses that g++ then warns about)
+  using Field = double DeckParams::*;
   struct Range {
     const char* key;
-    double DeckParams::*field;
+    Field field;
     double low, high, below, above;
   };
   const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();

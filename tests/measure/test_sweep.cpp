@@ -30,6 +30,7 @@ namespace {
 GPP_HOST_ONLY("SweepGrid.*");
 GPP_HOST_ONLY("SweepCsv.QuotedFields");
 GPP_HOST_ONLY("Tuning.*");
+GPP_HOST_ONLY("RecordParts.*");
 GPP_HOST_ONLY("SweepCli.RefusedBeforeWork");
 GPP_HOST_ONLY("TuneCli.OnePolicyAtATime");
 
@@ -253,6 +254,61 @@ TEST(SweepCsv, EveryFieldSurvivesItsLine) {
 }
 
 // The header the docs promise, the writer's and a written file's are one.
+// The run record's setup, static remainder, branches and verification: each part is its
+// table's object, member for member, against the object written here by hand (values
+// unlike each other, so a field that reads another's member shows); the parts not there
+// (no achstemp, no branch counts, no verification) are left out, and so are the members
+// that do not apply.
+TEST(RecordParts, EachPartIsItsTablesObject) {
+  using gpp::app::Json;
+  gpp::app::RunRecord r;
+  r.setup_s = 1.25;
+  r.read_s = 0.5;
+  r.check_s = 0.125;
+  r.read_bytes = 3000000000LL;
+  r.transfer_s = 0.0625;
+  r.transfer_bytes = 7e9;
+  r.transfer_copy_s = 0.03125;
+  r.data_bytes = 123456789;
+  r.device_mem_peak_bytes = 987654321;
+  r.achstemp = std::complex<double>(8.25, -2.5);
+  gpp::app::SpaceInfo host;
+  host.kind = gpp::SpaceKind::Host;
+  host.backend = "OpenMP";
+  host.device = "CPU";
+  host.concurrency = 16;
+  r.achstemp_space = host;
+  r.static_s = 0.75;
+  r.achstemp_rel_error = 3e-16;
+  r.branches = gpp::BranchCounts{};
+  r.branches->regular = 11;
+  r.branches->near_pole = 7;
+  r.branches->zero = 5;
+  r.branches->cut = 3;
+  r.target.against = "host reference";
+  r.target.tolerance = 1e-10;
+  r.reference_s = 2.5;
+  r.reference.achtemp = {{1.5, -0.5}};
+  r.reference.asxtemp = {{-2.5, 0.25}};
+  const Json j = Json::parse(gpp::app::to_json(r));
+  EXPECT_EQ(j["setup"], Json::parse(R"({"setup_s": 1.25, "read_s": 0.5, "check_s": 0.125, "read_bytes": 3000000000,
+      "transfer_s": 0.0625, "transfer_bytes": 7e9, "transfer_copy_s": 0.03125, "read_gbs": 6.0,
+      "data_bytes": 123456789, "device_mem_peak_bytes": 987654321})"));
+  EXPECT_EQ(j["static_remainder"], Json::parse(R"({"achstemp": [8.25, -2.5], "time_s": 0.75,
+      "space": {"kind": "host", "backend": "OpenMP", "device": "CPU", "concurrency": 16}, "rel_error": 3e-16})"));
+  EXPECT_EQ(j["branches"], Json::parse(R"({"regular": 11, "near_pole": 7, "zero": 5, "cutoff": 3})"));
+  EXPECT_EQ(j["verification"], Json::parse(R"({"against": "host reference", "tolerance": 1e-10, "reference_s": 2.5,
+      "achtemp": [[1.5, -0.5]], "asxtemp": [[-2.5, 0.25]]})"));
+
+  gpp::app::RunRecord bare;  // nothing read, no achstemp, no branches, no verification
+  bare.target.against = "none";
+  const Json b = Json::parse(gpp::app::to_json(bare));
+  EXPECT_TRUE(b["setup"]["read_gbs"].is_null());
+  EXPECT_FALSE(b.contains("static_remainder"));
+  EXPECT_FALSE(b.contains("branches"));
+  EXPECT_EQ(b["verification"], Json::parse(R"({"against": "none", "tolerance": 0, "reference_s": 0})"));
+}
+
 TEST(SweepCsv, HeaderIsTheDocumentedOne) {
   const std::string md = slurp(std::string(GPP_SOURCE_DIR) + "/docs/formats.md");
   const auto section = md.find("## Sweep CSV");

@@ -2,6 +2,7 @@
 // Helpers of the file I/O tests: decks shaped like the real benchmark file (padding
 // beyond the local sizes, values for iw outside nstart..nend), exact deck comparison,
 // raw bytes, the record map of a .dat file, and running the gpp binary.
+#include "gpp_runtime.hpp"
 #include "gpp_test_util.hpp"
 
 #include <sys/wait.h>
@@ -26,7 +27,10 @@ inline InputDeck fortran_like_deck(int nbands = 12, int ngpown = 8, int ncouls =
   InputDeck in = generate_random(small_deck(nbands, ngpown, ncouls, nvband));
   const int extra_bands = 3, extra_gp = 2, extra_g = 5;
   auto widen = [&](const HostComplexMatrix& m, int cols, const char* label, double salt) {
-    HostComplexMatrix w(std::string(label), m.extent(0), cols);
+    // Without initialisation (every element is written below), as gpp's own decks: an
+    // initialised View of this size is filled by a kernel on the host space, which a test
+    // without Kokkos (GPP_TEST_NO_DEVICE with Kokkos 4's OpenMP) must not launch.
+    auto w = gpp::runtime::host_view<HostComplexMatrix>(label, m.extent(0), std::size_t(cols));
     for (int c = 0; c < cols; ++c)
       for (int r = 0; r < int(m.extent(0)); ++r)
         w(r, c) = c < int(m.extent(1)) ? m(r, c) : complex_t(salt + 0.01 * r, -0.02 * c);

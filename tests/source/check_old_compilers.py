@@ -36,9 +36,8 @@ def findings(text):
 
 
 def sources(root):
-    skip = {"build", ".git", ".device", ".deps", "site"}
-    for d, dirs, files in os.walk(root):
-        dirs[:] = sorted(x for x in dirs if x not in skip and not x.startswith("."))
+    for d, dirs, files in os.walk(root):  # not build trees, the site, or hidden folders
+        dirs[:] = sorted(x for x in dirs if x not in ("build", "site") and not x.startswith("."))
         for f in sorted(files):
             if f.endswith((".cpp", ".hpp")):
                 yield os.path.join(d, f)

@@ -15,6 +15,8 @@
 #include <string>
 
 namespace gpp::app {
+using files::one_line;
+
 namespace {
 
 // A whole non-negative decimal integer of at most 9 digits (no sign, no spaces).

@@ -54,11 +54,11 @@ class CheckedStdout : public std::streambuf {
 int gpp_main(int argc, char* argv[]) {
   // MPI first, Kokkos after it (docs/mpi.md); without MPI this is one rank. Errors up to
   // the command are agreed on by every rank and printed once, by rank 0.
-  gpp::mpi::Environment mpi_environment(argc, argv);
+  gpp::session::mpi::Environment mpi_environment(argc, argv);
   const KokkosEnd kokkos_end;
-  const bool root = gpp::mpi::rank() == 0;
+  const bool root = gpp::session::mpi::rank() == 0;
   bool allow_shared_device = false;
-  std::vector<std::string> arg_strings = gpp::app::startup_arguments(argc, argv, allow_shared_device);
+  std::vector<std::string> arg_strings = gpp::session::startup_arguments(argc, argv, allow_shared_device);
   std::vector<char*> arg_pointers;
   for (auto& a : arg_strings) arg_pointers.push_back(a.data());
   arg_pointers.push_back(nullptr);
@@ -66,9 +66,9 @@ int gpp_main(int argc, char* argv[]) {
   argv = arg_pointers.data();
   auto agreed = [&](const std::string& error) {
     try {
-      gpp::mpi::agree(error);
+      gpp::session::mpi::agree(error);
       return true;
-    } catch (const gpp::mpi::CollectiveError& e) {
+    } catch (const gpp::session::mpi::CollectiveError& e) {
       if (root) std::cerr << "gpp: error: " << e.what() << "\n";
       return false;
     }
@@ -96,51 +96,51 @@ int gpp_main(int argc, char* argv[]) {
   // command or other options would wait forever in a collective the others never reach.
   std::string command_line;
   for (int i = 1; i < argc; ++i) command_line += std::string(i > 1 ? " " : "") + argv[i];
-  if (!agreed(gpp::mpi::compare_with_rank0("command line", command_line))) return 1;
+  if (!agreed(gpp::session::mpi::compare_with_rank0("command line", command_line))) return 1;
   // Output from rank 0 only (placement lines are gathered to it).
   if (!root) {
     std::cout.rdbuf(nullptr);
     std::cerr.rdbuf(nullptr);
   }
   if (argc < 2) {
-    gpp::app::usage(std::cerr);
+    gpp::commands::usage(std::cerr);
     return 1;
   }
   const std::string command = argv[1];
   const std::vector<std::string> args(argv + 2, argv + argc);
   try {
     if (command == "-h" || command == "--help") {
-      gpp::app::usage(std::cout);
+      gpp::commands::usage(std::cout);
       return 0;
     }
-    if (command == "--version") return gpp::app::cmd_version(std::cout);
-    const gpp::app::Command* c = gpp::app::find_command(command);
+    if (command == "--version") return gpp::commands::cmd_version(std::cout);
+    const gpp::commands::Command* c = gpp::commands::find_command(command);
     if (!c) {
       std::string names;
-      const auto& all = gpp::app::commands();
+      const auto& all = gpp::commands::all();
       for (std::size_t i = 0; i < all.size(); ++i)
         names += std::string(i == 0 ? "" : i + 1 == all.size() ? " or " : ", ") + all[i].name;
-      std::cerr << "gpp: error: unknown command '" << gpp::app::one_line(command) << "' (expected " << names << ")\n";
+      std::cerr << "gpp: error: unknown command '" << gpp::files::one_line(command) << "' (expected " << names << ")\n";
       return 1;
     }
-    if (gpp::mpi::size() > 1 && !c->many_ranks)
-      throw gpp::mpi::CollectiveError("runs on one rank; under mpirun, use gpp run (docs/mpi.md)");
+    if (gpp::session::mpi::size() > 1 && !c->many_ranks)
+      throw gpp::session::mpi::CollectiveError("runs on one rank; under mpirun, use gpp run (docs/mpi.md)");
     return c->run(args);
-  } catch (const gpp::app::StdoutLost&) {  // main's check of stdout prints the line
+  } catch (const gpp::commands::StdoutLost&) {  // main's check of stdout prints the line
     return 1;
-  } catch (const gpp::mpi::CollectiveError& e) {  // every rank has it: rank 0 prints it
-    std::cerr << "gpp " << command << ": error: " << gpp::app::one_line(e.what()) << "\n";
+  } catch (const gpp::session::mpi::CollectiveError& e) {  // every rank has it: rank 0 prints it
+    std::cerr << "gpp " << command << ": error: " << gpp::files::one_line(e.what()) << "\n";
     return 1;
   } catch (const std::bad_alloc&) {
-    return gpp::app::fail_this_rank(command, "out of host memory");
+    return gpp::session::fail_this_rank(command, "out of host memory");
   } catch (const std::exception& e) {
-    return gpp::app::fail_this_rank(command, gpp::app::one_line(e.what()));
+    return gpp::session::fail_this_rank(command, gpp::files::one_line(e.what()));
   }
 }
 }  // namespace
 
 int main(int argc, char* argv[]) {
-  const std::string who = argc > 1 ? "gpp " + gpp::app::one_line(argv[1]) : std::string("gpp");
+  const std::string who = argc > 1 ? "gpp " + gpp::files::one_line(argv[1]) : std::string("gpp");
   // A closed stdout would be the first file opened later: an output's bytes and printed
   // lines mixed in one file.
   if (::fcntl(STDOUT_FILENO, F_GETFD) == -1) {

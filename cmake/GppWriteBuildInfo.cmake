@@ -31,10 +31,10 @@ endif()
 set(_content "// Generated at build time by cmake/GppWriteBuildInfo.cmake: do not edit.
 #include \"gpp_build_info.hpp\"
 
-namespace gpp::build_info {
+namespace gpp::record::build_info {
 const char* version() { return \"${GPP_VERSION}\"; }
 const char* git_hash() { return \"${_hash}\"; }
-}  // namespace gpp::build_info
+}  // namespace gpp::record::build_info
 ")
 set(_old "")
 if(EXISTS "${GPP_OUTPUT}")

@@ -10,7 +10,20 @@
 #include <iostream>
 #include <sstream>
 
-namespace gpp::app {
+namespace gpp::commands {
+using record::csv_row;
+using record::describe_provenance;
+using record::describe_tunables;
+using record::PolicyRun;
+using record::result_line;
+using record::row_of;
+using record::RunRecord;
+using record::space_info;
+using session::PhaseClock;
+using session::resolve;
+using session::run_policy;
+using session::Session;
+using session::update_after_runs;
 
 /// FLOPs per update used for the nominal FLOP rate: the paper's Nsight Compute count
 /// for v8 on Si-214 (3.710 TFLOP/s x 0.717 s / 2.454e10 updates = 108.4; dadd + dmul
@@ -109,4 +122,4 @@ int cmd_bench(const std::vector<std::string>& args) {
   return rec.passed() ? 0 : 2;
 }
 
-}  // namespace gpp::app
+}  // namespace gpp::commands

@@ -14,7 +14,14 @@
 #include <iostream>
 #include <sstream>
 
-namespace gpp::app {
+namespace gpp::commands {
+using files::check_files;
+using files::write_file_atomically;
+using measure::CeilingsFile;
+using measure::pick_levels;
+using record::BuildInfo;
+using record::this_build;
+using record::utc_now;
 
 int cmd_ceilings(const std::vector<std::string>& args) {
   CLI::App app{"Measure the FP64 peak and the bandwidth of each memory level (ERT-like, with Kokkos)", "gpp ceilings"};
@@ -30,7 +37,7 @@ int cmd_ceilings(const std::vector<std::string>& args) {
 
   CeilingsFile c;
   c.date = utc_now();
-  const BuildInfo b = build_info();
+  const BuildInfo b = this_build();
   c.version = b.version;
   c.git = b.git;
   // Its points: the FMA peak, then each working set of the sweep (and of the rotated
@@ -61,13 +68,13 @@ int cmd_ceilings(const std::vector<std::string>& args) {
     // Run time: the FMA launches last >= 0.05 s (host 0.1 s) each; the sweep reads
     // >= 2 GB (host 0.25 GB) per launch and 4 launches per working set.
     if (!run.next("FP64 FMA peak")) return;
-    c.fp64 = ceilings::fma_peak(space, quick ? 2 : 5, quick ? 0.002 : host ? 0.1 : 0.05);
+    c.fp64 = measure::ceilings::fma_peak(space, quick ? 2 : 5, quick ? 0.002 : host ? 0.1 : 0.05);
     std::ostringstream fma;
     fma << std::setprecision(4) << "FP64 FMA peak: " << c.fp64.value << " GFLOP/s";
     run.done("", fma.str());
     const double per_trial = quick ? 8.0 * 1048576 : host ? 0.25e9 : 2e9;
     auto point = [&](const char* which) {
-      return [&run, which](const ceilings::SweepPoint& p) {
+      return [&run, which](const measure::ceilings::SweepPoint& p) {
         std::ostringstream line;
         line << std::setprecision(4) << which << (long long)p.working_set_bytes << " bytes: " << p.gbs << " GB/s";
         run.done("", line.str());
@@ -78,15 +85,16 @@ int cmd_ceilings(const std::vector<std::string>& args) {
     std::string method;
     stopped = !run.run([&] {
       if (!run.next("bandwidth sweep")) session::throw_if_stop_requested();
-      c.sweep = ceilings::bandwidth_sweep(space, min_bytes, max_bytes, per_trial, quick ? 2 : 3, method, false,
-                                          point("sweep, working set "));
+      c.sweep = measure::ceilings::bandwidth_sweep(space, min_bytes, max_bytes, per_trial, quick ? 2 : 3, method, false,
+                                                   point("sweep, working set "));
     });
     if (stopped) return;
     std::string rotated_method;
     if (!host) {
       stopped = !run.run([&] {
-        c.sweep_rotated = ceilings::bandwidth_sweep(space, min_bytes, max_bytes, per_trial, quick ? 2 : 3,
-                                                    rotated_method, true, point("rotated sweep, working set "));
+        c.sweep_rotated =
+            measure::ceilings::bandwidth_sweep(space, min_bytes, max_bytes, per_trial, quick ? 2 : 3, rotated_method,
+                                               true, point("rotated sweep, working set "));
       });
       if (stopped) return;
     }
@@ -97,7 +105,8 @@ int cmd_ceilings(const std::vector<std::string>& args) {
         stopped = true;
         return;
       }
-      c.host_link = ceilings::host_link(space, quick ? 8.0 * 1048576 : 1073741824.0, quick ? 2 : 5, c.host_link_method);
+      c.host_link =
+          measure::ceilings::host_link(space, quick ? 8.0 * 1048576 : 1073741824.0, quick ? 2 : 5, c.host_link_method);
       std::ostringstream line;
       line << std::setprecision(4) << "host-device link:";
       for (const auto& p : c.host_link) line << " " << p.direction << " (" << p.memory << "): " << p.gbs << " GB/s;";
@@ -134,4 +143,4 @@ int cmd_ceilings(const std::vector<std::string>& args) {
   return 0;
 }
 
-}  // namespace gpp::app
+}  // namespace gpp::commands

@@ -18,7 +18,17 @@
 #include <memory>
 #include <sstream>
 
-namespace gpp::app {
+namespace gpp::commands {
+using files::check_files;
+using formats::dat_holds_frequencies;
+using formats::deck_format_for_reading;
+using formats::deck_format_for_writing;
+using formats::DeckFormat;
+using formats::read_deck_file;
+using formats::ReadStats;
+using formats::write_deck_file;
+using session::check_memory_fits;
+
 namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -173,4 +183,4 @@ int cmd_convert(const std::vector<std::string>& args) {
   return 0;
 }
 
-}  // namespace gpp::app
+}  // namespace gpp::commands

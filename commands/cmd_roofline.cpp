@@ -25,7 +25,28 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-namespace gpp::app {
+namespace gpp::commands {
+using files::kMaxCsvBytes;
+using files::read_input_file;
+using formats::format_double;
+using measure::CeilingsSummary;
+using measure::ncu_metrics;
+using measure::NcuCounters;
+using measure::parse_ncu_raw_csv;
+using measure::read_ceilings;
+using measure::roofline_csv_header;
+using measure::roofline_csv_row;
+using measure::roofline_csv_table;
+using measure::RooflineRow;
+using record::describe_tunables;
+using record::PolicyRun;
+using record::RunRecord;
+using record::space_info;
+using record::SpaceInfo;
+using session::resolve;
+using session::run_policy;
+using session::Session;
+
 namespace {
 
 bool executable(const std::string& p) {
@@ -355,8 +376,8 @@ int cmd_roofline(const std::vector<std::string>& args) {
   if (!resume.empty()) std::cout << done_points.size() << " rows already in " << resume << "\n";
   std::cout << "counting the arms of every term (the FLOP counts' branch mix) ...\n" << std::flush;
   const WorkCounter work(s, &progress);
-  const counts::ArmCounts& arms = work.arms;
-  const counts::Shape& shape = work.shape;
+  const measure::counts::ArmCounts& arms = work.arms;
+  const measure::counts::Shape& shape = work.shape;
   rec.branches = arms.branches();
   std::cout << describe_branches(*rec.branches) << "\n";
   std::cout << std::left << std::setw(15) << "policy" << std::right << std::setw(12) << "median [s]" << std::setw(12)
@@ -391,13 +412,13 @@ int cmd_roofline(const std::vector<std::string>& args) {
         }))
       break;
     const PolicyRun& run = rec.runs.back();
-    const counts::Work w = counts::count_policy(run.policy, shape, arms, run.tunables);
+    const measure::counts::Work w = measure::counts::count_policy(run.policy, shape, arms, run.tunables);
     row.tunables = describe_tunables(run.tunables);
     row.repeats = int(run.times.size());
     row.time_s = run.median();
     row.flops_counted = w.ops.flops();
     row.reciprocals_counted = w.ops.reciprocals;
-    row.flops_nominal = rec.deck.updates * counts::kNominalFlopsPerUpdate;
+    row.flops_nominal = rec.deck.updates * measure::counts::kNominalFlopsPerUpdate;
     row.bytes_compulsory = w.bytes_compulsory;
     row.fma_ratio_counted = w.fma_ratio_bound();
     row.fp64_peak_gflops = peak;
@@ -439,7 +460,7 @@ int cmd_roofline(const std::vector<std::string>& args) {
   if (!plot_dir.empty()) unwritten += (unwritten.empty() ? "" : ", ") + std::string("the charts (--plot)");
   if (c.stopped()) return c.stop_summary(unwritten);
   out << "FLOPs: counted from each policy's form of the physics (FMA = 2, reciprocals apart); nominal "
-      << counts::kNominalFlopsPerUpdate << " FLOPs/update is the paper's count (see docs/roofline.md)\n";
+      << measure::counts::kNominalFlopsPerUpdate << " FLOPs/update is the paper's count (see docs/roofline.md)\n";
   RunOptions other = o;
   other.csv_path.clear();
   write_outputs(other, rec);
@@ -452,4 +473,4 @@ int cmd_roofline(const std::vector<std::string>& args) {
   return rec.passed() ? 0 : 2;
 }
 
-}  // namespace gpp::app
+}  // namespace gpp::commands

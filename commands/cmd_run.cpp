@@ -10,7 +10,23 @@
 #include <sstream>
 #include <iostream>
 
-namespace gpp::app {
+namespace gpp::commands {
+using record::describe_provenance;
+using record::describe_tunables;
+using record::PolicyRun;
+using record::result_line;
+using record::RunRecord;
+using record::space_info;
+using session::ChunkPlan;
+using session::describe_deck;
+using session::describe_read;
+using session::kSliceTarget;
+using session::PhaseClock;
+using session::run_policy;
+using session::Session;
+using session::update_after_runs;
+using session::VerifyMode;
+
 namespace {
 std::string cplx(std::complex<double> z) {
   char buf[96];
@@ -116,7 +132,7 @@ int cmd_run(const std::vector<std::string>& args) {
   prepare_reference(s, mode, o.rtol, !no_branch_stats, &progress);
   clock.verification_done();
   RunRecord rec = make_record("run", command_line, s);
-  rec.rank_placement = mpi::placement();
+  rec.rank_placement = session::mpi::placement();
   if (!no_branch_stats) rec.branches = s.arms->branches();
   add_static_remainder(s, rec, first, &progress);
   for (const auto& planned : p.runs) {
@@ -209,4 +225,4 @@ int cmd_run(const std::vector<std::string>& args) {
   return rec.passed() ? 0 : 2;
 }
 
-}  // namespace gpp::app
+}  // namespace gpp::commands

@@ -23,7 +23,32 @@
 #include <set>
 #include <sstream>
 
-namespace gpp::app {
+namespace gpp::commands {
+using files::kMaxJsonBytes;
+using files::update_shared_file;
+using files::write_file_atomically;
+using formats::format_double;
+using measure::check_time;
+using measure::default_tuning_out_path;
+using measure::kTuningTest;
+using measure::parse_tuning;
+using measure::read_tuning_file;
+using measure::tuning_source;
+using measure::TuningEntry;
+using measure::TuningEvidence;
+using measure::TuningFile;
+using record::csv_row;
+using record::describe_provenance;
+using record::describe_tunables;
+using record::PolicyRun;
+using record::row_of;
+using record::RunRecord;
+using record::space_info;
+using record::SpaceInfo;
+using session::resolve;
+using session::Session;
+using session::update_after_runs;
+
 namespace {
 
 bool same_tunables(const Tunables& a, const Tunables& b) {
@@ -89,7 +114,7 @@ std::string point_line(const RunRecord& rec, const PolicyRun& r) {
 
 /// A point whose time and tunables may go into a tuning file: it verified, its time is
 /// one a run can take, and its tunables run here as gpp run would run them.
-bool tunable_point(Session& s, const sweep::Row& r, const PolicyEntry& entry, SpaceKind k) {
+bool tunable_point(Session& s, const measure::sweep::Row& r, const PolicyEntry& entry, SpaceKind k) {
   if (r.status != "ok") return false;
   const Tunables& t = r.tunables;
   for (const int v : {t.band_block, t.ig_block, t.team_size, t.vector_length})
@@ -112,7 +137,7 @@ TuningEntry entry_of(const PolicyEntry& entry, SpaceKind k, const Tunables& t, c
   e.device = where.device;
   e.backend = where.backend;
   e.policy = entry.name;
-  e.size_class = sweep::size_class(rec.deck.updates);
+  e.size_class = measure::sweep::size_class(rec.deck.updates);
   e.tunables = t;
   e.time_median_s = d.candidate_median;
   e.deck = rec.deck.name;
@@ -148,7 +173,7 @@ bool decide_against_defaults(Campaign& c, Session& s, const PolicyEntry& entry, 
   key.device = where.device;
   key.backend = where.backend;
   key.policy = entry.name;
-  key.size_class = sweep::size_class(rec.deck.updates);
+  key.size_class = measure::sweep::size_class(rec.deck.updates);
   std::string why;
   const Tunables defaults = resolved_or_requested(s, entry, k, Tunables{}, why);
   std::ostringstream best_line;
@@ -311,17 +336,17 @@ int cmd_sweep(const std::vector<std::string>& args) {
   if (int rc = parse(app, "sweep", args); rc >= 0) return rc;
 
   // Everything that can be refused is refused before any work.
-  sweep::Axes axes;
-  if (app.count("--band-block")) axes.band_block = sweep::parse_values("--band-block", band_block);
-  if (app.count("--ig-block")) axes.ig_block = sweep::parse_values("--ig-block", ig_block);
-  if (app.count("--team-size")) axes.team_size = sweep::parse_values("--team-size", team_size);
-  if (app.count("--vector-length")) axes.vector_length = sweep::parse_values("--vector-length", vector_length);
-  if (app.count("--tile")) axes.tile = sweep::parse_tiles("--tile", tile);
-  for (const std::string& spec : params) sweep::add_param_axis(axes, spec);
+  measure::sweep::Axes axes;
+  if (app.count("--band-block")) axes.band_block = measure::sweep::parse_values("--band-block", band_block);
+  if (app.count("--ig-block")) axes.ig_block = measure::sweep::parse_values("--ig-block", ig_block);
+  if (app.count("--team-size")) axes.team_size = measure::sweep::parse_values("--team-size", team_size);
+  if (app.count("--vector-length")) axes.vector_length = measure::sweep::parse_values("--vector-length", vector_length);
+  if (app.count("--tile")) axes.tile = measure::sweep::parse_tiles("--tile", tile);
+  for (const std::string& spec : params) measure::sweep::add_param_axis(axes, spec);
   const std::string policy_spec =
       o.policy.empty() ? default_policy_name(o.space.empty() ? default_space() : parse_space(o.space)) : o.policy;
   o.policy = policy_spec;
-  sweep::check_axes_used(axes, select_policies(policy_spec));
+  measure::sweep::check_axes_used(axes, select_policies(policy_spec));
   if (!resume.empty() && o.csv_path.empty()) o.csv_path = resume;
   o.more_inputs = {{"--resume", resume, "--csv", true}, {"--tuning-out", tuning_out, "--tuning-out", true}};
   o.more_outputs = {{"--tuning-out", tuning_out}};
@@ -334,7 +359,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   std::vector<std::vector<Tunables>> grids;
   std::size_t total = 0;
   for (const auto& planned : p.runs) {
-    grids.push_back(sweep::expand(axes, planned.entry->tunables, planned.entry->params));
+    grids.push_back(measure::sweep::expand(axes, planned.entry->tunables, planned.entry->params));
     total += grids.back().size();
   }
 
@@ -414,10 +439,10 @@ int cmd_sweep(const std::vector<std::string>& args) {
   std::vector<Outcome> outcomes;
   bool wrong = false;
   for (const auto& r : rec.runs) wrong = wrong || r.status == "wrong";
-  std::vector<const sweep::Row*> bests;
+  std::vector<const measure::sweep::Row*> bests;
   for (const auto& planned : p.runs) {
     const SpaceInfo where = space_info(planned.space);
-    const sweep::Row* best = nullptr;
+    const measure::sweep::Row* best = nullptr;
     for (const auto& d : rows.rows())
       if (d.policy == planned.entry->name && d.space == to_string(planned.space) && d.device == where.device &&
           d.backend == where.backend && d.sizes == rec.deck.sizes && (!best || d.time_median_s < best->time_median_s) &&
@@ -425,7 +450,8 @@ int cmd_sweep(const std::vector<std::string>& args) {
         best = &d;
     bests.push_back(best);
   }
-  const bool any_verified = std::any_of(bests.begin(), bests.end(), [](const sweep::Row* b) { return b != nullptr; });
+  const bool any_verified =
+      std::any_of(bests.begin(), bests.end(), [](const measure::sweep::Row* b) { return b != nullptr; });
   if (any_verified)
     std::cout << "\ndeciding the best point of each policy against its defaults (" << measure::kDecideRepeats
               << " interleaved runs of each; docs/formats.md, \"Tuning file\")\n"
@@ -634,4 +660,4 @@ int cmd_tune(const std::vector<std::string>& args) {
   return wrong ? 2 : 0;
 }
 
-}  // namespace gpp::app
+}  // namespace gpp::commands

@@ -9,7 +9,7 @@
 #include <iostream>
 #include <string>
 
-namespace gpp::app {
+namespace gpp::commands {
 
 std::string kokkos_backends() {
   std::string b;
@@ -36,8 +36,8 @@ std::string kokkos_backends() {
 }
 
 int cmd_version(std::ostream& out) {
-  out << "gpp " << build_info::version() << "\n"
-      << "git " << build_info::git_hash() << "\n"
+  out << "gpp " << record::build_info::version() << "\n"
+      << "git " << record::build_info::git_hash() << "\n"
       << "Kokkos " << compat::kokkos_version_string() << " (" << kokkos_backends() << "; default execution space "
       << Kokkos::DefaultExecutionSpace::name() << ")\n";
   // What the device code is compiled for, known without a device (a login node).
@@ -45,4 +45,4 @@ int cmd_version(std::ostream& out) {
   return 0;
 }
 
-}  // namespace gpp::app
+}  // namespace gpp::commands

@@ -11,7 +11,17 @@
 #include <cstdio>
 #include <iostream>
 
-namespace gpp::app {
+namespace gpp::commands {
+using files::check_files;
+using files::check_lockable;
+using files::InputFile;
+using files::OutputRequest;
+using record::PolicyRun;
+using record::row_of;
+using record::RunRecord;
+using record::space_info;
+using session::Session;
+using session::VerifyMode;
 
 std::string duration_text(double s) {
   char buf[48];
@@ -157,7 +167,7 @@ void check_shared_outputs(const std::vector<InputFile>& inputs, const std::vecto
 
 namespace {
 /// The row a run of this record would write on `k`: its origin (device, build, deck).
-sweep::Row origin_row(const RunRecord& rec, SpaceKind k) {
+measure::sweep::Row origin_row(const RunRecord& rec, SpaceKind k) {
   PolicyRun run;
   run.space = space_info(k);
   return row_of(rec, run);
@@ -166,14 +176,14 @@ sweep::Row origin_row(const RunRecord& rec, SpaceKind k) {
 
 PointRows::PointRows(std::string resume, std::string csv)
     : resume_(std::move(resume)), resume_exists_(file_exists(resume_)),
-      csv_("--csv", std::move(csv), sweep::csv_header()) {
-  if (resume_exists_) old_ = sweep::read_sweep_csv(resume_);
+      csv_("--csv", std::move(csv), measure::sweep::csv_header()) {
+  if (resume_exists_) old_ = measure::sweep::read_sweep_csv(resume_);
 }
 
 void PointRows::start(const RunRecord& rec) {
   rec_ = &rec;
   for (std::size_t i = 0; i < old_.rows.size(); ++i) {
-    const sweep::Row& row = old_.rows[i];
+    const measure::sweep::Row& row = old_.rows[i];
     const std::string at = "--resume " + resume_ + ": row " + std::to_string(i + 1) + " ";
     SpaceKind k;
     try {
@@ -181,7 +191,7 @@ void PointRows::start(const RunRecord& rec) {
     } catch (const Error& e) {
       throw Error(at + "space '" + row.space + "': " + e.what());
     }
-    if (const std::string d = sweep::origin_difference(row, origin_row(rec, k)); !d.empty())
+    if (const std::string d = measure::sweep::origin_difference(row, origin_row(rec, k)); !d.empty())
       throw Error(at + "is of another " + d +
                   ": rows of another device, backend, build or deck cannot mark points done (sweep into a new CSV)");
   }
@@ -190,7 +200,7 @@ void PointRows::start(const RunRecord& rec) {
   if (file()) csv_.start(old_.lines, csv_.path() != resume_);
 }
 
-bool PointRows::done(const sweep::Row& row) {
+bool PointRows::done(const measure::sweep::Row& row) {
   if (file() && rec_) {
     // What processes sharing the file appended since we last looked. A row that does not
     // parse, or is of another origin, marks nothing done.
@@ -199,18 +209,19 @@ bool PointRows::done(const sweep::Row& row) {
       if (known_.insert(line).second) text += line + "\n";
     if (!text.empty()) {
       try {
-        for (const sweep::Row& r : sweep::parse_sweep_csv(sweep::csv_header() + "\n" + text, csv_.path()).rows)
-          if (sweep::origin_difference(r, origin_row(*rec_, parse_space(r.space))).empty()) rows_.push_back(r);
+        for (const measure::sweep::Row& r :
+             measure::sweep::parse_sweep_csv(measure::sweep::csv_header() + "\n" + text, csv_.path()).rows)
+          if (measure::sweep::origin_difference(r, origin_row(*rec_, parse_space(r.space))).empty()) rows_.push_back(r);
       } catch (const Error&) {
       }
     }
   }
   for (const auto& d : rows_)
-    if (sweep::same_point(d, row)) return true;
+    if (measure::sweep::same_point(d, row)) return true;
   return false;
 }
 
-void PointRows::add(const sweep::Row& row, const std::string& line) {
+void PointRows::add(const measure::sweep::Row& row, const std::string& line) {
   rows_.push_back(row);
   known_.insert(line);
 }
@@ -221,4 +232,4 @@ std::string PointRows::resumed_text() const {
                         : "; " + resume_ + " does not exist yet: a new campaign";
 }
 
-}  // namespace gpp::app
+}  // namespace gpp::commands

@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-namespace gpp::app {
+namespace gpp::commands {
 
 class Campaign {
  public:
@@ -103,13 +103,13 @@ class PointRows {
   /// Once the record exists: refuses resumed rows of another device, backend, build or
   /// deck (they would mark points done that this run never measured), then starts the
   /// CSV (replaced, with the resumed rows, unless it is the resumed file itself).
-  void start(const RunRecord& rec);
+  void start(const record::RunRecord& rec);
   /// Whether the point of `row` is done: in the resumed file, measured by this campaign,
   /// or appended meanwhile by another process (rows of this device, build and deck).
-  bool done(const sweep::Row& row);
+  bool done(const measure::sweep::Row& row);
   /// A row this campaign measured (`line`: as Campaign::done appended it).
-  void add(const sweep::Row& row, const std::string& line);
-  const std::vector<sweep::Row>& rows() const { return rows_; }
+  void add(const measure::sweep::Row& row, const std::string& line);
+  const std::vector<measure::sweep::Row>& rows() const { return rows_; }
   formats::SharedRows* file() { return csv_.path().empty() ? nullptr : &csv_; }
   /// "; 12 rows already in s.csv" or "; s.csv does not exist yet: a new campaign" ("" without --resume).
   std::string resumed_text() const;
@@ -117,16 +117,17 @@ class PointRows {
  private:
   std::string resume_;
   bool resume_exists_ = false;
-  sweep::CsvFile old_;
+  measure::sweep::CsvFile old_;
   formats::SharedRows csv_;
-  const RunRecord* rec_ = nullptr;
-  std::vector<sweep::Row> rows_;
+  const record::RunRecord* rec_ = nullptr;
+  std::vector<measure::sweep::Row> rows_;
   std::set<std::string> known_;
 };
 
 /// The files a campaign writes as it goes and at its end: checked (check_files), and
 /// their locks tried, before any work.
-void check_shared_outputs(const std::vector<InputFile>& inputs, const std::vector<OutputRequest>& outputs);
+void check_shared_outputs(const std::vector<files::InputFile>& inputs,
+                          const std::vector<files::OutputRequest>& outputs);
 
 bool file_exists(const std::string& path);
 
@@ -134,7 +135,8 @@ bool file_exists(const std::string& path);
 /// (prepare_reference) with a line before it on a long deck and what it took after it.
 /// `progress` (may be null) reports the reference pass where it is long; `arms`: the pass
 /// also counts the arms of every term (a WorkCounter then needs no pass of its own).
-void start_verification(Session& s, const RunOptions& o, session::Progress* progress = nullptr, bool arms = false);
+void start_verification(session::Session& s, const RunOptions& o, session::Progress* progress = nullptr,
+                        bool arms = false);
 
 /// "12.3 s", "4 min 05 s", "2 h 10 min".
 std::string duration_text(double seconds);
@@ -142,4 +144,4 @@ std::string duration_text(double seconds);
 /// `args` quoted for a POSIX shell where they need it.
 std::string shell_words(const std::vector<std::string>& args);
 
-}  // namespace gpp::app
+}  // namespace gpp::commands

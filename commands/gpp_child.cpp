@@ -16,7 +16,8 @@
 #include <cstring>
 #include <thread>
 
-namespace gpp::app {
+namespace gpp::commands {
+using formats::format_double;
 
 void check_time_limit(const std::string& option, double seconds) {
   if (!std::isfinite(seconds) || !(seconds > 0) || seconds > 1e6)
@@ -87,4 +88,4 @@ ChildResult run_child(const std::vector<std::string>& argv, double limit_s) {
   return r;
 }
 
-}  // namespace gpp::app
+}  // namespace gpp::commands

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace gpp::app {
+namespace gpp::commands {
 
 struct ChildResult {
   int status = -1;         // exit status; 128 + N for a signal; -1 when it could not start
@@ -21,4 +21,4 @@ ChildResult run_child(const std::vector<std::string>& argv, double limit_s);
 /// A time limit option's value: positive, finite, at most 10^6 s. Throws gpp::Error.
 void check_time_limit(const std::string& option, double seconds);
 
-}  // namespace gpp::app
+}  // namespace gpp::commands

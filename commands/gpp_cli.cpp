@@ -16,7 +16,12 @@
 #include <memory>
 #include <sstream>
 
-namespace gpp::app {
+namespace gpp::commands {
+using files::excerpt;
+using files::is_text;
+using files::one_line;
+using session::VerifyMode;
+
 namespace {
 
 // A TOML deck is a few hundred bytes; anything far larger is not one (/dev/zero, a
@@ -295,7 +300,7 @@ int parse(CLI::App& app, const std::string& command, const std::vector<std::stri
   // refusal of it (or of an option) is agreed on by all ranks and printed once, by rank 0
   // (main), never one line per rank and MPI_Abort.
   int rc = -1;
-  mpi::collectively([&] {
+  session::mpi::collectively([&] {
     refuse_empty_values(app, given);
     // `gpp run FILE.dat` is `gpp run --input FILE.dat`, for every command that reads one.
     std::vector<std::string> storage{"gpp " + command};
@@ -400,4 +405,4 @@ int cmd_policies(const std::vector<std::string>& args) {
   return 0;
 }
 
-}  // namespace gpp::app
+}  // namespace gpp::commands

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace gpp::app {
+namespace gpp::commands {
 
 /// The deck file option `names` (a TOML config file), checked before it is opened: a
 /// regular text file of at most 1 MiB, no key given twice.
@@ -42,11 +42,11 @@ void add_space_option(CLI::App& app, std::string& space);
 
 /// --verify and --rtol.
 void add_verify_options(CLI::App& app, std::string& verify, double& rtol);
-VerifyMode parse_verify_mode(const std::string& s);
+session::VerifyMode parse_verify_mode(const std::string& s);
 
 /// Parse args (without the command name) into app, on every rank (collective). Returns -1
 /// on success, 0 after printing the help; a refusal (an option, an empty value, the deck
-/// file) throws mpi::CollectiveError on every rank, which main prints once. For an app with
+/// file) throws session::mpi::CollectiveError on every rank, which main prints once. For an app with
 /// --input, a lone FILE.dat (.h5, .hdf5) is read as --input FILE.dat.
 int parse(CLI::App& app, const std::string& command, const std::vector<std::string>& args);
 
@@ -59,4 +59,4 @@ Tunables tunables_for(const PolicyEntry& entry, const Tunables& t);
 /// The Kokkos backends this binary was compiled with ("Serial,OpenMP").
 std::string kokkos_backends();
 
-}  // namespace gpp::app
+}  // namespace gpp::commands

@@ -18,7 +18,36 @@
 
 #include <sys/stat.h>
 
-namespace gpp::app {
+namespace gpp::commands {
+using files::check_files;
+using files::InputFile;
+using files::OutputRequest;
+using files::write_file_atomically;
+using measure::BranchCounts;
+using measure::default_tuning_path;
+using measure::read_tuning_file;
+using measure::tuning_source;
+using measure::TuningEntry;
+using measure::TuningFile;
+using record::csv_rows;
+using record::describe_tunables;
+using record::RunRecord;
+using record::space_info;
+using record::SpaceInfo;
+using session::check_memory_fits;
+using session::check_placement;
+using session::complete_share;
+using session::for_each_slice;
+using session::make_session;
+using session::make_session_from_file;
+using session::parse_bytes;
+using session::placement;
+using session::plan_chunks;
+using session::reference_space;
+using session::resolve;
+using session::Session;
+using session::shared_device_allowed;
+using session::VerifyMode;
 
 void add_run_options(CLI::App& app, RunOptions& o, const std::string& command) {
   add_deck_options(app, o.deck);
@@ -131,7 +160,7 @@ Prepared prepare_this_rank(CLI::App& app, const RunOptions& o, session::Progress
     runs.push_back({e, placement(*e, requested), t});
   }
   check_results_path(o.output_path);
-  const GpShare share{mpi::rank(), mpi::size()};
+  const GpShare share{session::mpi::rank(), session::mpi::size()};
   const long long max_device_bytes = o.max_device_mem.empty() ? 0 : parse_bytes(o.max_device_mem, "--max-device-mem");
   // Every input and output, before any work: inputs are regular files, no output is an
   // input (however spelled) or another output. The tuning file from any of its sources.
@@ -174,7 +203,7 @@ Prepared prepare_this_rank(CLI::App& app, const RunOptions& o, session::Progress
   if (progress) progress->finish();
   for (const auto& r : p.runs) plan_chunks(p.session, r.space, max_device_bytes);
   // A rank's work decides its tunables' size class (one rank: the whole deck).
-  const std::string size_class = sweep::size_class(p.session.host.updates());
+  const std::string size_class = measure::sweep::size_class(p.session.host.updates());
   for (auto& r : p.runs) {
     const TuningEntry* e = nullptr;
     if (tuning) {
@@ -196,14 +225,14 @@ Prepared prepare_this_rank(CLI::App& app, const RunOptions& o, session::Progress
 
 Prepared prepare(CLI::App& app, const RunOptions& o, session::Progress* progress) {
   std::optional<Prepared> p;
-  mpi::collectively([&] { p.emplace(prepare_this_rank(app, o, progress)); });
+  session::mpi::collectively([&] { p.emplace(prepare_this_rank(app, o, progress)); });
   // Every rank runs the same deck (its data's digest: one rank given another deck file,
   // seed or input would add its sums to the others') with the same tunables (a tuning
   // file differs between ranks when $HOME or $GPP_TUNING_FILE does).
   std::string plan = "deck " + p->session.deck_digest;
   for (const auto& r : p->runs)
     plan += "; " + r.entry->name + " on the " + to_string(r.space) + ": " + describe_tunables(r.tunables);
-  mpi::agree(mpi::compare_with_rank0("deck and tunables", plan));
+  session::mpi::agree(session::mpi::compare_with_rank0("deck and tunables", plan));
   // Every rank has started its device: which GPU each drives, two on one refused.
   check_placement(shared_device_allowed());
   complete_share(p->session);
@@ -218,12 +247,12 @@ void write_outputs(const RunOptions& o, const RunRecord& r) {
   const auto write = [&] {
     // The sweep's CSV and tuning file (more_outputs) are its own to write.
     if (!o.json_path.empty()) write_file_atomically(o.json_path, to_json(r));
-    if (!o.csv_path.empty()) write_file_atomically(o.csv_path, sweep::csv_header() + "\n" + csv_rows(r));
+    if (!o.csv_path.empty()) write_file_atomically(o.csv_path, measure::sweep::csv_header() + "\n" + csv_rows(r));
     if (!o.output_path.empty()) write_results_h5(o.output_path, r);
   };
-  if (mpi::size() == 1) return write();
-  mpi::collectively([&] {
-    if (mpi::rank() == 0) write();
+  if (session::mpi::size() == 1) return write();
+  session::mpi::collectively([&] {
+    if (session::mpi::rank() == 0) write();
   });
 }
 
@@ -276,11 +305,11 @@ void add_static_remainder(Session& s, RunRecord& r, SpaceKind k, session::Progre
     });
   });
   if (progress) progress->finish();
-  mpi::sum(achstemp);
+  session::mpi::sum(achstemp);
   r.achstemp = achstemp[0];
-  r.static_s = mpi::max(seconds);
+  r.static_s = session::mpi::max(seconds);
   r.achstemp_space = space_info(k);
   if (s.reference_achstemp) r.achstemp_rel_error = relative_error(*r.achstemp, *s.reference_achstemp);
 }
 
-}  // namespace gpp::app
+}  // namespace gpp::commands

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace gpp::app {
+namespace gpp::commands {
 
 struct RunOptions {
   DeckParams deck;
@@ -33,8 +33,8 @@ struct RunOptions {
   // The files a command reads and writes besides the deck, --input, the tuning file and
   // --json/--csv/--output (a resumed CSV, a ceilings file, a tuning file to write): all
   // checked together, before any work (files/gpp_outputs.hpp).
-  std::vector<InputFile> more_inputs;
-  std::vector<OutputRequest> more_outputs;
+  std::vector<files::InputFile> more_inputs;
+  std::vector<files::OutputRequest> more_outputs;
 };
 
 /// The options of `command` (run, bench or sweep): deck, --input, --policy, --space,
@@ -46,11 +46,11 @@ struct PlannedRun {
   const PolicyEntry* entry;
   SpaceKind space;
   Tunables tunables;                        // requested (0: default), tuning file values filled in
-  std::string tunables_source = "default";  // PolicyRun::tunables_source
+  std::string tunables_source = "default";  // record::PolicyRun::tunables_source
 };
 
 struct Prepared {
-  Session session;
+  session::Session session;
   std::vector<PlannedRun> runs;
   std::string tuning_path;  // the tuning file read ("" if none)
 };
@@ -64,37 +64,37 @@ std::string apply_tuning(const PolicyEntry& entry, Tunables& t, const Tunables* 
 /// Opens the session (this rank's share of G', docs/mpi.md) and checks every planned run
 /// (its tunables resolved on its space), every input file and every output path. Nothing
 /// has been printed when this returns or throws. Collective: an error on any rank is
-/// thrown on every rank (mpi::CollectiveError); then every rank checks that it runs the
+/// thrown on every rank (session::mpi::CollectiveError); then every rank checks that it runs the
 /// same deck (a digest of its data) with the same tunables as rank 0.
 /// Making the deck reports on `progress` (may be null) where it is long.
 Prepared prepare(CLI::App& app, const RunOptions& o, session::Progress* progress = nullptr);
 
 /// The outputs `o` asks for, with their options (more_outputs included).
-std::vector<OutputRequest> output_requests(const RunOptions& o);
+std::vector<files::OutputRequest> output_requests(const RunOptions& o);
 
 /// The deck file given to `app` ("" if none).
 std::string deck_file_of(CLI::App& app);
 
 /// Writes the record to every output `o` asks for (JSON, CSV, HDF5 results), each whole
 /// (files/gpp_atomic_file.hpp), before a result is printed; rank 0 only.
-void write_outputs(const RunOptions& o, const RunRecord& r);
+void write_outputs(const RunOptions& o, const record::RunRecord& r);
 
 /// The branch fractions line of the text output.
-std::string describe_branches(const BranchCounts& b);
+std::string describe_branches(const measure::BranchCounts& b);
 
 /// The arm of every term of the session's deck, counted once: what the FLOP count of
 /// every point needs (docs/roofline.md, "Counting"). The session's arms where its
 /// reference pass counted them, else one pass of the fast reference on the default space.
 struct WorkCounter {
-  counts::Shape shape;
-  counts::ArmCounts arms;
-  WorkCounter(Session& s, session::Progress* progress = nullptr)
-      : shape(counts::shape_of(s.host)), arms(arm_counts(s, progress)) {}
+  measure::counts::Shape shape;
+  measure::counts::ArmCounts arms;
+  WorkCounter(session::Session& s, session::Progress* progress = nullptr)
+      : shape(measure::counts::shape_of(s.host)), arms(arm_counts(s, progress)) {}
   /// The counted FP64 FLOPs of one evaluation of `run`'s point, 0 for a point that did not run.
-  double flops(const PolicyRun& run) const {
+  double flops(const record::PolicyRun& run) const {
     if (run.times.empty()) return 0;
     try {
-      return counts::count_policy(run.policy, shape, arms, run.tunables).ops.flops();
+      return measure::counts::count_policy(run.policy, shape, arms, run.tunables).ops.flops();
     } catch (const Error&) {
       return 0;  // a policy without a count: the gflops column stays empty
     }
@@ -105,12 +105,13 @@ struct WorkCounter {
 /// priors of session/gpp_estimate.hpp): the reference pass (or the arms' pass where
 /// `arms` and the target needs none), the static remainder on the first run's space where
 /// `with_static`, and `runs` runs of each planned policy.
-double estimated_seconds(const Session& s, const std::vector<PlannedRun>& planned, VerifyMode mode, bool arms,
-                         bool with_static, int runs);
+double estimated_seconds(const session::Session& s, const std::vector<PlannedRun>& planned, session::VerifyMode mode,
+                         bool arms, bool with_static, int runs);
 
 /// Computes achstemp on the first run's space into the record, checked against the
 /// reference's when the session has one; in G' slices where it is long, reported on
 /// `progress` (may be null).
-void add_static_remainder(Session& s, RunRecord& r, SpaceKind k, session::Progress* progress = nullptr);
+void add_static_remainder(session::Session& s, record::RunRecord& r, SpaceKind k,
+                          session::Progress* progress = nullptr);
 
-}  // namespace gpp::app
+}  // namespace gpp::commands

@@ -1,8 +1,8 @@
 #include "gpp_commands.hpp"
 
-namespace gpp::app {
+namespace gpp::commands {
 
-const std::vector<Command>& commands() {
+const std::vector<Command>& all() {
   static const std::vector<Command> table = {
       {"run", "run a deck with one policy, a list, or all; time and verify it", cmd_run, true},
       {"bench", "time a list of policies on a deck; table, CSV and JSON rows", cmd_bench, false},
@@ -17,7 +17,7 @@ const std::vector<Command>& commands() {
 }
 
 const Command* find_command(const std::string& name) {
-  for (const Command& c : commands())
+  for (const Command& c : all())
     if (name == c.name) return &c;
   return nullptr;
 }
@@ -27,11 +27,11 @@ void usage(std::ostream& o) {
        "usage: gpp COMMAND [options]    (gpp COMMAND --help for a command's options)\n"
        "       gpp --version            (version, git hash, Kokkos version and backends)\n\n"
        "commands:\n";
-  for (const Command& c : commands()) {
+  for (const Command& c : all()) {
     const std::string name = c.name;
     o << "  " << name << std::string(name.size() < 10 ? 10 - name.size() : 1, ' ') << c.summary << "\n";
   }
   o << "\nKokkos options (--kokkos-num-threads=N, ...) may be given anywhere.\n";
 }
 
-}  // namespace gpp::app
+}  // namespace gpp::commands

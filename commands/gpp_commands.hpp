@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace gpp::app {
+namespace gpp::commands {
 
 int cmd_run(const std::vector<std::string>& args);
 int cmd_bench(const std::vector<std::string>& args);
@@ -31,7 +31,7 @@ struct Command {
 };
 
 /// Every command, in the order the usage text lists them.
-const std::vector<Command>& commands();
+const std::vector<Command>& all();
 
 /// The command named `name`, or null.
 const Command* find_command(const std::string& name);
@@ -39,4 +39,4 @@ const Command* find_command(const std::string& name);
 /// The usage text (`gpp --help`, and `gpp` alone on stderr).
 void usage(std::ostream& out);
 
-}  // namespace gpp::app
+}  // namespace gpp::commands

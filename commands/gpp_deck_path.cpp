@@ -23,7 +23,7 @@
 
 namespace fs = std::filesystem;
 
-namespace gpp::app {
+namespace gpp::commands {
 
 namespace {
 
@@ -87,4 +87,4 @@ std::string resolve_deck(const std::string& given) {
   throw Error("no deck '" + given + "' (looked for " + where + ")");
 }
 
-}  // namespace gpp::app
+}  // namespace gpp::commands

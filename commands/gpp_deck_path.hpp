@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-namespace gpp::app {
+namespace gpp::commands {
 
 /// The directories a bare deck name is looked up in, in order: the installed decks
 /// (<prefix>/share/gpp/inputs, found from the executable's own location), then, for a
@@ -21,4 +21,4 @@ std::string resolve_deck(const std::string& given);
 /// in the source tree; `relative` itself where neither holds it.
 std::string shipped_tuning_path(const std::string& relative);
 
-}  // namespace gpp::app
+}  // namespace gpp::commands

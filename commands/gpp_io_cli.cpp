@@ -10,7 +10,9 @@
 
 #include <algorithm>
 
-namespace gpp::app {
+namespace gpp::commands {
+using formats::have_hdf5;
+
 namespace {
 bool ends_with(const std::string& s, const char* tail) {
   const std::string t = tail;
@@ -74,4 +76,4 @@ void check_team_counts(const std::vector<const PolicyEntry*>& policies, const Tu
   }
 }
 
-}  // namespace gpp::app
+}  // namespace gpp::commands

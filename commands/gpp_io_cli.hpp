@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace gpp::app {
+namespace gpp::commands {
 
 /// The first deck option (or deck file) given to `app`, "" if none; --name does not count.
 std::string deck_option_given(CLI::App& app);
@@ -30,4 +30,4 @@ void check_team_counts(const std::vector<const PolicyEntry*>& policies, const Tu
 /// Refuses an --output name that is not .h5/.hdf5, or a build without HDF5.
 void check_results_path(const std::string& path);
 
-}  // namespace gpp::app
+}  // namespace gpp::commands

@@ -11,7 +11,7 @@
 #include <cstring>
 #include <vector>
 
-namespace gpp {
+namespace gpp::files {
 
 std::string output_target(const std::string& path) {
   std::string p = path;
@@ -53,4 +53,4 @@ void throw_write_error(const std::string& path, int errnum) {
   throw Error("cannot write " + path + ": " + std::strerror(errnum));
 }
 
-}  // namespace gpp
+}  // namespace gpp::files

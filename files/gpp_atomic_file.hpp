@@ -5,7 +5,7 @@
 // replaced, the link stays. A replaced file keeps its permission bits.
 #include <string>
 
-namespace gpp {
+namespace gpp::files {
 
 /// The file a write to `path` lands in: `path` itself, or, when `path` is a symlink, the
 /// file it points to (followed to the end, relative links from their own directory).
@@ -36,4 +36,4 @@ class AtomicOutput {
 /// "cannot write PATH: <strerror(errno)>".
 [[noreturn]] void throw_write_error(const std::string& path, int errnum);
 
-}  // namespace gpp
+}  // namespace gpp::files

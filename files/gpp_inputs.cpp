@@ -9,7 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
-namespace gpp {
+namespace gpp::files {
 namespace {
 
 std::string kind_of(mode_t m) {
@@ -63,4 +63,4 @@ std::string read_input_file(const std::string& what, const std::string& path, st
   return text;
 }
 
-}  // namespace gpp
+}  // namespace gpp::files

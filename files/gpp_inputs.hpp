@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-namespace gpp {
+namespace gpp::files {
 
 /// Most bytes of the small files gpp reads whole: tuning files and ceilings (JSON), a
 /// resumed sweep CSV, a profiler's report.
@@ -33,4 +33,4 @@ void require_input_file(const std::string& what, const std::string& path, std::i
 /// for anything else.
 std::string read_input_file(const std::string& what, const std::string& path, std::int64_t max_bytes);
 
-}  // namespace gpp
+}  // namespace gpp::files

@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-namespace gpp::io {
+namespace gpp::files::io {
 
 template <class... Args>
 std::string str(Args&&... args) {
@@ -91,4 +91,4 @@ inline std::string too_large(long double bytes) {
   return "";
 }
 
-}  // namespace gpp::io
+}  // namespace gpp::files::io

@@ -13,7 +13,7 @@
 #include <cstring>
 #include <utility>
 
-namespace gpp {
+namespace gpp::files {
 
 void write_file_atomically(const std::string& path, const std::string& content) {
   AtomicOutput out(path);
@@ -86,4 +86,4 @@ void check_files(const std::vector<InputFile>& inputs, const std::vector<OutputR
   }
 }
 
-}  // namespace gpp
+}  // namespace gpp::files

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace gpp {
+namespace gpp::files {
 
 /// Writes `content` to `path` through a temporary name and a rename (AtomicOutput).
 void write_file_atomically(const std::string& path, const std::string& content);
@@ -36,4 +36,4 @@ struct OutputRequest {
 /// options name.
 void check_files(const std::vector<InputFile>& inputs, const std::vector<OutputRequest>& outputs);
 
-}  // namespace gpp
+}  // namespace gpp::files

@@ -13,7 +13,7 @@
 #include <cstring>
 #include <iostream>
 
-namespace gpp {
+namespace gpp::files {
 namespace {
 
 // Open file description locks where the kernel has them: they belong to the open file,
@@ -108,4 +108,4 @@ std::string update_shared_file(const std::string& what, const std::string& path,
   return text;
 }
 
-}  // namespace gpp
+}  // namespace gpp::files

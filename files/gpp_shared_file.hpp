@@ -15,7 +15,7 @@
 #include <functional>
 #include <string>
 
-namespace gpp {
+namespace gpp::files {
 
 /// An exclusive lock on the file `path` (held from construction to destruction). Prints
 /// one line on stderr when another process holds it and this one waits.
@@ -42,4 +42,4 @@ void check_lockable(const std::string& option, const std::string& path);
 std::string update_shared_file(const std::string& what, const std::string& path, std::int64_t max_bytes,
                                const std::function<std::string(const std::string&)>& merge);
 
-}  // namespace gpp
+}  // namespace gpp::files

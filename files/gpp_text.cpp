@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <string>
 
-namespace gpp::app {
+namespace gpp::files {
 
 namespace {
 // Length of the printable character (ASCII or well-formed UTF-8) at text[i], 0 if none.
@@ -110,4 +110,4 @@ std::string escaped(const std::string& text) {
 }
 }  // namespace
 
-}  // namespace gpp::app
+}  // namespace gpp::files

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <string>
 
-namespace gpp::app {
+namespace gpp::files {
 
 /// `text` as one printable line: control characters and bytes that are not UTF-8 are
 /// written as escapes (\n, \x89), so that an error message naming a file, a deck or a
@@ -23,4 +23,4 @@ std::string excerpt(const std::string& text, std::size_t max = 60);
 /// return and tab.
 bool is_text(const std::string& text);
 
-}  // namespace gpp::app
+}  // namespace gpp::files

@@ -14,6 +14,11 @@
 #include <set>
 
 namespace gpp::formats {
+using files::FileLock;
+using files::kMaxCsvBytes;
+using files::read_input_file;
+using files::throw_write_error;
+using files::write_file_atomically;
 
 std::string csv_field(const std::string& v) {
   if (v.find_first_of(",\"\n\r") == std::string::npos) return v;

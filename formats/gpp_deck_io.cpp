@@ -9,7 +9,7 @@
 #include <cstring>
 #include <fstream>
 
-namespace gpp {
+namespace gpp::formats {
 namespace {
 
 std::string extension(const std::string& path) {
@@ -59,4 +59,4 @@ void write_deck_file(const InputDeck& in, const std::string& path) {
     write_dat(in, path);
 }
 
-}  // namespace gpp
+}  // namespace gpp::formats

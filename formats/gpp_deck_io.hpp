@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-namespace gpp {
+namespace gpp::formats {
 
 /// What reading an input file cost: the read itself and validate() after it.
 struct ReadStats {
@@ -32,4 +32,4 @@ InputDeck read_deck_file(const std::string& path, ReadStats* stats = nullptr);
 /// write_dat or write_h5_deck, by the name's extension.
 void write_deck_file(const InputDeck& in, const std::string& path);
 
-}  // namespace gpp
+}  // namespace gpp::formats

@@ -23,7 +23,10 @@ static_assert(sizeof(gpp::complex_t) == 16, "Kokkos::complex<double> must be two
 static_assert(sizeof(std::complex<double>) == 16, "std::complex<double> must be two packed doubles");
 static_assert(sizeof(int) == 4, "Fortran default integers are 4 bytes");
 
-namespace gpp {
+namespace gpp::formats {
+using files::AtomicOutput;
+using files::throw_write_error;
+
 namespace {
 
 constexpr int kRecords = 18;
@@ -79,12 +82,12 @@ bool size_from_header(int rec) {
   return rec == 3 || rec == 4 || rec == 6 || rec == 7 || rec == 8 || rec == 10 || (rec >= 12 && rec <= 14);
 }
 
-using io::str;
+using files::io::str;
 
 class DatReader {
  public:
   explicit DatReader(const std::string& path) : path_(path) {
-    io::require_regular_file(path);
+    files::io::require_regular_file(path);
     struct stat st;
     fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd_ < 0) throw Error(str("cannot read ", path, ": ", std::strerror(errno)));
@@ -126,12 +129,12 @@ class DatReader {
 
   void read(void* dst, std::int64_t n) {
     if (pos_ + n > end_) fail("internal error: read past the record");
-    if (n < io::kParallelReadBytes) {
+    if (n < formats::kParallelReadBytes) {
       raw(dst, n);
       return;
     }
     // A large record (a matrix): read by several threads, then on from its end.
-    if (const std::string why = io::parallel_pread(fd_, pos_, dst, n); !why.empty())
+    if (const std::string why = formats::parallel_pread(fd_, pos_, dst, n); !why.empty())
       fail(why.rfind("the file ends", 0) == 0 ? "the file ends inside the record (it shrank while being read)" : why);
     pos_ += n;
     if (::lseek(fd_, off_t(pos_), SEEK_SET) != off_t(pos_)) fail(str("seek failed: ", std::strerror(errno)));
@@ -180,7 +183,7 @@ class DatReader {
 };
 
 HostComplexMatrix allocate(DatReader& f, const char* label, int rows, int cols) {
-  if (const std::string why = io::too_large((long double)bytes(rows, cols, 16)); !why.empty()) f.fail(why);
+  if (const std::string why = files::io::too_large((long double)bytes(rows, cols, 16)); !why.empty()) f.fail(why);
   try {
     return runtime::host_view<HostComplexMatrix>(label, rows, cols);
   } catch (const std::exception&) {
@@ -230,7 +233,8 @@ InputDeck read_dat(const std::string& path, ReadStats* stats) {
   long double total = 0;
   for (int r = 3; r <= kRecords; ++r) total += (long double)layout.need[r];
   if (total <= (long double)f.size())
-    if (const std::string why = io::too_large(total); !why.empty()) f.fail(str("the arrays of this header ", why));
+    if (const std::string why = files::io::too_large(total); !why.empty())
+      f.fail(str("the arrays of this header ", why));
 
   read_vector(f, 3, layout.need[3], in.peinf_indext_dist);
   read_vector(f, 4, layout.need[4], in.wfnkq_ekq);
@@ -415,4 +419,4 @@ void write_dat(const InputDeck& in, const std::string& path) {
   out.commit();
 }
 
-}  // namespace gpp
+}  // namespace gpp::formats

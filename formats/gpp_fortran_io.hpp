@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-namespace gpp {
+namespace gpp::formats {
 
 /// Reads a .dat file. Every record marker is checked on both sides against the size the
 /// header implies (and against what is left of the file) before anything is allocated;
@@ -35,4 +35,4 @@ inline bool dat_holds_frequencies(int nstart, int nend) { return 1 <= nstart && 
 /// The size of the .dat file write_dat makes of `in`.
 std::int64_t dat_file_bytes(const InputDeck& in);
 
-}  // namespace gpp
+}  // namespace gpp::formats

@@ -20,7 +20,9 @@
 #include <cstring>
 #endif
 
-namespace gpp {
+namespace gpp::formats {
+using files::AtomicOutput;
+using files::throw_write_error;
 
 #ifndef GPP_HAVE_HDF5
 
@@ -56,7 +58,7 @@ bool have_hdf5() { return true; }
 
 namespace {
 
-using io::str;
+using files::io::str;
 
 /// Owner of one HDF5 identifier.
 class Hid {
@@ -326,7 +328,7 @@ class Reader {
   bool structure_only = false;
 
   explicit Reader(const std::string& path) : path_(path) {
-    io::require_regular_file(path);
+    files::io::require_regular_file(path);
     if (FILE* f = std::fopen(path.c_str(), "rb")) {
       std::fclose(f);
     } else {
@@ -448,7 +450,8 @@ class Reader {
         fail(str("dataset ", name, " was created but only partly written (", stored, " of ", (double)want,
                  " chunks stored)"));
     }
-    if (const std::string why = io::too_large(elements * 16); !why.empty()) fail(str("dataset ", name, " ", why));
+    if (const std::string why = files::io::too_large(elements * 16); !why.empty())
+      fail(str("dataset ", name, " ", why));
     return d;
   }
 
@@ -507,7 +510,7 @@ class Reader {
   // returns false and the library reads it instead.
   bool read_in_parallel(hid_t d, void* buf, const std::int64_t elements) {
     const std::int64_t bytes = elements * 16;
-    if (bytes < io::kParallelReadBytes) return false;
+    if (bytes < formats::kParallelReadBytes) return false;
     Hid plist(H5Dget_create_plist(d), H5Pclose), fcpl(H5Fget_create_plist(file_), H5Pclose);
     Hid file_type(H5Dget_type(d), H5Tclose), space(H5Dget_space(d), H5Sclose);
     const Hid mem_type = complex_type(H5T_NATIVE_DOUBLE);
@@ -521,7 +524,7 @@ class Reader {
     if (address == HADDR_UNDEF) return false;
     const int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return false;
-    const std::string why = io::parallel_pread(fd, std::int64_t(address), buf, bytes);
+    const std::string why = formats::parallel_pread(fd, std::int64_t(address), buf, bytes);
     ::close(fd);
     if (!why.empty()) return false;
     hsize_t dims[2];
@@ -608,7 +611,7 @@ void preflight(const std::string& path) {
 }  // namespace
 
 InputDeck read_h5_deck(const std::string& path, ReadStats* stats) {
-  io::require_regular_file(path);
+  files::io::require_regular_file(path);
   preflight(path);
   return read_deck(path, stats, false);
 }
@@ -667,7 +670,7 @@ InputDeck read_deck(const std::string& path, ReadStats* stats, bool structure_on
     f.dataset("aqsntemp", Kind::Complex, {hsize_t(in.peinf_ntband_max), hsize_t(in.ncouls)},
               "[peinf_ntband_max][ncouls]");
     const long double matrices = 16.0L * in.ncouls * (2.0L * in.peinf_ntband_max + 2.0L * in.ngpown);
-    if (const std::string why = io::too_large(matrices); !why.empty()) f.fail(str("its four matrices ", why));
+    if (const std::string why = files::io::too_large(matrices); !why.empty()) f.fail(str("its four matrices ", why));
   }
   in.aqsmtemp = f.matrix("aqsmtemp", in.ncouls, in.peinf_ntband_max, "[peinf_ntband_max][ncouls]");
   in.wtilde_array = f.matrix("wtilde_array", in.ncouls, in.ngpown, "[ngpown][ncouls]");
@@ -823,4 +826,4 @@ void H5Record::commit() { impl_->writer.commit(); }
 
 #endif  // GPP_HAVE_HDF5
 
-}  // namespace gpp
+}  // namespace gpp::formats

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace gpp {
+namespace gpp::formats {
 
 /// True when this build reads and writes HDF5 (CMake found HDF5).
 bool have_hdf5();
@@ -61,4 +61,4 @@ class H5Record {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace gpp
+}  // namespace gpp::formats

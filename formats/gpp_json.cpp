@@ -8,7 +8,8 @@
 #include <cstdint>
 #include <set>
 
-namespace gpp::app {
+namespace gpp::formats {
+using files::excerpt;
 
 std::string format_double(double v) {
   if (!std::isfinite(v)) return "null";
@@ -152,4 +153,4 @@ std::string json_kind(const JsonIn& j) {
   }
 }
 
-}  // namespace gpp::app
+}  // namespace gpp::formats

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace gpp::app {
+namespace gpp::formats {
 
 using Json = nlohmann::ordered_json;  // written
 using JsonIn = nlohmann::json;        // read
@@ -44,4 +44,4 @@ JsonIn parse_json(const std::string& text, const std::string& what);
 /// "a number", "a string", ...: the kind of a value, for messages.
 std::string json_kind(const JsonIn& j);
 
-}  // namespace gpp::app
+}  // namespace gpp::formats

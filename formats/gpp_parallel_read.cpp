@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-namespace gpp::io {
+namespace gpp::formats {
 
 std::string parallel_pread(const int fd, const std::int64_t offset, void* dst, const std::int64_t n, const int asked) {
   const std::int64_t threads = asked > 0 ? asked
@@ -48,4 +48,4 @@ std::string parallel_pread(const int fd, const std::int64_t offset, void* dst, c
   return "";
 }
 
-}  // namespace gpp::io
+}  // namespace gpp::formats

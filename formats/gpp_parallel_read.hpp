@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-namespace gpp::io {
+namespace gpp::formats {
 
 /// Ranges below this are read by one thread.
 inline constexpr std::int64_t kParallelReadBytes = std::int64_t(64) << 20;
@@ -18,4 +18,4 @@ inline constexpr std::int64_t kParallelReadBytes = std::int64_t(64) << 20;
 /// shrank while being read).
 std::string parallel_pread(int fd, std::int64_t offset, void* dst, std::int64_t n, int threads = 0);
 
-}  // namespace gpp::io
+}  // namespace gpp::formats

@@ -17,7 +17,7 @@ std::string csv_cell(const Json& v) {
       return std::to_string(v.get<unsigned long long>());
     case Json::value_t::number_float: {
       const double d = v.get<double>();
-      return std::isfinite(d) ? app::format_double(d) : "";
+      return std::isfinite(d) ? format_double(d) : "";
     }
     case Json::value_t::string:
       return csv_field(v.get<std::string>());

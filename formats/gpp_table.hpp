@@ -16,9 +16,6 @@
 
 namespace gpp::formats {
 
-using app::Json;
-using app::JsonIn;
-
 template <class Row>
 struct Field {
   std::string name;
@@ -43,7 +40,7 @@ template <class Row, class T>
 Field<Row> member(const char* name, T Row::*m) {
   return {name, [m](const Row& r) {
             if constexpr (std::is_floating_point_v<T>)
-              return app::json_number(r.*m);
+              return json_number(r.*m);
             else
               return Json(r.*m);
           }};
@@ -54,7 +51,7 @@ template <class Row, class Part, class T>
 Field<Row> member(const char* name, Part Row::*part, T Part::*m) {
   return {name, [part, m](const Row& r) {
             if constexpr (std::is_floating_point_v<T>)
-              return app::json_number(r.*part.*m);
+              return json_number(r.*part.*m);
             else
               return Json(r.*part.*m);
           }};
@@ -113,7 +110,7 @@ Row read_csv_cells(const Table<Row>& t, const std::vector<std::string>& cells, c
 /// or a value its field refuses.
 template <class Row>
 Row read_json_object(const Table<Row>& t, const JsonIn& o, const std::string& where) {
-  if (!o.is_object()) throw Error(where + "is " + app::json_kind(o) + ", not an object");
+  if (!o.is_object()) throw Error(where + "is " + json_kind(o) + ", not an object");
   Row r;
   for (const auto& f : t) {
     if (!f.from_json) continue;

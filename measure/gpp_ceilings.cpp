@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstring>
 
-namespace gpp::ceilings {
+namespace gpp::measure::ceilings {
 namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -232,4 +232,4 @@ template std::vector<SweepPoint> bandwidth_sweep(const DeviceExec&, double, doub
 template std::vector<LinkPoint> host_link(const DeviceExec&, double, int, std::string&);
 #endif
 
-}  // namespace gpp::ceilings
+}  // namespace gpp::measure::ceilings

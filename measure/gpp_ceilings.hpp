@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace gpp::ceilings {
+namespace gpp::measure::ceilings {
 
 struct Measured {
   double value = 0;  // GFLOP/s or GB/s (decimal)
@@ -56,4 +56,4 @@ std::vector<LinkPoint> host_link(const ExecSpace& space, double bytes, int trial
 inline constexpr int kChains = 16;
 inline constexpr int kStreamAccumulators = 8;  // independent accumulators per stream thread
 
-}  // namespace gpp::ceilings
+}  // namespace gpp::measure::ceilings

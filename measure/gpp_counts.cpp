@@ -17,7 +17,7 @@
 #include <map>
 #include <cmath>
 
-namespace gpp::counts {
+namespace gpp::measure::counts {
 namespace {
 
 Ops ops(double adds, double muls, double recips = 0, double sqrts = 0) { return {adds, muls, recips, sqrts}; }
@@ -307,4 +307,4 @@ Work count_policy(const std::string& policy, const Shape& s, const ArmCounts& ar
   return w;
 }
 
-}  // namespace gpp::counts
+}  // namespace gpp::measure::counts

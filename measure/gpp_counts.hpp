@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace gpp::counts {
+namespace gpp::measure::counts {
 
 // Kokkos 3.4's OpenMP joins through volatile references: the forwarding operator of
 // gpp_compat.hpp, visible to argument-dependent lookup for this namespace's types.
@@ -138,4 +138,4 @@ double compulsory_bytes(const Shape& s);
 /// The paper's FLOPs per update (its Nsight Compute count for v8 on Si-214): nominal.
 inline constexpr double kNominalFlopsPerUpdate = 108.4;
 
-}  // namespace gpp::counts
+}  // namespace gpp::measure::counts

@@ -11,7 +11,16 @@
 #include <fstream>
 #include <sstream>
 
-namespace gpp::app {
+namespace gpp::measure {
+using files::excerpt;
+using files::kMaxJsonBytes;
+using files::read_input_file;
+using formats::dump_json;
+using formats::Json;
+using formats::json_kind;
+using formats::json_number;
+using formats::JsonIn;
+using formats::parse_json;
 
 namespace {
 std::string bytes_text(double b) {
@@ -466,4 +475,4 @@ const std::string& roofline_csv_header() {
 
 std::string roofline_csv_row(const RooflineRow& r) { return formats::csv_line(roofline_csv_table(), r) + "\n"; }
 
-}  // namespace gpp::app
+}  // namespace gpp::measure

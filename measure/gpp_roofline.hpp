@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace gpp::app {
+namespace gpp::measure {
 
 struct BandwidthLevel {
   std::string level;  // HBM | DRAM | L3 | L2 | L1
@@ -94,4 +94,4 @@ const std::string& roofline_csv_header();
 /// One row's line, with its newline.
 std::string roofline_csv_row(const RooflineRow& r);
 
-}  // namespace gpp::app
+}  // namespace gpp::measure

@@ -13,7 +13,14 @@
 #include <sstream>
 #include <tuple>
 
-namespace gpp::app::sweep {
+namespace gpp::measure::sweep {
+using files::excerpt;
+using files::kMaxCsvBytes;
+using files::read_input_file;
+using formats::format_double;
+using formats::Json;
+using formats::json_number;
+
 namespace {
 
 std::vector<std::string> split(const std::string& s, char sep) {
@@ -415,4 +422,4 @@ bool same_point(const Row& a, const Row& b) {
          a.tunables.tile == b.tunables.tile && a.tunables.params == b.tunables.params;
 }
 
-}  // namespace gpp::app::sweep
+}  // namespace gpp::measure::sweep

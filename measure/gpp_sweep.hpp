@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace gpp::app::sweep {
+namespace gpp::measure::sweep {
 
 /// Most values one option may list, and most points one policy's grid may have.
 inline constexpr std::size_t kMaxValues = 4096;
@@ -104,4 +104,4 @@ bool same_point(const Row& a, const Row& b);
 /// Kokkos, deck: name and sizes), else the first field that differs with both values.
 std::string origin_difference(const Row& old, const Row& now);
 
-}  // namespace gpp::app::sweep
+}  // namespace gpp::measure::sweep

@@ -16,7 +16,20 @@
 #include <tuple>
 #include <utility>
 
-namespace gpp::app {
+namespace gpp::measure {
+using files::excerpt;
+using files::kMaxJsonBytes;
+using files::one_line;
+using files::read_input_file;
+using formats::dump_json;
+using formats::format_double;
+using formats::Json;
+using formats::json_kind;
+using formats::JsonIn;
+using formats::member;
+using formats::parse_json;
+using formats::to_written;
+
 namespace {
 
 const char* const kKnownFileFields[] = {"schema_version", "kind", "entries"};
@@ -376,4 +389,4 @@ std::string default_tuning_out_path() {
   return home;
 }
 
-}  // namespace gpp::app
+}  // namespace gpp::measure

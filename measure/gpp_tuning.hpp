@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace gpp::app {
+namespace gpp::measure {
 
 /// Why an entry's tunables beat the policy's defaults (measure/gpp_decide.hpp): the test,
 /// and the interleaved repeats it was decided on. Absent in hand-written entries.
@@ -28,13 +28,13 @@ struct TuningEntry {
   double time_median_s = 0;  // 0: not given (a hand-written entry)
   std::string deck, date;
   std::optional<TuningEvidence> evidence;
-  JsonIn unknown = JsonIn::object();  // fields gpp does not know: kept, written back
+  formats::JsonIn unknown = formats::JsonIn::object();  // fields gpp does not know: kept, written back
 };
 
 struct TuningFile {
   static constexpr int kSchemaVersion = 1;
   std::vector<TuningEntry> entries;
-  JsonIn unknown = JsonIn::object();  // top-level fields gpp does not know
+  formats::JsonIn unknown = formats::JsonIn::object();  // top-level fields gpp does not know
 
   /// The entry for this key (one of size_class "any" where there is none of the size's
   /// own), or null.
@@ -67,7 +67,7 @@ std::string to_json(const TuningFile& f);
 
 /// The tunables as a JSON object (band_block, ..., tile), those that are set: the one
 /// form of tunables in tuning files and in run records.
-Json json_tunables(const Tunables& t);
+formats::Json json_tunables(const Tunables& t);
 
 /// Throws gpp::Error unless `seconds` is a time a measurement can give: finite, positive,
 /// at most a year (a forged or garbage time is never a best point nor a tuning entry).
@@ -83,4 +83,4 @@ std::string tuning_source();
 /// not empty, else ~/.config/gpp/tuning.json (its directory created).
 std::string default_tuning_out_path();
 
-}  // namespace gpp::app
+}  // namespace gpp::measure

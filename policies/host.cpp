@@ -448,7 +448,7 @@ inline int occupied_band(const Rows& r, const int len, const Band& b, const doub
 // values, so that a term is in exactly one of the two) where |wdiff|^2 < |wtilde|^2 /
 // TOL_Zero (the near-pole arm; else the zero arm), with wtilde, I_eps, aqsn and the
 // threshold gathered by index. The near-pole test's |wtilde|^2 / TOL_Zero is counted with
-// every occupied term (counts::fused_cost's occ_common); it is made only for the terms
+// every occupied term (measure::counts::fused_cost's occ_common); it is made only for the terms
 // that are not regular. The lanes of a vector share each instruction, where a pass one term
 // at a time spent most of its time in a term's dependent chain to its division and in a
 // branch per frequency. The arithmetic is physics::near_pole_term's, term by term (the

@@ -35,9 +35,17 @@
 #define GPP_BUILD_TYPE ""
 #endif
 
-namespace gpp::app {
+namespace gpp::record {
+using formats::dump_json;
+using formats::have_hdf5;
+using formats::Json;
+using formats::json_complex;
+using formats::json_complex_array;
+using formats::json_number;
+using measure::BranchCounts;
+using measure::json_tunables;
 
-BuildInfo build_info() {
+BuildInfo this_build() {
   BuildInfo b;
   b.version = build_info::version();
   b.git = build_info::git_hash();
@@ -331,8 +339,8 @@ std::string to_json(const RunRecord& r) {
   return dump_json(j);
 }
 
-sweep::Row row_of(const RunRecord& r, const PolicyRun& run) {
-  sweep::Row o;
+measure::sweep::Row row_of(const RunRecord& r, const PolicyRun& run) {
+  measure::sweep::Row o;
   o.date = r.date;
   o.git = r.build.git;
   o.version = r.build.version;
@@ -359,7 +367,7 @@ sweep::Row row_of(const RunRecord& r, const PolicyRun& run) {
   return o;
 }
 
-std::string csv_row(const RunRecord& r, const PolicyRun& run) { return sweep::csv_line(row_of(r, run)); }
+std::string csv_row(const RunRecord& r, const PolicyRun& run) { return measure::sweep::csv_line(row_of(r, run)); }
 
 std::string csv_rows(const RunRecord& r) {
   std::string o;
@@ -386,4 +394,4 @@ std::string describe_provenance(const RunRecord& r) {
   return o.str();
 }
 
-}  // namespace gpp::app
+}  // namespace gpp::record

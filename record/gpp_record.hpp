@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace gpp::app {
+namespace gpp::record {
 
 /// What this binary is: fixed when it was built.
 struct BuildInfo {
@@ -21,7 +21,7 @@ struct BuildInfo {
   std::string compiler, cxx_flags, build_type;
   bool kokkos_kernels = false, hdf5 = false;
 };
-BuildInfo build_info();
+BuildInfo this_build();
 
 /// Where one policy ran.
 struct SpaceInfo {
@@ -106,7 +106,7 @@ struct RunRecord {
   double static_s = 0;
   std::optional<double> achstemp_rel_error;
   // branch fractions (the literal physics' arms), when counted
-  std::optional<BranchCounts> branches;
+  std::optional<measure::BranchCounts> branches;
   // what every run was checked against
   Verification target;  // against, tolerance
   SigmaResult reference;
@@ -134,13 +134,13 @@ std::string describe_tunables(const Tunables& t);
 
 // ---- the record's parts as tables of fields (JSON objects, HDF5 attributes) ----
 
-const formats::Table<BuildInfo>& build_fields();         // "build"
-const formats::Table<DeckInfo>& deck_fields();           // "deck"
-const formats::Table<TimeToSolution>& time_fields();     // "time_to_solution"
-const formats::Table<RunRecord>& setup_fields();         // "setup"
-const formats::Table<RunRecord>& static_fields();        // "static_remainder" (where achstemp was computed)
-const formats::Table<BranchCounts>& branch_fields();     // "branches" (where counted)
-const formats::Table<RunRecord>& verification_fields();  // "verification"
+const formats::Table<BuildInfo>& build_fields();               // "build"
+const formats::Table<DeckInfo>& deck_fields();                 // "deck"
+const formats::Table<TimeToSolution>& time_fields();           // "time_to_solution"
+const formats::Table<RunRecord>& setup_fields();               // "setup"
+const formats::Table<RunRecord>& static_fields();              // "static_remainder" (where achstemp was computed)
+const formats::Table<measure::BranchCounts>& branch_fields();  // "branches" (where counted)
+const formats::Table<RunRecord>& verification_fields();        // "verification"
 /// One run of a record (its rates need the deck's updates).
 struct RunView {
   const RunRecord* rec;
@@ -157,10 +157,10 @@ std::string result_line(const RunRecord& r, const PolicyRun& run);
 /// The record as JSON (one schema for run, bench and sweep; docs/formats.md).
 std::string to_json(const RunRecord& r);
 
-/// The sweep CSV row (docs/formats.md "Sweep CSV"; its fields: sweep::csv_table()) of one
+/// The sweep CSV row (docs/formats.md "Sweep CSV"; its fields: measure::sweep::csv_table()) of one
 /// run of the record, as a row and as its line (no newline); every run's lines, each
 /// ending in a newline.
-sweep::Row row_of(const RunRecord& r, const PolicyRun& run);
+measure::sweep::Row row_of(const RunRecord& r, const PolicyRun& run);
 std::string csv_row(const RunRecord& r, const PolicyRun& run);
 std::string csv_rows(const RunRecord& r);
 
@@ -171,4 +171,4 @@ void write_results_h5(const std::string& path, const RunRecord& r);
 /// Provenance lines of the text output.
 std::string describe_provenance(const RunRecord& r);
 
-}  // namespace gpp::app
+}  // namespace gpp::record

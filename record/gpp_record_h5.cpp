@@ -6,7 +6,9 @@
 
 #include <algorithm>
 
-namespace gpp::app {
+namespace gpp::record {
+using formats::H5Record;
+using formats::Json;
 
 namespace {
 /// A table's JSON object as attributes of `group`: each scalar its attribute (a flag as
@@ -96,4 +98,4 @@ void write_results_h5(const std::string& path, const RunRecord& r) {
   h.commit();
 }
 
-}  // namespace gpp::app
+}  // namespace gpp::record

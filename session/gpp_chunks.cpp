@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstring>
 
-namespace gpp::app {
+namespace gpp::session {
 namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -492,4 +492,4 @@ template class ChunkStream<HostExec>;
 template class ChunkStream<DeviceExec>;
 #endif
 
-}  // namespace gpp::app
+}  // namespace gpp::session

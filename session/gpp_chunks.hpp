@@ -26,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-namespace gpp::app {
+namespace gpp::session {
 
 /// The host data of local G' columns [first, last): the large matrices as column views
 /// (no copy), aqsmtemp_local copied (its G' index is the first).
@@ -154,4 +154,4 @@ struct ChunkLayout {
   ChunkLayout(int ncouls, int nbands, int width);
 };
 
-}  // namespace gpp::app
+}  // namespace gpp::session

@@ -574,7 +574,7 @@ void host_block(const ExecSpace& space, const GppData<typename ExecSpace::memory
                 const bool negative = d.wx_array_t(iw, n1) < 0.0;
                 for (int arm = 0; arm < 3; ++arm)
                   for (int cut = 0; cut < 2; ++cut)
-                    arms[counts::ArmCounts::index(occ != 0.0, negative, arm, cut)] += c[j].by_arm[arm][cut];
+                    arms[measure::counts::ArmCounts::index(occ != 0.0, negative, arm, cut)] += c[j].by_arm[arm][cut];
               }
             }
           }
@@ -704,7 +704,7 @@ ReferencePass device_pass(const ExecSpace& space, const GppData<typename ExecSpa
                 mine.v[2].add(occ * (mr * sr - mi * si));
                 mine.v[3].add(occ * (mr * si + mi * sr));
               }
-              mine.arms[counts::ArmCounts::index(occ != 0.0, negative, arm_of(t), t.cut)] += 1;
+              mine.arms[measure::counts::ArmCounts::index(occ != 0.0, negative, arm_of(t), t.cut)] += 1;
               if (iw == 0) {  // achstemp: -conj(aqsm) aqsn I_eps
                 const double pr = e.real() * aqsn.real() - e.imag() * aqsn.imag();
                 const double pi = e.real() * aqsn.imag() + e.imag() * aqsn.real();

@@ -20,7 +20,7 @@ namespace gpp::session {
 struct ReferencePass {
   SigmaSums sums;                                     // sch_sum, ssx_sum per frequency (start values not applied)
   std::complex<double> achstemp;                      // the static remainder
-  counts::ArmCounts arms;                             // every term's arm (occupied?, wx < 0?, arm, cut?)
+  measure::counts::ArmCounts arms;                    // every term's arm (occupied?, wx < 0?, arm, cut?)
   ReferencePass& operator+=(const ReferencePass& o);  // another chunk's or rank's share
 };
 

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-namespace gpp::app {
+namespace gpp::session {
 namespace {
 
 struct Array {
@@ -24,8 +24,9 @@ void refuse_unless_fits(const std::string& what, const std::vector<Array>& array
     if (a.bytes > largest->bytes) largest = &a;
   }
   if (available > 0 && total > available)
-    throw Error(what + " needs " + io::gigabytes(total) + " of " + where + " memory (largest array " + largest->name +
-                ": " + io::gigabytes(largest->bytes) + "), more than the " + io::gigabytes(available) + " available");
+    throw Error(what + " needs " + files::io::gigabytes(total) + " of " + where + " memory (largest array " +
+                largest->name + ": " + files::io::gigabytes(largest->bytes) + "), more than the " +
+                files::io::gigabytes(available) + " available");
 }
 
 }  // namespace
@@ -42,7 +43,7 @@ void check_memory_fits(const std::string& what, long long nbands, long long ngpo
   host.push_back({"aqsmtemp_local", gp_band});
   host.push_back({"aqsmtemp_local_bt", gp_band});
   host.push_back({"wx_array_t and wx_array_bt", 2 * r * nw * nbands});
-  refuse_unless_fits(what, host, (long double)io::available_host_memory_bytes(), "host");
+  refuse_unless_fits(what, host, (long double)files::io::available_host_memory_bytes(), "host");
   // The device copy of the derived data (to_memory_space) on a GPU backend: G' columns
   // that do not fit are processed in chunks (docs/mpi.md), so only the arrays every
   // chunk repeats and one G' column must fit.
@@ -55,4 +56,4 @@ void check_memory_fits(const std::string& what, long long nbands, long long ngpo
   }
 }
 
-}  // namespace gpp::app
+}  // namespace gpp::session

@@ -3,7 +3,7 @@
 // a session allocates on the host and on the device, against what is available.
 #include <string>
 
-namespace gpp::app {
+namespace gpp::session {
 
 /// Throws gpp::Error, one line naming the largest array, the total and what is
 /// available, when the arrays of a problem of these sizes do not fit in host memory (or,
@@ -13,4 +13,4 @@ namespace gpp::app {
 void check_memory_fits(const std::string& what, long long nbands, long long ngpown, long long ncouls, long long nw,
                        bool input_in_memory = false);
 
-}  // namespace gpp::app
+}  // namespace gpp::session

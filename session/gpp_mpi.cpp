@@ -16,7 +16,7 @@
 #include <string>
 #include <system_error>
 
-namespace gpp::mpi {
+namespace gpp::session::mpi {
 
 #if defined(GPP_HAVE_MPI)
 namespace {
@@ -296,4 +296,4 @@ std::string host_name() {
   return buf;
 }
 
-}  // namespace gpp::mpi
+}  // namespace gpp::session::mpi

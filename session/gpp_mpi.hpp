@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace gpp::mpi {
+namespace gpp::session::mpi {
 
 /// Built with MPI (GPP_ENABLE_MPI=ON).
 bool enabled();
@@ -81,11 +81,11 @@ void collectively(F&& f) {
 }
 
 /// Each rank's placement line (host, device), in rank order: filled at start-up by
-/// app::check_placement, empty before.
+/// session::check_placement, empty before.
 std::vector<std::string>& placement();
 
 /// Ends every rank at once (MPI_Abort) after an error one rank met outside a collective
 /// step; without MPI, or on one rank, returns `code` for main to return.
 int abort_all(int code);
 
-}  // namespace gpp::mpi
+}  // namespace gpp::session::mpi

@@ -10,7 +10,7 @@
 #include <map>
 #include <sstream>
 
-namespace gpp::app {
+namespace gpp::session {
 namespace {
 
 // Options and variables with which the user (or the launcher) chooses the device.
@@ -93,4 +93,4 @@ int fail_this_rank(const std::string& command, const std::string& message, int c
   return mpi::abort_all(code);
 }
 
-}  // namespace gpp::app
+}  // namespace gpp::session

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-namespace gpp::app {
+namespace gpp::session {
 
 /// The arguments Kokkos and gpp see: argv without --allow-shared-device (which sets
 /// `allow_shared_device`, also kept for shared_device_allowed()), and, in a GPU build run on several ranks where neither an
@@ -30,4 +30,4 @@ std::string shared_device_error(const std::vector<std::string>& keys, bool allow
 /// rank ends (MPI_Abort); on one rank, the usual line and `code`.
 int fail_this_rank(const std::string& command, const std::string& message, int code = 1);
 
-}  // namespace gpp::app
+}  // namespace gpp::session

@@ -22,7 +22,16 @@
 #include <sstream>
 #include <thread>
 
-namespace gpp::app {
+namespace gpp::session {
+using files::one_line;
+using record::DeckInfo;
+using record::PolicyRun;
+using record::RunRecord;
+using record::space_info;
+using record::this_build;
+using record::TimeToSolution;
+using record::utc_now;
+
 namespace {
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -375,7 +384,7 @@ void prepare_reference(Session& s, VerifyMode mode, double rtol, bool arms, sess
   if (arms && !s.arms) arm_counts(s, progress);
 }
 
-const counts::ArmCounts& arm_counts(Session& s, session::Progress* progress) {
+const measure::counts::ArmCounts& arm_counts(Session& s, session::Progress* progress) {
   if (!s.arms) {
     const auto t0 = std::chrono::steady_clock::now();
     s.arms = reference_pass(s, default_space(), "branch statistics", progress).arms;
@@ -531,7 +540,7 @@ RunRecord make_record(const std::string& command, const std::vector<std::string>
   r.date = utc_now();
   r.command_line = argv;
   for (const std::string& w : runtime::kokkos_warnings()) r.kokkos_warnings.push_back(one_line(w));
-  r.build = build_info();
+  r.build = this_build();
   DeckInfo& d = r.deck;
   d.name = s.params.name;
   d.source = s.source;
@@ -615,4 +624,4 @@ std::string describe_deck(const Session& s) {
   return o.str();
 }
 
-}  // namespace gpp::app
+}  // namespace gpp::session

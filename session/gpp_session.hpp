@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-namespace gpp::app {
+namespace gpp::session {
 
 /// Auto: closed form for uniform decks, the stored reference of an input file, else the
 /// fast reference (session/gpp_fast_reference.hpp) on the device where the build has one,
@@ -73,7 +73,7 @@ struct Session {
   double reference_s = 0;  // the reference pass (with the arms when they were asked for)
   // Every term's arm (branch statistics, the work counts), from the reference pass or a
   // pass of its own (arms_s) where the target needed none.
-  std::optional<counts::ArmCounts> arms;
+  std::optional<measure::counts::ArmCounts> arms;
   double arms_s = 0;
 
   /// The data a kernel on `space` reads, the whole share: the host arrays themselves on
@@ -158,7 +158,7 @@ std::optional<SpaceKind> reference_space(const Session& s, VerifyMode mode);
 
 /// Every term's arm: s.arms, counted first (one pass of the fast reference on the
 /// default space) where prepare_reference did not.
-const counts::ArmCounts& arm_counts(Session& s, session::Progress* progress = nullptr);
+const measure::counts::ArmCounts& arm_counts(Session& s, session::Progress* progress = nullptr);
 
 /// The space a policy runs on: `requested` if given, else the default space where the
 /// policy runs there, else the host. Throws gpp::Error if the policy does not run on the
@@ -170,10 +170,10 @@ Tunables resolve(Session& s, const PolicyEntry& entry, SpaceKind k, const Tunabl
 
 /// `warmup` untimed runs, then `repeat` timed runs with fences, on space `k`; every
 /// run's result is verified. A run estimated longer than half a minute is launched in
-/// slices of G' columns of about ten seconds each (PolicyRun::launches), so that
+/// slices of G' columns of about ten seconds each (record::PolicyRun::launches), so that
 /// `progress` (may be null) can follow it.
-PolicyRun run_policy(Session& s, const PolicyEntry& entry, SpaceKind k, const Tunables& t, int repeat, int warmup = 1,
-                     session::Progress* progress = nullptr);
+record::PolicyRun run_policy(Session& s, const PolicyEntry& entry, SpaceKind k, const Tunables& t, int repeat,
+                             int warmup = 1, session::Progress* progress = nullptr);
 
 /// The data of local G' columns [first, last) of `d`: the large matrices as column views
 /// (no copy), aqsmtemp_local copied (its G' index is the first).
@@ -213,13 +213,13 @@ int for_each_slice(const ExecSpace& space, const DataFor<ExecSpace>& data, doubl
 
 /// A record of the command with the session's deck, setup and verification target
 /// (runs, branches and the static remainder are added by the command).
-RunRecord make_record(const std::string& command, const std::vector<std::string>& argv, const Session& s);
+record::RunRecord make_record(const std::string& command, const std::vector<std::string>& argv, const Session& s);
 
 /// What the runs changed in the setup: the device copy's transfer time (made on first
 /// use), the sampled device memory peak.
-void update_after_runs(RunRecord& r, const Session& s);
+void update_after_runs(record::RunRecord& r, const Session& s);
 
-/// A command's time to solution (RunRecord::time_to_solution): marks at the end of its
+/// A command's time to solution (record::RunRecord::time_to_solution): marks at the end of its
 /// setup, of its verification target and of its kernels; the host -> device transfers
 /// the session made inside each phase are taken out of it and counted once, as
 /// transfer, so that the phases add up to the wall time since gpp started.
@@ -230,9 +230,9 @@ class PhaseClock {
   void verification_done() { mark(1); }
   void kernels_done() { mark(2); }
   /// The phases so far; the output phase until now.
-  TimeToSolution now() const;
+  record::TimeToSolution now() const;
   /// "time to solution ..." lines: the phases, then their sum.
-  static std::string describe(const TimeToSolution& t);
+  static std::string describe(const record::TimeToSolution& t);
 
  private:
   void mark(int phase);
@@ -243,4 +243,4 @@ class PhaseClock {
 /// Deck, sizes and derived counts as human-readable lines.
 std::string describe_deck(const Session& s);
 
-}  // namespace gpp::app
+}  // namespace gpp::session

@@ -10,7 +10,11 @@
 #include <cstdio>
 #include <sstream>
 
-namespace gpp::app {
+namespace gpp::session {
+using formats::deck_format_for_reading;
+using formats::read_deck_file;
+using formats::ReadStats;
+
 namespace {
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -77,4 +81,4 @@ std::string describe_read(const Session& s) {
   return buf;
 }
 
-}  // namespace gpp::app
+}  // namespace gpp::session

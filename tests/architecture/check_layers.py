@@ -11,7 +11,12 @@ that room or of a room it depends on, directly or through others; the dependenci
 not form a cycle; and no two rooms may hold a header of the same name (includes are by
 name). The compiler already refuses most upward includes (a room sees only the include
 directories of the rooms below it), but not one in a header that only rooms above include:
-this check does. Exit 0 when all holds, else 1 with one line per violation.
+this check does.
+
+Namespaces follow the rooms: the rooms of the kernel itself (KERNEL_ROOMS: its types and
+physics, its spaces, its policies) may open `gpp`, whose names every room uses unqualified;
+every other room opens only `gpp::<room>` and namespaces nested in it; and no namespace but
+`gpp` is opened in two rooms. Exit 0 when all holds, else 1 with one line per violation.
 """
 import os
 import re
@@ -21,6 +26,10 @@ import tempfile
 # Targets that are not rooms: third-party libraries and the generated build information.
 NOT_ROOMS = {"kokkos", "kokkoskernels", "hdf5", "xsimd", "build_info"}
 SOURCE_EXT = (".cpp", ".hpp", ".h", ".cc")
+# The rooms whose names are the kernel's vocabulary (Deck, SpaceKind, Tunables, PolicyEntry),
+# declared in `gpp` itself.
+KERNEL_ROOMS = {"backend", "core", "policies"}
+NAMESPACE = re.compile(r"\s*namespace\s+([A-Za-z_][\w:]*)\s*\{")
 
 
 def rooms_of(src):
@@ -52,7 +61,7 @@ def closure(rooms):
     return below
 
 
-def check(src):
+def check(src, kernel=KERNEL_ROOMS):
     problems = []
     rooms = rooms_of(src)
     if not rooms:
@@ -85,6 +94,27 @@ def check(src):
                 if home is None or home == r or home in below[r]:
                     continue
                 problems.append("%s/%s:%d includes %s from %s/, which %s/ does not depend on" % (r, f, n, name, home, r))
+    opened = {}
+    for r in rooms:
+        own = "gpp::" + r
+        for f in sorted(os.listdir(os.path.join(src, r))):
+            if not f.endswith(SOURCE_EXT):
+                continue
+            for n, line in enumerate(open(os.path.join(src, r, f), encoding="utf-8", errors="replace"), 1):
+                m = NAMESPACE.match(line)
+                if not m:
+                    continue
+                ns = m.group(1)
+                where = "%s/%s:%d" % (r, f, n)
+                if ns == "gpp":
+                    if r not in kernel:
+                        problems.append("%s opens namespace gpp: the names of %s/ belong in %s" % (where, r, own))
+                    continue
+                if r not in kernel and ns != own and not ns.startswith(own + "::"):
+                    problems.append("%s opens namespace %s, outside %s" % (where, ns, own))
+                first = opened.setdefault(ns, (r, where))
+                if first[0] != r:
+                    problems.append("%s opens namespace %s, which %s (room %s) opens too" % (where, ns, first[1], first[0]))
     return problems
 
 
@@ -104,20 +134,28 @@ def self_test():
         "mid/mid.hpp": '#pragma once\n#include "low.hpp"\n',
         "mid/b.cpp": '#include "mid.hpp"\n',
         "top/CMakeLists.txt": "add_library(gpp_top c.cpp)\ntarget_link_libraries(gpp_top PRIVATE gpp::mid)\n",
-        "top/c.cpp": '#include "low.hpp"\n#include "mid.hpp"\n#include <vector>\n',
+        "top/c.cpp": '#include "low.hpp"\n#include "mid.hpp"\n#include <vector>\nnamespace gpp::top {\nnamespace {\n}\n}\n',
+        "top/top.hpp": "#pragma once\nnamespace gpp::top::detail {\n}\n",
     }
     cases = [
         ("a clean tree", good, 0),
         ("an include upwards in a header", dict(good, **{"low/low.hpp": '#pragma once\n#include "mid.hpp"\n'}), 1),
         ("an include of a room not linked", dict(good, **{"mid/b.cpp": '#include "top.hpp"\n', "top/top.hpp": ""}), 1),
-        ("a cycle", dict(good, **{"low/CMakeLists.txt": "add_library(gpp_low a.cpp)\ntarget_link_libraries(gpp_low PUBLIC gpp::top)\n"}), 2),
-        ("one header name in two rooms", dict(good, **{"top/mid.hpp": ""}), 1),
+        ("a cycle", dict(good, **{"low/CMakeLists.txt": "add_library(gpp_low a.cpp)\ntarget_link_libraries(gpp_low PUBLIC gpp::top)\n"}), 3),
+        ("one header name in two rooms", dict(good, **{"top/mid.hpp": ""}), 2),
+        ("a room above the kernel in namespace gpp", dict(good, **{"top/c.cpp": "namespace gpp {\n}\n"}), 1),
+        ("a room in another room's namespace", dict(good, **{"top/c.cpp": "namespace gpp::mid {\n}\n"}), 1),
+        ("a room's namespace nested elsewhere",
+         dict(good, **{"top/c.cpp": "namespace gpp::top {\n}\n  namespace gpp::other::top {\n}\n"}), 1),
+        ("one namespace in two kernel rooms",
+         dict(good, **{"low/a.cpp": "namespace gpp::util {\n}\n", "mid/b.cpp": "namespace gpp {\nnamespace gpp::util {\n}\n"}), 1),
     ]
     ok = True
     for what, files, want in cases:
-        got = check(tree(files))
-        # a cycle through three rooms is reported once per room on it
-        if (want == 0) != (not got) or (want and len(got) < 1):
+        got = check(tree(files), kernel={"low", "mid"})
+        # a cycle through three rooms is reported once per room on it; a header name in two
+        # rooms also makes the include of that name in the lower room an include upwards
+        if len(got) != want:
             ok = False
             print("self-test FAILED: %s: %s" % (what, got or "no problem found"))
         else:

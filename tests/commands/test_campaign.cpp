@@ -25,7 +25,7 @@
 namespace {
 
 using gpp::test::Outcome;
-namespace sweep = gpp::app::sweep;
+namespace sweep = gpp::measure::sweep;
 
 std::string temp(const std::string& name) {
   return ::testing::TempDir() + "gpp_campaign_" + std::to_string(::getpid()) + "_" + name;

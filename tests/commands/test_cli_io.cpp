@@ -23,6 +23,8 @@
 extern char** environ;
 
 namespace gpp::test {
+using formats::dat_file_bytes;
+using formats::have_hdf5;
 
 // gpp convert and refusals of damaged files: reading needs host arrays only (Kokkos 4).
 GPP_HOST_VIEWS_ONLY("CliDamaged.*");

@@ -146,13 +146,13 @@ TEST(Generator, EveryBranchAndTheCutoffAreTaken) {
   const auto host = derive(in);
   const SpaceData data(host);
   for (const SpaceKind k : build_spaces()) {
-    const BranchCounts other =
-        with_space(k, [&](auto space) { return counts::arm_statistics(space, data.on(space)).branches(); });
-    const BranchCounts on_host = counts::arm_statistics(HostExec(), host).branches();
+    const measure::BranchCounts other =
+        with_space(k, [&](auto space) { return measure::counts::arm_statistics(space, data.on(space)).branches(); });
+    const measure::BranchCounts on_host = measure::counts::arm_statistics(HostExec(), host).branches();
     EXPECT_EQ(other.regular, on_host.regular);
     EXPECT_EQ(other.cut, on_host.cut);
   }
-  const BranchCounts c = counts::arm_statistics(HostExec(), host).branches();
+  const measure::BranchCounts c = measure::counts::arm_statistics(HostExec(), host).branches();
   EXPECT_EQ(c.total(), std::int64_t(p.nbands) * p.ngpown * p.ncouls * 2);
   EXPECT_GT(c.regular, 0);
   EXPECT_GT(c.near_pole, 0);

@@ -24,8 +24,8 @@ GPP_HOST_ONLY("Outputs.*");
 GPP_HOST_ONLY("Text.*");
 
 using gpp::Error;
-using gpp::app::is_text;
-using gpp::app::one_line;
+using gpp::files::is_text;
+using gpp::files::one_line;
 
 std::string temp_dir() {
   std::string t = ::testing::TempDir() + "gpp_files_XXXXXX";
@@ -73,32 +73,39 @@ TEST(Outputs, AnInputByAnyNameIsRefused) {
   ASSERT_EQ(::symlink(in.c_str(), (d + "/alias.toml").c_str()), 0);
   ASSERT_EQ(::link(in.c_str(), (d + "/hard.toml").c_str()), 0);
   for (const std::string& out : {in, d + "/./deck.toml", d + "/alias.toml", d + "/hard.toml"}) {
-    const std::string why = refusal([&] { gpp::check_files({{"deck", in}}, {{"--json", out}}); });
+    const std::string why = refusal([&] { gpp::files::check_files({{"deck", in}}, {{"--json", out}}); });
     EXPECT_NE(why.find("is the input " + in), std::string::npos) << out << ": " << why;
   }
   EXPECT_EQ(slurp(in), "nbands = 2\n");
-  EXPECT_EQ(refusal([&] { gpp::check_files({{"deck", in}}, {{"--json", d + "/other.json"}}); }), "");
+  EXPECT_EQ(refusal([&] { gpp::files::check_files({{"deck", in}}, {{"--json", d + "/other.json"}}); }), "");
 }
 
 TEST(Outputs, TwoOutputsInOneFileAreRefused) {
   const std::string d = temp_dir();
   const std::string why = refusal([&] {
-    gpp::check_files({}, {{"--json", d + "/r.json"}, {"--csv", d + "/../" + d.substr(d.rfind('/') + 1) + "/r.json"}});
+    gpp::files::check_files(
+        {}, {{"--json", d + "/r.json"}, {"--csv", d + "/../" + d.substr(d.rfind('/') + 1) + "/r.json"}});
   });
   EXPECT_NE(why.find("also named by --json"), std::string::npos) << why;
-  EXPECT_EQ(refusal([&] { gpp::check_files({}, {{"--json", d + "/r.json"}, {"--csv", d + "/r.csv"}}); }), "");
+  EXPECT_EQ(refusal([&] { gpp::files::check_files({}, {{"--json", d + "/r.json"}, {"--csv", d + "/r.csv"}}); }), "");
 }
 
 TEST(Outputs, DirectoriesAndMissingDirectoriesAreRefused) {
   const std::string d = temp_dir();
-  EXPECT_NE(refusal([&] { gpp::check_files({}, {{"--json", d}}); }).find("it is a directory"), std::string::npos);
-  EXPECT_NE(refusal([&] { gpp::check_files({}, {{"--json", d + "/"}}); }).find("names a directory"), std::string::npos);
   EXPECT_NE(refusal([&] {
-              gpp::check_files({}, {{"--json", d + "/no/such/r.json"}});
+              gpp::files::check_files({}, {{"--json", d}});
+            }).find("it is a directory"),
+            std::string::npos);
+  EXPECT_NE(refusal([&] {
+              gpp::files::check_files({}, {{"--json", d + "/"}});
+            }).find("names a directory"),
+            std::string::npos);
+  EXPECT_NE(refusal([&] {
+              gpp::files::check_files({}, {{"--json", d + "/no/such/r.json"}});
             }).find("No such file"),
             std::string::npos);
   EXPECT_NE(refusal([&] {
-              gpp::check_files({}, {{"--json", d + "/" + std::string(300, 'x')}});
+              gpp::files::check_files({}, {{"--json", d + "/" + std::string(300, 'x')}});
             }).find("too long"),
             std::string::npos);
 }
@@ -107,11 +114,11 @@ TEST(Outputs, WrittenWholeOrNotAtAll) {
   const std::string d = temp_dir();
   const std::string path = d + "/out.json";
   std::ofstream(path) << "old";
-  gpp::write_file_atomically(path, "{\"new\": 1}\n");
+  gpp::files::write_file_atomically(path, "{\"new\": 1}\n");
   EXPECT_EQ(slurp(path), "{\"new\": 1}\n");
   std::string temp;
   {
-    gpp::AtomicOutput out(d + "/half.json");
+    gpp::files::AtomicOutput out(d + "/half.json");
     temp = out.temp_path();
     std::ofstream(temp) << "half";
     ASSERT_EQ(::access(temp.c_str(), F_OK), 0);
@@ -142,25 +149,28 @@ TEST(Inputs, SpecialFilesAreRefusedWithoutBlocking) {
     // 11.8 and clang before 16 refuse; gcc allows it as an extension).
     const std::string& path = refused.first;
     const std::string& why = refused.second;
-    const std::string m = refusal([&] { gpp::read_input_file("--tuning", path, 1 << 20); });
+    const std::string m = refusal([&] { gpp::files::read_input_file("--tuning", path, 1 << 20); });
     EXPECT_NE(m.find("--tuning " + path + ": "), std::string::npos) << m;
     EXPECT_NE(m.find(why), std::string::npos) << m;
-    EXPECT_NE(refusal([&] { gpp::check_files({{"--resume", path}}, {}); }), "") << path;
+    EXPECT_NE(refusal([&] { gpp::files::check_files({{"--resume", path}}, {}); }), "") << path;
   }
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), gpp::test::time_limit(5.0));
-  EXPECT_EQ(gpp::read_input_file("--tuning", good, 1 << 20), "{}");
-  EXPECT_NE(refusal([&] { gpp::read_input_file("--tuning", good, 1); }).find("more than"), std::string::npos);
+  EXPECT_EQ(gpp::files::read_input_file("--tuning", good, 1 << 20), "{}");
+  EXPECT_NE(refusal([&] { gpp::files::read_input_file("--tuning", good, 1); }).find("more than"), std::string::npos);
   // A tuning file to merge into may not exist yet; any other input must.
-  EXPECT_EQ(refusal([&] { gpp::check_files({{"--tuning-out", d + "/new.json", "--tuning-out", true}}, {}); }), "");
+  EXPECT_EQ(refusal([&] {
+              gpp::files::check_files({{"--tuning-out", d + "/new.json", "--tuning-out", true}}, {});
+            }),
+            "");
 }
 
 TEST(Outputs, AnInputRewrittenOnPurposeIsAllowedOnlyByItsOwnOption) {
   const std::string d = temp_dir();
   const std::string csv = d + "/s.csv";
   std::ofstream(csv) << "old";
-  EXPECT_EQ(refusal([&] { gpp::check_files({{"--resume", csv, "--csv"}}, {{"--csv", csv}}); }), "");
+  EXPECT_EQ(refusal([&] { gpp::files::check_files({{"--resume", csv, "--csv"}}, {{"--csv", csv}}); }), "");
   EXPECT_NE(refusal([&] {
-              gpp::check_files({{"--resume", csv, "--csv"}}, {{"--json", csv}});
+              gpp::files::check_files({{"--resume", csv, "--csv"}}, {{"--json", csv}});
             }).find("is the input"),
             std::string::npos);
 }
@@ -170,7 +180,7 @@ TEST(Outputs, HardLinkedOutputsAreOneFile) {
   std::ofstream(d + "/a.json") << "a";
   ASSERT_EQ(::link((d + "/a.json").c_str(), (d + "/b.json").c_str()), 0);
   EXPECT_NE(refusal([&] {
-              gpp::check_files({}, {{"--json", d + "/a.json"}, {"--csv", d + "/b.json"}});
+              gpp::files::check_files({}, {{"--json", d + "/a.json"}, {"--csv", d + "/b.json"}});
             }).find("two outputs, one file"),
             std::string::npos);
 }
@@ -181,14 +191,14 @@ TEST(Outputs, WrittenThroughASymlinkKeepingTheMode) {
   std::ofstream(target) << "old";
   ASSERT_EQ(::chmod(target.c_str(), 0640), 0);
   ASSERT_EQ(::symlink("target.json", link.c_str()), 0);  // relative, from its own directory
-  gpp::write_file_atomically(link, "new");
+  gpp::files::write_file_atomically(link, "new");
   struct stat st;
   ASSERT_EQ(::lstat(link.c_str(), &st), 0);
   EXPECT_TRUE(S_ISLNK(st.st_mode));  // the link stays a link
   EXPECT_EQ(slurp(target), "new");
   ASSERT_EQ(::stat(target.c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0640u);
-  EXPECT_EQ(gpp::output_target(link), d + "/target.json");
+  EXPECT_EQ(gpp::files::output_target(link), d + "/target.json");
 }
 
 TEST(Text, LongValuesAreQuotedShort) {
@@ -197,8 +207,8 @@ TEST(Text, LongValuesAreQuotedShort) {
   EXPECT_LT(m.size(), 400u) << m.substr(0, 400);
   EXPECT_NE(m.find("[1048579 bytes]"), std::string::npos) << m;
   EXPECT_NE(m.find("unknown policy"), std::string::npos);
-  EXPECT_EQ(gpp::app::excerpt("short"), "short");
-  EXPECT_EQ(gpp::app::excerpt(huge, 10), "xxxxxxxxxx... [1048576 bytes]");
+  EXPECT_EQ(gpp::files::excerpt("short"), "short");
+  EXPECT_EQ(gpp::files::excerpt(huge, 10), "xxxxxxxxxx... [1048576 bytes]");
   EXPECT_EQ(one_line("a normal message naming /a/path"), "a normal message naming /a/path");
   // Cut at a character boundary: no half of a UTF-8 sequence is escaped.
   EXPECT_EQ(one_line(std::string(300, 'e') + "\xc3\xa9").find("\\x"), std::string::npos);

@@ -71,7 +71,7 @@ TEST(SharedFile, TwoWritersMergeWithoutLosingAnUpdate) {
   std::remove(path.c_str());
   ASSERT_TRUE(in_processes(2, [&](int k) {
     for (int i = 0; i < 40; ++i)
-      gpp::update_shared_file("test", path, 1 << 20, [&](const std::string& old) {
+      gpp::files::update_shared_file("test", path, 1 << 20, [&](const std::string& old) {
         ::usleep(500);  // a merge that takes time: without the lock the other writer's update is lost
         return old + "writer " + std::to_string(k) + " update " + std::to_string(i) + "\n";
       });
@@ -146,7 +146,7 @@ TEST(SharedFile, ALockFileThatIsASymlinkIsRefused) {
   const std::string path = temp("planted.json");
   const std::string target = temp("elsewhere");
   ASSERT_EQ(::symlink(target.c_str(), (path + ".lock").c_str()), 0);
-  EXPECT_THROW(gpp::check_lockable("--tuning-out", path), gpp::Error);
+  EXPECT_THROW(gpp::files::check_lockable("--tuning-out", path), gpp::Error);
   EXPECT_FALSE(exists(target));
   std::remove((path + ".lock").c_str());
 }

@@ -14,6 +14,9 @@
 #include <tuple>
 
 namespace gpp::test {
+using formats::dat_file_bytes;
+using formats::read_dat;
+using formats::write_dat;
 
 // Need neither Kokkos nor the device (the test main runs them where the device is missing).
 GPP_HOST_ONLY("FortranIo.MissingEmptyOrDirectory");

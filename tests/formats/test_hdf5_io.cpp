@@ -14,6 +14,12 @@
 #endif
 
 namespace gpp::test {
+using formats::H5Record;
+using formats::have_hdf5;
+using formats::read_dat;
+using formats::read_h5_deck;
+using formats::write_dat;
+using formats::write_h5_deck;
 
 // Need neither Kokkos nor the device (the test main runs them where the device is missing).
 GPP_HOST_ONLY("H5Record.WritesAtomically");

@@ -13,6 +13,10 @@
 #include <random>
 
 namespace gpp::test {
+using formats::have_hdf5;
+using formats::read_deck_file;
+using formats::ReadStats;
+using formats::write_deck_file;
 
 GPP_HOST_ONLY("ParallelRead.*");
 GPP_HOST_VIEWS_ONLY("LargeDeck.*");
@@ -31,7 +35,7 @@ TEST(ParallelRead, EveryThreadCountReadsTheSameBytes) {
     for (const std::int64_t offset : {std::int64_t(0), std::int64_t(5), std::int64_t(1048577)}) {
       const std::int64_t n = std::int64_t(data.size()) - offset;
       std::vector<unsigned char> got(std::size_t(n), 0xAB);
-      EXPECT_EQ(io::parallel_pread(fd, offset, got.data(), n, threads), "") << threads;
+      EXPECT_EQ(formats::parallel_pread(fd, offset, got.data(), n, threads), "") << threads;
       EXPECT_TRUE(std::equal(got.begin(), got.end(), data.begin() + offset))
           << threads << " threads, offset " << offset;
     }
@@ -40,8 +44,9 @@ TEST(ParallelRead, EveryThreadCountReadsTheSameBytes) {
   // Past the end: named, from every thread count.
   std::vector<unsigned char> more(data.size() + 100);
   for (const int threads : {1, 4})
-    EXPECT_NE(io::parallel_pread(fd, 0, more.data(), std::int64_t(more.size()), threads).find("the file ends at byte"),
-              std::string::npos);
+    EXPECT_NE(
+        formats::parallel_pread(fd, 0, more.data(), std::int64_t(more.size()), threads).find("the file ends at byte"),
+        std::string::npos);
   ::close(fd);
   std::remove(path.c_str());
 }
@@ -50,7 +55,7 @@ TEST(ParallelRead, EveryThreadCountReadsTheSameBytes) {
 // both readers take their parallel path for them (aqsmtemp, aqsntemp stay below it).
 TEST(LargeDeck, ReadsBackBitwiseFromDatAndH5) {
   const InputDeck in = fortran_like_deck(6, 2048, 2048, 3);
-  ASSERT_GE(std::int64_t(in.wtilde_array.span()) * 16, io::kParallelReadBytes);
+  ASSERT_GE(std::int64_t(in.wtilde_array.span()) * 16, formats::kParallelReadBytes);
   std::vector<std::string> paths{::testing::TempDir() + "gpp_large_" + std::to_string(::getpid()) + ".dat"};
   if (have_hdf5()) paths.push_back(::testing::TempDir() + "gpp_large_" + std::to_string(::getpid()) + ".h5");
   for (const std::string& path : paths) {

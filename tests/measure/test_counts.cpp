@@ -16,7 +16,7 @@ GPP_HOST_ONLY("Counts.PerArmCostsMatchHandCounts");
 
 namespace {
 
-using counts::Ops;
+using measure::counts::Ops;
 
 // Hand counts per term, from the source lines (A adds, M multiplies; complex*complex =
 // 4M+2A, real*complex = 2M, |z|^2 = 2M+1A, Kokkos complex/complex = 4A+6M and 6 divides,
@@ -116,8 +116,8 @@ struct Fixture {
   explicit Fixture(const std::string& which) : params(fixture_deck(which)) {}
   DeckParams params;
   GppData<Kokkos::HostSpace> data = derive(generate(params));
-  counts::Shape shape = counts::shape_of(data);
-  counts::ArmCounts arms = counts::arm_statistics(HostExec(), data);
+  measure::counts::Shape shape = measure::counts::shape_of(data);
+  measure::counts::ArmCounts arms = measure::counts::arm_statistics(HostExec(), data);
   std::vector<Term> terms = classify(data);
 };
 const Fixture& fixture(const std::string& which) {
@@ -207,7 +207,7 @@ TEST(Counts, ClassificationMatchesTheFastReferencePass) {
   const Fixture& f = fixture();
   const SpaceData data(f.data);
   for (const SpaceKind k : build_spaces()) {
-    const counts::ArmCounts a =
+    const measure::counts::ArmCounts a =
         with_space(k, [&](auto space) { return session::fast_reference(space, data.on(space)).arms; });
     for (int i = 0; i < 24; ++i) EXPECT_EQ(a.n[i], f.arms.n[i]) << "bucket " << i << " on the " << to_string(k);
   }
@@ -237,16 +237,16 @@ TEST(Counts, OracleClassificationAgrees) {
 }
 
 TEST(Counts, PerArmCostsMatchHandCounts) {
-  const counts::SigmaTermCost lit = counts::sigma_term_cost(false, false);
+  const measure::counts::SigmaTermCost lit = measure::counts::sigma_term_cost(false, false);
   EXPECT_EQ(lit.common, (Ops{11, 18, 6, 0}));
   EXPECT_EQ((lit.common + lit.regular + lit.cut_test).flops(), 29 + 18 + 7);
   EXPECT_EQ((lit.common + lit.regular + lit.cut_test).reciprocals, 12);
   EXPECT_EQ(lit.cut_test.sqrts, 2);
-  const counts::SigmaTermCost opt = counts::sigma_term_cost(true, true);
+  const measure::counts::SigmaTermCost opt = measure::counts::sigma_term_cost(true, true);
   EXPECT_EQ((opt.common + opt.near_pole + opt.cut_test).flops(), 30 + 26 + 8);
   EXPECT_EQ((opt.common + opt.near_pole).reciprocals, 2);
   EXPECT_EQ(opt.cut_test.sqrts, 0);
-  const counts::FusedCost fu = counts::fused_cost();
+  const measure::counts::FusedCost fu = measure::counts::fused_cost();
   EXPECT_EQ(fu.pair.flops(), 32);
   EXPECT_EQ(fu.occ_common.flops(), 8);
   EXPECT_EQ((fu.occ_common + fu.occ_regular + fu.occ_regular_cut + fu.occ_regular_ssx).flops(), 25);
@@ -258,7 +258,7 @@ TEST(Counts, PerArmCostsMatchHandCounts) {
   EXPECT_EQ(fu.block_band.flops(), 6);
   EXPECT_EQ(fu.block_empty.flops(), 4);
   EXPECT_EQ((fu.empty_common + fu.empty_regular).flops(), 11);
-  const counts::TunedCost tu = counts::tuned_cost();
+  const measure::counts::TunedCost tu = measure::counts::tuned_cost();
   EXPECT_EQ(tu.pair_occupied.flops(), 21);
   EXPECT_EQ(tu.pair_empty.flops(), 14);
   EXPECT_EQ(tu.band.flops(), 14);
@@ -279,10 +279,10 @@ TEST_P(PolicyCount, MatchesHandCountOnSmallDeck) {
   const Fixture& f = fixture(deck);
   Tunables t;
   t.band_block = 8;  // 21 bands: three blocks, the last one short
-  const counts::Work w = counts::count_policy(policy, f.shape, f.arms, t);
+  const measure::counts::Work w = measure::counts::count_policy(policy, f.shape, f.arms, t);
   EXPECT_EQ(w.ops.flops(), hand_flops(policy, f, 8));
   EXPECT_GT(w.ops.flops() / f.shape.updates(), 15);
-  EXPECT_LT(w.ops.flops() / f.shape.updates(), counts::kNominalFlopsPerUpdate);
+  EXPECT_LT(w.ops.flops() / f.shape.updates(), measure::counts::kNominalFlopsPerUpdate);
   EXPECT_GT(w.fma_ratio_bound(), 0.3);
   EXPECT_LE(w.fma_ratio_bound(), 1.0);
 }
@@ -305,8 +305,8 @@ TEST(Counts, MatOncePerPass) {
   ASSERT_GT(f.data.nw, GPP_MAX_NW) << "the deck must need passes";
   const Tunables
       t{};  // {}: nvcc 11.8 warns (#811-D) on a const object of a class without a user-provided default constructor
-  const double v5 = counts::count_policy("v5-iw-outside", f.shape, f.arms, t).ops.flops();
-  const double v4 = counts::count_policy("v4-collapse2", f.shape, f.arms, t).ops.flops();
+  const double v5 = measure::counts::count_policy("v5-iw-outside", f.shape, f.arms, t).ops.flops();
+  const double v4 = measure::counts::count_policy("v4-collapse2", f.shape, f.arms, t).ops.flops();
   const double pairs = 21.0 * 11 * 70, passes = (9 + GPP_MAX_NW - 1) / GPP_MAX_NW;
   EXPECT_EQ(v5 - v4, 6 * (21.0 * 11 * 70 * 9 - pairs * passes));
 }
@@ -317,9 +317,10 @@ TEST_P(Reciprocals, PerForm) {
   const double terms = f.shape.updates();
   const double reg = double(f.arms.count(-1, -1, 0)), near = double(f.arms.count(-1, -1, 1));
   Tunables t;
-  EXPECT_EQ(counts::count_policy("v0-collapse3", f.shape, f.arms, t).ops.reciprocals, 6 * (terms + reg + near));
-  EXPECT_EQ(counts::count_policy("v0-collapse3", f.shape, f.arms, t).ops.sqrts, 2 * terms);
-  EXPECT_EQ(counts::count_policy("v3-noabs", f.shape, f.arms, t).ops.reciprocals, terms + reg + near);
+  EXPECT_EQ(measure::counts::count_policy("v0-collapse3", f.shape, f.arms, t).ops.reciprocals,
+            6 * (terms + reg + near));
+  EXPECT_EQ(measure::counts::count_policy("v0-collapse3", f.shape, f.arms, t).ops.sqrts, 2 * terms);
+  EXPECT_EQ(measure::counts::count_policy("v3-noabs", f.shape, f.arms, t).ops.reciprocals, terms + reg + near);
   // fused: one per term (tuned: also the padding's terms of the G' groups, 3 G' for
   // empty bands and 2 for occupied ones, and one divide per (G, G', occupied block): the
   // sexcut threshold), one more per occupied near-pole term. The deck's 21 bands: one
@@ -334,10 +335,11 @@ TEST_P(Reciprocals, PerForm) {
     if (f.data.occ_array(n) != 0.0) ++occupations[f.data.occ_array(n)];
   EXPECT_EQ(occupations.size(), 2u);  // 1, and 0.5 at the Fermi level
   // the sexcut thresholds once per pass
-  EXPECT_EQ(counts::count_policy("tuned", f.shape, f.arms, t).ops.reciprocals,
+  EXPECT_EQ(measure::counts::count_policy("tuned", f.shape, f.arms, t).ops.reciprocals,
             terms + padding + double(f.arms.count(1, -1, 1)) +
                 f.shape.ncouls * ((f.data.ngpown + 1) / 2 * 2) * 2.0 * hand_passes("tuned", f.data.nw));
-  EXPECT_EQ(counts::count_policy("host", f.shape, f.arms, t).ops.reciprocals, terms + double(f.arms.count(1, -1, 1)));
+  EXPECT_EQ(measure::counts::count_policy("host", f.shape, f.arms, t).ops.reciprocals,
+            terms + double(f.arms.count(1, -1, 1)));
 }
 INSTANTIATE_TEST_SUITE_P(Counts, Reciprocals, ::testing::Values("two", "nine"),
                          [](const auto& info) { return info.param; });
@@ -345,11 +347,11 @@ INSTANTIATE_TEST_SUITE_P(Counts, Reciprocals, ::testing::Values("two", "nine"),
 TEST(Counts, CompulsoryBytes) {
   const Fixture& f = fixture();
   // 16 (70*21 + 11*21 + 2*70*11) + 8 (2*21 + 21 + 11) + 2*16*2
-  EXPECT_EQ(counts::compulsory_bytes(f.shape), 16.0 * (1470 + 231 + 1540) + 8.0 * (42 + 21 + 11) + 64);
+  EXPECT_EQ(measure::counts::compulsory_bytes(f.shape), 16.0 * (1470 + 231 + 1540) + 8.0 * (42 + 21 + 11) + 64);
 }
 
 TEST(Counts, UnknownPolicy) {
-  EXPECT_THROW(counts::count_policy("v9", fixture().shape, fixture().arms, Tunables{}), Error);
+  EXPECT_THROW(measure::counts::count_policy("v9", fixture().shape, fixture().arms, Tunables{}), Error);
 }
 
 }  // namespace

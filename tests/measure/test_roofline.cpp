@@ -22,7 +22,7 @@ GPP_HOST_ONLY("Ceilings.*");
 GPP_HOST_ONLY("NcuCsv.*");
 GPP_HOST_ONLY("RooflineCsv.*");
 
-using namespace gpp::app;
+using namespace gpp::measure;
 
 std::string read(const std::string& path) {
   std::ifstream in(path);
@@ -163,7 +163,7 @@ TEST(Ceilings, LevelRule) {
   c.l2_bytes = 262144;   // x 2: L2 window (64 KiB, 256 KiB]
   c.l3_bytes = 4194304;  // L3 window (512 KiB, 2 MiB]; DRAM >= 16 MiB
   c.units = 2;
-  std::vector<gpp::ceilings::SweepPoint> s;
+  std::vector<gpp::measure::ceilings::SweepPoint> s;
   const double gbs[] = {90, 100, 80, 70, 60, 50, 40, 30, 20, 15, 12, 11, 10};  // 16 KiB .. 64 MiB
   double ws = 16384;
   for (double g : gbs) s.push_back({ws, g}), ws *= 2;
@@ -189,7 +189,7 @@ TEST(Ceilings, LevelRuleGpuWithRotatedSweep) {
   c.l1_bytes = 262144;   // x 4 multiprocessors = 1 MiB of L1: more than half the L2
   c.l2_bytes = 1048576;  // L2 window of the rotated sweep: <= 512 KiB; HBM >= 4 MiB
   c.units = 4;
-  std::vector<gpp::ceilings::SweepPoint> own, rot;
+  std::vector<gpp::measure::ceilings::SweepPoint> own, rot;
   const double own_gbs[] = {500, 900, 1000, 950, 800, 700, 300, 200};  // 64 KiB .. 8 MiB
   const double rot_gbs[] = {300, 350, 340, 330, 250, 110, 100, 105};
   double ws = 65536;
@@ -347,7 +347,7 @@ TEST(RooflineCli, CeilingsOfAnotherDeviceOrForgedAreRefused) {
     return path;
   };
   const std::string run = "roofline " + kDeck + " --policy host --space host --repeat 1 --csv " + csv + " --ceilings ";
-  std::string other = with("\"name\":" + gpp::app::Json(c.device).dump(), "\"name\":\"NVIDIA H100 80GB HBM3\"");
+  std::string other = with("\"name\":" + gpp::formats::Json(c.device).dump(), "\"name\":\"NVIDIA H100 80GB HBM3\"");
   auto o = gpp::test::gpp_exe(run + other);
   EXPECT_EQ(o.code, 1) << o.out;
   EXPECT_NE(o.out.find("measured on NVIDIA H100 80GB HBM3"), std::string::npos) << o.out;
@@ -371,12 +371,12 @@ TEST(RooflineCli, CeilingsOfAnotherDeviceOrForgedAreRefused) {
 // External programs end at their time limit (a profiler or chart script that hangs).
 TEST(ChildProcess, StoppedAtItsTimeLimit) {
   const auto t0 = std::chrono::steady_clock::now();
-  const gpp::app::ChildResult r = gpp::app::run_child({"sh", "-c", "echo started; sleep 30"}, 0.5);
+  const gpp::commands::ChildResult r = gpp::commands::run_child({"sh", "-c", "echo started; sleep 30"}, 0.5);
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_TRUE(r.timed_out);
   EXPECT_LT(took, 5.0);
   EXPECT_NE(r.output.find("started"), std::string::npos);
-  const gpp::app::ChildResult ok = gpp::app::run_child({"sh", "-c", "echo fine; exit 3"}, 10);
+  const gpp::commands::ChildResult ok = gpp::commands::run_child({"sh", "-c", "echo fine; exit 3"}, 10);
   EXPECT_FALSE(ok.timed_out);
   EXPECT_EQ(ok.status, 3);
   EXPECT_EQ(ok.output, "fine\n");

@@ -34,10 +34,10 @@ GPP_HOST_ONLY("RecordParts.*");
 GPP_HOST_ONLY("SweepCli.RefusedBeforeWork");
 GPP_HOST_ONLY("TuneCli.OnePolicyAtATime");
 
-using gpp::app::sweep::Axes;
+using gpp::measure::sweep::Axes;
 using gpp::test::count_lines;
 using gpp::test::Outcome;
-namespace sweep = gpp::app::sweep;
+namespace sweep = gpp::measure::sweep;
 
 Outcome gpp_cmd(const std::string& args) { return gpp::test::gpp_exe(args); }
 
@@ -183,7 +183,7 @@ TEST(SweepCsv, QuotedFields) {
 // are one table): a row whose fields all differ from their defaults and from each other,
 // against its line written out by hand.
 TEST(SweepCsv, EveryFieldSurvivesItsLine) {
-  gpp::app::sweep::Row r;
+  gpp::measure::sweep::Row r;
   r.date = "2026-11-28T07:00:00Z";
   r.git = "0123456789ab";
   r.version = "1.0.0";
@@ -206,12 +206,12 @@ TEST(SweepCsv, EveryFieldSurvivesItsLine) {
   r.gflops = 17.5;
   r.rel_error = 5.5e-16;
   r.status = "ok";
-  const std::string line = gpp::app::sweep::csv_line(r);
+  const std::string line = gpp::measure::sweep::csv_line(r);
   EXPECT_EQ(line,
             "1,2026-11-28T07:00:00Z,0123456789ab,1.0.0,3.4.1,Serial,host,\"CPU, 2 cores\",small,48,40,400,2,1536000,"
             "host,64,256,,,,3,0.0025000000000000001,0.0030000000000000001,0.012500000000000001,512000000,17.5,"
             "5.4999999999999996e-16,ok,,loops=scalar rcp_empty=div");
-  const auto file = gpp::app::sweep::parse_sweep_csv(gpp::app::sweep::csv_header() + "\n" + line + "\n", "t");
+  const auto file = gpp::measure::sweep::parse_sweep_csv(gpp::measure::sweep::csv_header() + "\n" + line + "\n", "t");
   ASSERT_EQ(file.rows.size(), 1u);
   const auto& b = file.rows[0];
   EXPECT_EQ(b.date, r.date);
@@ -239,15 +239,16 @@ TEST(SweepCsv, EveryFieldSurvivesItsLine) {
   EXPECT_EQ(b.rel_error, r.rel_error);
   EXPECT_EQ(b.status, "ok");
   EXPECT_EQ(b.reason, "");
-  EXPECT_EQ(gpp::app::sweep::csv_line(b), line);
+  EXPECT_EQ(gpp::measure::sweep::csv_line(b), line);
   // A point that did not run: its times, rate and error are empty cells, and read back as NaN.
   r.status = "invalid";
   r.reason = "--band-block 64: no";
   r.repeats = 0;
   r.time_min_s = r.time_median_s = r.time_max_s = r.updates_per_s = r.gflops = r.rel_error = NAN;
-  const std::string invalid = gpp::app::sweep::csv_line(r);
+  const std::string invalid = gpp::measure::sweep::csv_line(r);
   EXPECT_NE(invalid.find(",0,,,,,,,invalid,--band-block 64: no,"), std::string::npos) << invalid;
-  const auto back = gpp::app::sweep::parse_sweep_csv(gpp::app::sweep::csv_header() + "\n" + invalid + "\n", "t");
+  const auto back =
+      gpp::measure::sweep::parse_sweep_csv(gpp::measure::sweep::csv_header() + "\n" + invalid + "\n", "t");
   ASSERT_EQ(back.rows.size(), 1u);
   EXPECT_TRUE(std::isnan(back.rows[0].time_median_s));
   EXPECT_EQ(back.rows[0].reason, r.reason);
@@ -260,8 +261,8 @@ TEST(SweepCsv, EveryFieldSurvivesItsLine) {
 // (no achstemp, no branch counts, no verification) are left out, and so are the members
 // that do not apply.
 TEST(RecordParts, EachPartIsItsTablesObject) {
-  using gpp::app::Json;
-  gpp::app::RunRecord r;
+  using gpp::formats::Json;
+  gpp::record::RunRecord r;
   r.setup_s = 1.25;
   r.read_s = 0.5;
   r.check_s = 0.125;
@@ -272,7 +273,7 @@ TEST(RecordParts, EachPartIsItsTablesObject) {
   r.data_bytes = 123456789;
   r.device_mem_peak_bytes = 987654321;
   r.achstemp = std::complex<double>(8.25, -2.5);
-  gpp::app::SpaceInfo host;
+  gpp::record::SpaceInfo host;
   host.kind = gpp::SpaceKind::Host;
   host.backend = "OpenMP";
   host.device = "CPU";
@@ -280,7 +281,7 @@ TEST(RecordParts, EachPartIsItsTablesObject) {
   r.achstemp_space = host;
   r.static_s = 0.75;
   r.achstemp_rel_error = 3e-16;
-  r.branches = gpp::BranchCounts{};
+  r.branches = gpp::measure::BranchCounts{};
   r.branches->regular = 11;
   r.branches->near_pole = 7;
   r.branches->zero = 5;
@@ -290,7 +291,7 @@ TEST(RecordParts, EachPartIsItsTablesObject) {
   r.reference_s = 2.5;
   r.reference.achtemp = {{1.5, -0.5}};
   r.reference.asxtemp = {{-2.5, 0.25}};
-  const Json j = Json::parse(gpp::app::to_json(r));
+  const Json j = Json::parse(gpp::record::to_json(r));
   EXPECT_EQ(j["setup"], Json::parse(R"({"setup_s": 1.25, "read_s": 0.5, "check_s": 0.125, "read_bytes": 3000000000,
       "transfer_s": 0.0625, "transfer_bytes": 7e9, "transfer_copy_s": 0.03125, "read_gbs": 6.0,
       "data_bytes": 123456789, "device_mem_peak_bytes": 987654321})"));
@@ -300,9 +301,9 @@ TEST(RecordParts, EachPartIsItsTablesObject) {
   EXPECT_EQ(j["verification"], Json::parse(R"({"against": "host reference", "tolerance": 1e-10, "reference_s": 2.5,
       "achtemp": [[1.5, -0.5]], "asxtemp": [[-2.5, 0.25]]})"));
 
-  gpp::app::RunRecord bare;  // nothing read, no achstemp, no branches, no verification
+  gpp::record::RunRecord bare;  // nothing read, no achstemp, no branches, no verification
   bare.target.against = "none";
-  const Json b = Json::parse(gpp::app::to_json(bare));
+  const Json b = Json::parse(gpp::record::to_json(bare));
   EXPECT_TRUE(b["setup"]["read_gbs"].is_null());
   EXPECT_FALSE(b.contains("static_remainder"));
   EXPECT_FALSE(b.contains("branches"));
@@ -317,7 +318,7 @@ TEST(SweepCsv, HeaderIsTheDocumentedOne) {
   std::string documented;
   for (char c : md.substr(open, close - open))
     if (c != '\n') documented += c;
-  EXPECT_EQ(documented, gpp::app::sweep::csv_header());
+  EXPECT_EQ(documented, gpp::measure::sweep::csv_header());
   const std::string csv = temp_path("header.csv");
   const Outcome o = gpp_cmd("sweep " + deck() + " --policy host --band-block 4 --repeat 1 --csv " + csv);
   ASSERT_EQ(o.code, 0) << o.out;
@@ -337,7 +338,7 @@ const char* kTuning = R"({"schema_version": 1, "kind": "gpp-tuning", "entries": 
 ]})";
 
 TEST(Tuning, ReadWriteRoundTrip) {
-  const auto f = gpp::app::parse_tuning(kTuning, "t.json");
+  const auto f = gpp::measure::parse_tuning(kTuning, "t.json");
   ASSERT_EQ(f.entries.size(), 2u);
   const auto* e = f.find("NVIDIA H100 80GB HBM3", "Cuda", "tuned", "large");
   ASSERT_NE(e, nullptr);
@@ -349,14 +350,14 @@ TEST(Tuning, ReadWriteRoundTrip) {
   EXPECT_EQ(f.find("NVIDIA H100 80GB HBM3", "Cuda", "tuned", "medium"), nullptr);
   EXPECT_EQ(f.find("NVIDIA H100 80GB HBM3", "HIP", "tuned", "large"), nullptr);
   // Written and read again: the same entries.
-  const auto g = gpp::app::parse_tuning(gpp::app::to_json(f), "again");
+  const auto g = gpp::measure::parse_tuning(gpp::measure::to_json(f), "again");
   ASSERT_EQ(g.entries.size(), 2u);
   EXPECT_EQ(g.entries[1].tunables.tile, (std::vector<int>{8, 2, 1}));
   EXPECT_EQ(g.entries[0].tunables.band_block, 32);
   EXPECT_EQ(g.entries[0].date, "2026-11-23T10:00:00Z");
   // Merging replaces the entry of the same key and adds a new one.
   auto h = g;
-  gpp::app::TuningEntry n = g.entries[0];
+  gpp::measure::TuningEntry n = g.entries[0];
   n.tunables.band_block = 64;
   h.merge(n);
   n.size_class = "medium";
@@ -368,9 +369,9 @@ TEST(Tuning, ReadWriteRoundTrip) {
 // An entry's evidence (one table of fields, written and read back): every member survives
 // the file, and each one missing, of another type or out of its range is refused by name.
 TEST(Tuning, EvidenceIsReadBackAndRefusedByMember) {
-  gpp::app::TuningFile f = gpp::app::parse_tuning(kTuning, "t.json");
-  gpp::app::TuningEvidence v;
-  v.test = gpp::app::kTuningTest;
+  gpp::measure::TuningFile f = gpp::measure::parse_tuning(kTuning, "t.json");
+  gpp::measure::TuningEvidence v;
+  v.test = gpp::measure::kTuningTest;
   v.repeats = 8;
   v.p_value = 0.0078125;
   v.gain = 0.031;
@@ -379,8 +380,8 @@ TEST(Tuning, EvidenceIsReadBackAndRefusedByMember) {
   v.default_time_median_s = 0.1207;
   v.default_spread = 0.0034;
   f.entries[0].evidence = v;
-  const std::string text = gpp::app::to_json(f);
-  const auto again = gpp::app::parse_tuning(text, "again");
+  const std::string text = gpp::measure::to_json(f);
+  const auto again = gpp::measure::parse_tuning(text, "again");
   const auto* e = again.find("NVIDIA H100 80GB HBM3", "Cuda", "tuned", "large");
   ASSERT_NE(e, nullptr);
   ASSERT_TRUE(e->evidence.has_value());
@@ -409,7 +410,7 @@ TEST(Tuning, EvidenceIsReadBackAndRefusedByMember) {
     const auto begin = at + key.size(), end = bad.find_first_of(",}", begin);
     bad.replace(begin, end - begin, value);
     try {
-      gpp::app::parse_tuning(bad, "bad.json");
+      gpp::measure::parse_tuning(bad, "bad.json");
       ADD_FAILURE() << "accepted";
     } catch (const gpp::Error& err) {
       EXPECT_NE(std::string(err.what()).find(says), std::string::npos) << err.what();
@@ -419,7 +420,7 @@ TEST(Tuning, EvidenceIsReadBackAndRefusedByMember) {
   const auto at = missing.find("\"gain\":", missing.find("\"evidence\""));
   missing.erase(at, missing.find(',', at) + 1 - at);
   try {
-    gpp::app::parse_tuning(missing, "bad.json");
+    gpp::measure::parse_tuning(missing, "bad.json");
     ADD_FAILURE() << "accepted";
   } catch (const gpp::Error& err) {
     EXPECT_NE(std::string(err.what()).find("no \"gain\""), std::string::npos) << err.what();
@@ -433,13 +434,13 @@ TEST(Tuning, ParamsAndAnySize) {
     {"device": "cpu", "backend": "OpenMP", "policy": "host", "size_class": "any",
      "tunables": {"band_block": 32, "params": {"rcp_empty": "div", "loops": "scalar"}}},
     {"device": "cpu", "backend": "OpenMP", "policy": "host", "size_class": "large", "tunables": {"band_block": 16}}]})";
-  const auto f = gpp::app::parse_tuning(text, "t.json");
+  const auto f = gpp::measure::parse_tuning(text, "t.json");
   const auto* any = f.find("cpu", "OpenMP", "host", "small");
   ASSERT_NE(any, nullptr);
   EXPECT_EQ(any->tunables.band_block, 32);
   EXPECT_EQ(any->tunables.params, (std::map<std::string, std::string>{{"loops", "scalar"}, {"rcp_empty", "div"}}));
   EXPECT_EQ(f.find("cpu", "OpenMP", "host", "large")->tunables.band_block, 16);  // the size's own entry wins
-  const auto g = gpp::app::parse_tuning(gpp::app::to_json(f), "again");
+  const auto g = gpp::measure::parse_tuning(gpp::measure::to_json(f), "again");
   EXPECT_EQ(g.entries[0].tunables.params, any->tunables.params);
   const std::string head = R"({"schema_version": 1, "kind": "gpp-tuning", "entries": [{"device": "d", "backend": "b",
     "policy": "host", "size_class": "any", "tunables": {"params": )";
@@ -452,7 +453,7 @@ TEST(Tuning, ParamsAndAnySize) {
   };
   for (const auto& [params, what] : bad) {
     try {
-      gpp::app::parse_tuning(head + params + "}}]}", "bad.json");
+      gpp::measure::parse_tuning(head + params + "}}]}", "bad.json");
       ADD_FAILURE() << params << " accepted";
     } catch (const gpp::Error& e) {
       EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
@@ -470,7 +471,7 @@ TEST(Tuning, ShippedDefaultsAreTheCompiledOnes) {
                                           "host-avx512", "host-avx2", "host-neon", "host-generic"};
   for (const std::string& name : files) {
     SCOPED_TRACE(name);
-    const auto f = gpp::app::read_tuning_file(dir + name + ".json");
+    const auto f = gpp::measure::read_tuning_file(dir + name + ".json");
     ASSERT_EQ(f.entries.size(), 1u);
     const auto& e = f.entries[0];
     EXPECT_EQ(e.size_class, "any");
@@ -484,7 +485,8 @@ TEST(Tuning, ShippedDefaultsAreTheCompiledOnes) {
       EXPECT_TRUE(e.unknown.contains("note"));
     EXPECT_EQ(f.unknown["arch"].get<std::string>(), name);
   }
-  const auto tuned = gpp::app::read_tuning_file(std::string(GPP_SOURCE_DIR) + "/" + gpp::tuning_defaults::kTunedFile);
+  const auto tuned =
+      gpp::measure::read_tuning_file(std::string(GPP_SOURCE_DIR) + "/" + gpp::tuning_defaults::kTunedFile);
   EXPECT_EQ(tuned.entries[0].tunables.band_block, gpp::tuning_defaults::kTunedBandBlock);
   EXPECT_EQ(tuned.entries[0].tunables.team_size, gpp::tuning_defaults::kTunedTeamSize);
   const auto& shape = tuned.entries[0].unknown["shape"];
@@ -496,7 +498,7 @@ TEST(Tuning, ShippedDefaultsAreTheCompiledOnes) {
     EXPECT_EQ(o[std::min<std::size_t>(nw, o.size()) - 1].get<int>(), gpp::tuned_shape::occupied_blocks(nw)) << nw;
     EXPECT_EQ(m[std::min<std::size_t>(nw, m.size()) - 1].get<int>(), gpp::tuned_shape::empty_blocks(nw)) << nw;
   }
-  const auto host = gpp::app::read_tuning_file(std::string(GPP_SOURCE_DIR) + "/" + gpp::tuning_defaults::kHostFile);
+  const auto host = gpp::measure::read_tuning_file(std::string(GPP_SOURCE_DIR) + "/" + gpp::tuning_defaults::kHostFile);
   EXPECT_EQ(host.entries[0].tunables.band_block, gpp::tuning_defaults::kHostBandBlock);
   EXPECT_EQ(host.entries[0].tunables.ig_block, gpp::tuning_defaults::kHostIgBlock);
   EXPECT_EQ(host.entries[0].unknown["shape"]["prefetch_ahead"].get<int>(), gpp::tuning_defaults::kHostPrefetchAhead);
@@ -509,7 +511,7 @@ TEST(Tuning, ShippedDefaultsAreTheCompiledOnes) {
 // non-uniform entry is written as the object below says, written by hand, in its order,
 // and read back to the same entry; fields left out when unset stay out.
 TEST(Tuning, EveryEntryFieldSurvivesItsObject) {
-  gpp::app::TuningEntry e;
+  gpp::measure::TuningEntry e;
   e.device = "NVIDIA H100 80GB HBM3";
   e.backend = "Cuda";
   e.policy = "tuned";
@@ -519,12 +521,12 @@ TEST(Tuning, EveryEntryFieldSurvivesItsObject) {
   e.time_median_s = 0.0371;
   e.deck = "si214";
   e.date = "2026-11-28T11:00:00Z";
-  e.evidence = gpp::app::TuningEvidence{"mann-whitney-u", 7, 0.0023, 0.061, 0.0371, 0.0004, 0.0395, 0.0006};
-  gpp::app::TuningFile f;
+  e.evidence = gpp::measure::TuningEvidence{"mann-whitney-u", 7, 0.0023, 0.061, 0.0371, 0.0004, 0.0395, 0.0006};
+  gpp::measure::TuningFile f;
   f.entries.push_back(e);
-  const std::string out = gpp::app::to_json(f);
-  const auto written = gpp::app::JsonIn::parse(out)["entries"][0];
-  const auto expected = gpp::app::JsonIn::parse(R"({"device": "NVIDIA H100 80GB HBM3", "backend": "Cuda",
+  const std::string out = gpp::measure::to_json(f);
+  const auto written = gpp::formats::JsonIn::parse(out)["entries"][0];
+  const auto expected = gpp::formats::JsonIn::parse(R"({"device": "NVIDIA H100 80GB HBM3", "backend": "Cuda",
     "policy": "tuned", "size_class": "medium", "tunables": {"band_block": 48, "team_size": 96},
     "time_median_s": 0.0371, "deck": "si214", "date": "2026-11-28T11:00:00Z",
     "evidence": {"test": "mann-whitney-u", "repeats": 7, "p_value": 0.0023, "gain": 0.061,
@@ -538,7 +540,7 @@ TEST(Tuning, EveryEntryFieldSurvivesItsObject) {
     ASSERT_NE(next, std::string::npos) << key << " after " << at << ": " << out;
     at = next;
   }
-  const auto back = gpp::app::parse_tuning(out, "again").entries.at(0);
+  const auto back = gpp::measure::parse_tuning(out, "again").entries.at(0);
   EXPECT_EQ(back.device, e.device);
   EXPECT_EQ(back.backend, e.backend);
   EXPECT_EQ(back.policy, e.policy);
@@ -557,7 +559,7 @@ TEST(Tuning, EveryEntryFieldSurvivesItsObject) {
   e.time_median_s = 0;
   e.evidence.reset();
   f.entries = {e};
-  const auto bare = gpp::app::JsonIn::parse(gpp::app::to_json(f))["entries"][0];
+  const auto bare = gpp::formats::JsonIn::parse(gpp::measure::to_json(f))["entries"][0];
   EXPECT_FALSE(bare.contains("time_median_s")) << bare.dump();
   EXPECT_FALSE(bare.contains("evidence")) << bare.dump();
   EXPECT_EQ(bare.size(), 7u) << bare.dump();
@@ -601,7 +603,7 @@ TEST(Tuning, BadFilesAreRefused) {
   for (const auto& [text, what] : cases) {
     SCOPED_TRACE(text);
     try {
-      gpp::app::parse_tuning(text, "bad.json");
+      gpp::measure::parse_tuning(text, "bad.json");
       ADD_FAILURE() << "accepted";
     } catch (const gpp::Error& e) {
       const std::string m = e.what();
@@ -618,16 +620,16 @@ TEST(Tuning, UnknownFieldsSurviveAMerge) {
   const std::string text = R"({"schema_version": 1, "kind": "gpp-tuning", "note": {"by": "me"}, "entries": [
     {"device": "cpu", "backend": "Serial", "policy": "host", "size_class": "small", "tunables": {"band_block": 4},
      "time_median_s": 0.5, "comment": "keep me"}]})";
-  auto f = gpp::app::parse_tuning(text, "t.json");
-  gpp::app::TuningEntry e = f.entries[0];
+  auto f = gpp::measure::parse_tuning(text, "t.json");
+  gpp::measure::TuningEntry e = f.entries[0];
   e.tunables.band_block = 8;
-  e.unknown = gpp::app::JsonIn::object();
+  e.unknown = gpp::formats::JsonIn::object();
   f.merge(e);
-  const std::string out = gpp::app::to_json(f);
+  const std::string out = gpp::measure::to_json(f);
   EXPECT_NE(out.find("\"note\":{\"by\":\"me\"}"), std::string::npos) << out;
   EXPECT_NE(out.find("\"comment\":\"keep me\""), std::string::npos) << out;
   EXPECT_NE(out.find("\"band_block\":8"), std::string::npos) << out;
-  EXPECT_EQ(gpp::app::parse_tuning(out, "again").entries[0].tunables.band_block, 8);
+  EXPECT_EQ(gpp::measure::parse_tuning(out, "again").entries[0].tunables.band_block, 8);
 }
 
 TEST(Tuning, ManyKeysAreReadQuickly) {
@@ -636,7 +638,7 @@ TEST(Tuning, ManyKeysAreReadQuickly) {
   for (int i = 0; i < 200000; ++i) text += ", \"k" + std::to_string(i) + "\": " + std::to_string(i);
   text += "}]}";
   const auto t0 = std::chrono::steady_clock::now();
-  const auto f = gpp::app::parse_tuning(text, "many.json");
+  const auto f = gpp::measure::parse_tuning(text, "many.json");
   EXPECT_EQ(f.entries[0].unknown.size(), 200000u);
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), gpp::test::time_limit(10.0));
 }
@@ -651,7 +653,7 @@ std::vector<std::vector<std::string>> csv_rows_of(const std::string& path) {
 }
 
 std::size_t column(const std::string& name) {
-  const auto h = gpp::formats::parse_csv(gpp::app::sweep::csv_header()).front();
+  const auto h = gpp::formats::parse_csv(gpp::measure::sweep::csv_header()).front();
   return std::size_t(std::find(h.begin(), h.end(), name) - h.begin());
 }
 
@@ -721,11 +723,11 @@ TEST(SweepCli, ResumedRowsOfAnotherOriginOrForgedTimesAreRefused) {
   const std::string csv = temp_path("origin.csv");
   ASSERT_EQ(gpp_cmd("sweep " + deck() + " --policy host --band-block 4 --repeat 1 --csv " + csv).code, 0);
   const std::string good = slurp(csv);
-  const auto cols = gpp::formats::parse_csv(gpp::app::sweep::csv_header()).front();
+  const auto cols = gpp::formats::parse_csv(gpp::measure::sweep::csv_header()).front();
   auto with = [&](const std::string& name, const std::string& value) {
     auto records = gpp::formats::parse_csv(good);
     const std::size_t c = std::size_t(std::find(cols.begin(), cols.end(), name) - cols.begin());
-    std::string text = gpp::app::sweep::csv_header() + "\n";
+    std::string text = gpp::measure::sweep::csv_header() + "\n";
     for (std::size_t r = 1; r < records.size(); ++r) {
       records[r][c] = value;
       for (std::size_t i = 0; i < records[r].size(); ++i) text += (i ? "," : "") + records[r][i];
@@ -837,8 +839,8 @@ TEST(SweepCli, TuningFileRoundTrip) {
   // Entries as a user (or a sweep that found them faster) writes them: values no default has.
   const auto [device, backend] = device_and_backend("host");
   ASSERT_EQ(backend, gpp::HostExec::name());
-  gpp::app::TuningFile f;
-  gpp::app::TuningEntry e;
+  gpp::measure::TuningFile f;
+  gpp::measure::TuningEntry e;
   e.device = device;
   e.backend = backend;
   e.policy = "host";
@@ -853,8 +855,8 @@ TEST(SweepCli, TuningFileRoundTrip) {
   e.tunables = {};
   e.tunables.band_block = 6;
   f.merge(e);
-  write(tuning, gpp::app::to_json(f));
-  EXPECT_EQ(gpp::app::read_tuning_file(tuning).entries.size(), 2u);
+  write(tuning, gpp::measure::to_json(f));
+  EXPECT_EQ(gpp::measure::read_tuning_file(tuning).entries.size(), 2u);
   Outcome o;
 
   // Without the file: the defaults.
@@ -924,15 +926,15 @@ TEST(SweepCli, BadTuningFilesAreRefusedBeforeWork) {
   ASSERT_EQ(gpp_cmd("sweep " + deck() + " --policy tuned --band-block 4 --repeat 1 --csv " + csv).code, 0);
   const auto rows = csv_rows_of(csv);
   ASSERT_EQ(rows.size(), 1u);
-  gpp::app::TuningFile f;
-  gpp::app::TuningEntry e;
+  gpp::measure::TuningFile f;
+  gpp::measure::TuningEntry e;
   e.device = rows[0][column("device")];
   e.backend = rows[0][column("backend")];
   e.policy = "tuned";
   e.size_class = "small";
   e.tunables.team_size = 100000;
   f.merge(e);
-  write(bad, gpp::app::to_json(f));
+  write(bad, gpp::measure::to_json(f));
   expect_refused("run " + deck() + " --policy tuned --tuning " + bad, "the entry for tuned cannot run");
   std::remove(bad.c_str());
   std::remove(csv.c_str());
@@ -954,8 +956,8 @@ std::pair<std::string, std::string> best_line(const std::string& out, const std:
 TEST(TuneCli, CoordinateDescentDecidesAgainstTheDefaults) {
   const std::string tuning = temp_path("tune.json"), csv = temp_path("tune.csv");
   const auto [device, backend] = device_and_backend("host");
-  gpp::app::TuningFile f;
-  gpp::app::TuningEntry stale;  // what a tune on a loaded machine once chose
+  gpp::measure::TuningFile f;
+  gpp::measure::TuningEntry stale;  // what a tune on a loaded machine once chose
   stale.device = device;
   stale.backend = backend;
   stale.policy = "host";
@@ -963,10 +965,10 @@ TEST(TuneCli, CoordinateDescentDecidesAgainstTheDefaults) {
   stale.tunables.band_block = 2;
   stale.tunables.ig_block = 512;
   f.merge(stale);
-  gpp::app::TuningEntry other = stale;  // another machine's: never touched
+  gpp::measure::TuningEntry other = stale;  // another machine's: never touched
   other.device = "another machine";
   f.merge(other);
-  write(tuning, gpp::app::to_json(f));
+  write(tuning, gpp::measure::to_json(f));
   const Outcome o = gpp_cmd("tune " + deck() + " --space host --policy host --repeat 3 --budget 60 --tuning-out " +
                             tuning + " --csv " + csv);
   SCOPED_TRACE(o.out);
@@ -975,11 +977,11 @@ TEST(TuneCli, CoordinateDescentDecidesAgainstTheDefaults) {
   const auto [line, decided] = best_line(o.out, "host");
   ASSERT_FALSE(line.empty());
   EXPECT_GE(csv_rows_of(csv).size(), 3u);  // the defaults and at least two neighbours
-  const auto after = gpp::app::read_tuning_file(tuning);
-  const gpp::app::TuningEntry* kept = after.find("another machine", backend, "host", "small");
+  const auto after = gpp::measure::read_tuning_file(tuning);
+  const gpp::measure::TuningEntry* kept = after.find("another machine", backend, "host", "small");
   ASSERT_NE(kept, nullptr);
   EXPECT_EQ(kept->tunables.band_block, 2);
-  const gpp::app::TuningEntry* mine = after.find(device, backend, "host", "small");
+  const gpp::measure::TuningEntry* mine = after.find(device, backend, "host", "small");
   if (decided == "faster") {
     ASSERT_NE(mine, nullptr);
     ASSERT_TRUE(mine->evidence.has_value());
@@ -987,7 +989,7 @@ TEST(TuneCli, CoordinateDescentDecidesAgainstTheDefaults) {
     EXPECT_GE(mine->evidence->gain, gpp::measure::kMinGain);
     EXPECT_EQ(mine->evidence->repeats, gpp::measure::kDecideRepeats);
     EXPECT_LT(mine->evidence->time_median_s, mine->evidence->default_time_median_s);
-    EXPECT_NE(line.find(gpp::app::describe_tunables(mine->tunables) + " "), std::string::npos);
+    EXPECT_NE(line.find(gpp::record::describe_tunables(mine->tunables) + " "), std::string::npos);
   } else {
     EXPECT_EQ(decided, "defaults");
     EXPECT_EQ(mine, nullptr);  // the stale entry is gone: its defaults are as fast

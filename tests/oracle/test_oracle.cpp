@@ -22,6 +22,7 @@
 #include <sstream>
 
 namespace gpp::test {
+using formats::read_dat;
 
 // Need neither Kokkos nor the device (the test main runs them where the device is missing).
 GPP_HOST_ONLY("OracleData.DecksCoverEveryBranch");
@@ -336,10 +337,10 @@ TEST_P(OracleDeck, BranchCountsMatchGppDiagnostics) {
   EXPECT_GT(o.count("bands_empty"), 0);
   EXPECT_GT(o.count("gp_skipped"), 0);
   EXPECT_GT(o.count("wx_clamped"), 0);
-  // The literal classification (counts::arm_statistics) and the fast reference's pass,
+  // The literal classification (measure::counts::arm_statistics) and the fast reference's pass,
   // which `gpp run` prints, on every space.
-  std::vector<std::pair<std::string, BranchCounts>> counted = {
-      {"arm_statistics", counts::arm_statistics(HostExec(), p.data->host).branches()}};
+  std::vector<std::pair<std::string, measure::BranchCounts>> counted = {
+      {"arm_statistics", measure::counts::arm_statistics(HostExec(), p.data->host).branches()}};
   for (const SpaceKind k : build_spaces())
     counted.push_back({std::string("fast reference@") + to_string(k), fast_pass(k, p).arms.branches()});
   for (const auto& [name, c] : counted) {

@@ -16,7 +16,7 @@ GPP_HOST_ONLY("ChunkPlan.*");
 
 namespace {
 
-using app::ChunkStep;
+using session::ChunkStep;
 
 // Replays a schedule against the rules of chunk_schedule's contract; "" when it keeps
 // them all, else the first broken rule. An independent model: it tracks each buffer's
@@ -85,14 +85,14 @@ TEST(ChunkSchedule, KeepsEveryRule) {
       for (bool kernels : {true, false})
         for (bool resident : {false, true}) {
           if (!kernels && (slots == 1 || resident)) continue;  // uploads: two staging buffers, no kernels
-          const auto steps = app::chunk_schedule(m, slots, kernels, resident);
+          const auto steps = session::chunk_schedule(m, slots, kernels, resident);
           EXPECT_EQ(check_schedule(steps, m, slots, kernels, resident), "")
               << "m " << m << " slots " << slots << " kernels " << kernels << " resident " << resident;
         }
 }
 
 TEST(ChunkSchedule, CheckerCatchesBrokenOrders) {
-  const auto good = app::chunk_schedule(4, 2, true, true);
+  const auto good = session::chunk_schedule(4, 2, true, true);
   ASSERT_EQ(check_schedule(good, 4, 2, true, true), "");
   // Chunk 2's pack moved before chunk 0's copy was waited for: it would overwrite the
   // staging buffer being copied.
@@ -109,13 +109,13 @@ TEST(ChunkSchedule, CheckerCatchesBrokenOrders) {
   // One slot used as if there were two.
   EXPECT_NE(check_schedule(good, 4, 1, true, true), "");
   // A chunk left out.
-  auto short_of_one = app::chunk_schedule(3, 2, true, false);
+  auto short_of_one = session::chunk_schedule(3, 2, true, false);
   EXPECT_NE(check_schedule(short_of_one, 4, 2, true, false), "");
 }
 
 TEST(ChunkSchedule, CopiesAndPacksOverlapKernels) {
   for (int m = 1; m <= 7; ++m) {
-    const auto s = app::chunk_schedule(m, 2, true, true);
+    const auto s = session::chunk_schedule(m, 2, true, true);
     for (int k = 0; k < m; ++k) {
       const int kernel = at(s, ChunkStep::Kernel, k);
       if (k + 1 < m) {
@@ -134,18 +134,18 @@ TEST(ChunkSchedule, CopiesAndPacksOverlapKernels) {
     }
   }
   // Uploads: each piece packed while the previous one is copied.
-  const auto u = app::chunk_schedule(5, 2, false, false);
+  const auto u = session::chunk_schedule(5, 2, false, false);
   for (int k = 0; k + 1 < 5; ++k) EXPECT_LT(at(u, ChunkStep::Pack, k + 1), at(u, ChunkStep::WaitCopy, k));
 }
 
 TEST(ChunkPlan, CoversEveryColumnOnceWithinTheBudget) {
-  app::ChunkBytes b;
+  session::ChunkBytes b;
   b.replicated = 1e6;
   for (const double per_column : {1e3, 1e6, 64e6, 300e6, 2e9}) {
     b.per_column = per_column;
     for (int ngpown : {1, 2, 3, 7, 20, 1000, 54000})
       for (long long columns : {1LL, 2LL, 3LL, 5LL, 8LL, 100LL, 999LL, 40000LL, 60000LL}) {
-        const app::ChunkPlan p = app::plan_columns(ngpown, columns, b);
+        const session::ChunkPlan p = session::plan_columns(ngpown, columns, b);
         SCOPED_TRACE(::testing::Message()
                      << "per column " << per_column << ", ngpown " << ngpown << ", columns " << columns);
         ASSERT_EQ(p.ngpown, ngpown);
@@ -161,7 +161,7 @@ TEST(ChunkPlan, CoversEveryColumnOnceWithinTheBudget) {
         // What the space holds at once: the resident columns and the buffers.
         EXPECT_LE((long long)p.resident + (long long)p.slots * p.width, columns);
         if (p.width > 1) {
-          EXPECT_LE(p.width * per_column, app::kMaxChunkBytes);
+          EXPECT_LE(p.width * per_column, session::kMaxChunkBytes);
         }
         EXPECT_TRUE(p.resident == 0 || p.resident >= p.width);
         int next = p.resident;
@@ -177,8 +177,8 @@ TEST(ChunkPlan, CoversEveryColumnOnceWithinTheBudget) {
   }
   // A large deck on a device: the budget beyond two 512 MiB buffers stays resident.
   b.per_column = 2 * 16.0 * 55000 + 3 * 16.0 * 96 + 8;
-  const app::ChunkPlan big = app::plan_columns(54000, 40000, b);
-  EXPECT_EQ(big.width, int(app::kMaxChunkBytes / b.per_column));
+  const session::ChunkPlan big = session::plan_columns(54000, 40000, b);
+  EXPECT_EQ(big.width, int(session::kMaxChunkBytes / b.per_column));
   EXPECT_EQ(big.resident, 40000 - 2 * big.width);
 }
 
@@ -217,9 +217,9 @@ TEST(ChunkPlan, CoversEveryColumnOnceWithinTheBudget) {
 
 // Hand-made plans of small_deck's 20 columns: resident and streamed, one slot or two, a
 // narrower last chunk, and a plan_chunks plan.
-std::vector<app::ChunkPlan> test_plans() {
+std::vector<session::ChunkPlan> test_plans() {
   auto plan = [](int resident, int width, int slots) {
-    app::ChunkPlan p;
+    session::ChunkPlan p;
     p.ngpown = 20;
     p.resident = resident;
     p.width = width;
@@ -231,8 +231,8 @@ std::vector<app::ChunkPlan> test_plans() {
 }
 
 TEST(Chunks, StreamHandsOutTheWholeDecksColumns) {
-  app::Session s = app::make_session(small_deck());
-  for (const app::ChunkPlan& plan : test_plans()) {
+  session::Session s = session::make_session(small_deck());
+  for (const session::ChunkPlan& plan : test_plans()) {
     SCOPED_TRACE(::testing::Message() << "resident " << plan.resident << ", width " << plan.width << ", slots "
                                       << plan.slots);
     s.chunks_host = plan;
@@ -260,7 +260,7 @@ TEST(Chunks, StreamHandsOutTheWholeDecksColumns) {
         true);
     EXPECT_EQ(calls, 1);
     // What the passes copied: each streamed column's arrays, on each of the 3 passes.
-    const app::StreamStats st = s.stream_stats(SpaceKind::Host);
+    const session::StreamStats st = s.stream_stats(SpaceKind::Host);
     const double column = 2 * 16.0 * s.host.ncouls + 2 * 16.0 * s.host.nbands + 8;
     const int streamed = 20 - plan.resident;
     const int first_chunk = plan.resident > 0 ? 0 : plan.streamed.front().second - plan.streamed.front().first;
@@ -278,16 +278,16 @@ TEST(Chunks, StreamHandsOutTheWholeDecksColumns) {
 // 2 (128 + 4 sqrt(72000)) 2^-53 x 300 = 8e-11 < 1e-10. One column dropped or counted
 // twice moves a sum by about 1/20.
 TEST(Chunks, EveryPolicyEqualsTheWholeShare) {
-  app::Session s = app::make_session(small_deck());
+  session::Session s = session::make_session(small_deck());
   for (const PolicyEntry& e : policy_registry()) {
     if (!e.runs_on(SpaceKind::Host)) continue;
-    s.chunks_host = app::ChunkPlan{};
+    s.chunks_host = session::ChunkPlan{};
     s.stream_host.reset();
-    const app::PolicyRun whole = app::run_policy(s, e, SpaceKind::Host, Tunables{}, 1, 0);
-    for (const app::ChunkPlan& plan : test_plans()) {
+    const record::PolicyRun whole = session::run_policy(s, e, SpaceKind::Host, Tunables{}, 1, 0);
+    for (const session::ChunkPlan& plan : test_plans()) {
       s.chunks_host = plan;
       s.stream_host.reset();
-      const app::PolicyRun chunked = app::run_policy(s, e, SpaceKind::Host, Tunables{}, 1, 0);
+      const record::PolicyRun chunked = session::run_policy(s, e, SpaceKind::Host, Tunables{}, 1, 0);
       EXPECT_EQ(chunked.chunks, plan.launches());
       EXPECT_TRUE(results_close(chunked.result, whole.result, 1e-10))
           << e.name << ", resident " << plan.resident << ", width " << plan.width << ", slots " << plan.slots;

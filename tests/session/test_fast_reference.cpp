@@ -25,12 +25,12 @@ constexpr double kRefTol = 1e-13;
 struct Checked {
   SigmaResult reference;
   std::complex<double> achstemp;
-  counts::ArmCounts arms;
+  measure::counts::ArmCounts arms;
 };
 
 Checked literal_of(const InputDeck& in, const GppData<Kokkos::HostSpace>& host) {
   return {apply_start_values(reference_sums(host), in.asxtemp0, in.achtemp0), reference_achstemp(host),
-          counts::arm_statistics(HostExec(), host)};
+          measure::counts::arm_statistics(HostExec(), host)};
 }
 
 // The fast reference on every space against the long-double reference and the literal arms.
@@ -122,7 +122,7 @@ TEST(FastReference, SlicesAddUpToTheWhole) {
       // the space allows.
       double per_column = 10;
       std::vector<int> widths;
-      const int launches = app::for_each_slice(space, d, per_column, true, [&](const auto& piece) {
+      const int launches = session::for_each_slice(space, d, per_column, true, [&](const auto& piece) {
         parts += session::fast_reference(space, piece);
         widths.push_back(piece.ngpown);
         return 10.0 * piece.ngpown;
@@ -150,10 +150,10 @@ TEST(FastReference, SlicesFollowTheMeasuredRate) {
   with_space(SpaceKind::Host, [&](auto space) {
     const auto& d = data.on(space);
     double per_column = 0.01;  // 4 s in all
-    EXPECT_EQ(app::for_each_slice(space, d, per_column, false, [](const auto&) { return 0.0; }), 1);
+    EXPECT_EQ(session::for_each_slice(space, d, per_column, false, [](const auto&) { return 0.0; }), 1);
     per_column = 1;  // 400 s: slices of 10 columns, until the first reports 0.1 s a column
     std::vector<int> widths;
-    app::for_each_slice(space, d, per_column, false, [&](const auto& piece) {
+    session::for_each_slice(space, d, per_column, false, [&](const auto& piece) {
       widths.push_back(piece.ngpown);
       return 0.1 * piece.ngpown;
     });
@@ -178,14 +178,14 @@ SigmaSums perturbed_host(const HostExec& space, const DataFor<HostExec>& d, Tuna
 // A result wrong by 100 times the tolerance fails verification (exit 2, status "wrong");
 // one off by a hundredth of it passes: verification is two-sided, at its tolerance.
 TEST(Verification, AWrongResultFails) {
-  app::Session s = app::make_session(small_deck(32, 24, 400, 12));
-  app::prepare_reference(s, app::VerifyMode::Host, kDefaultRtol);
+  session::Session s = session::make_session(small_deck(32, 24, 400, 12));
+  session::prepare_reference(s, session::VerifyMode::Host, kDefaultRtol);
   ASSERT_EQ(s.target.against, "host reference");
   PolicyEntry wrong = find_policy("host");
   wrong.on_host = perturbed_host;
   for (const double f : {100.0, 0.01}) {
     g_perturbation = f * kDefaultRtol;
-    const app::PolicyRun r = app::run_policy(s, wrong, SpaceKind::Host, Tunables{}, 2, 1);
+    const record::PolicyRun r = session::run_policy(s, wrong, SpaceKind::Host, Tunables{}, 2, 1);
     EXPECT_EQ(r.verified, f < 1) << f;
     EXPECT_EQ(r.status, f < 1 ? "ok" : "wrong") << f;
     EXPECT_GT(r.rel_error, 0.1 * g_perturbation);
@@ -203,7 +203,7 @@ TEST(Verification, AWrongResultFails) {
 double cpu_seconds() { return double(std::clock()) / CLOCKS_PER_SEC; }
 
 TEST(Verification, CostsAboutOneRun) {
-  app::Session s = app::make_session(small_deck(64, 48, 4096, 28));
+  session::Session s = session::make_session(small_deck(64, 48, 4096, 28));
   const PolicyEntry& host = find_policy("host");
   double reference_s = INFINITY, arms_s = INFINITY, run_s = INFINITY;
   const auto least = [](double& best, const auto& f) {
@@ -212,15 +212,15 @@ TEST(Verification, CostsAboutOneRun) {
     best = std::min(best, cpu_seconds() - t0);
   };
   for (int i = 0; i < 5; ++i) {
-    least(reference_s, [&] { app::prepare_reference(s, app::VerifyMode::Host, kDefaultRtol, true); });
+    least(reference_s, [&] { session::prepare_reference(s, session::VerifyMode::Host, kDefaultRtol, true); });
     ASSERT_TRUE(s.arms.has_value());
     least(arms_s, [&] {
       s.arms.reset();
-      app::prepare_reference(s, app::VerifyMode::None, kDefaultRtol, true);
+      session::prepare_reference(s, session::VerifyMode::None, kDefaultRtol, true);
     });
-    app::prepare_reference(s, app::VerifyMode::Host, kDefaultRtol);
-    app::PolicyRun r;
-    least(run_s, [&] { r = app::run_policy(s, host, SpaceKind::Host, Tunables{}, 1, 0); });
+    session::prepare_reference(s, session::VerifyMode::Host, kDefaultRtol);
+    record::PolicyRun r;
+    least(run_s, [&] { r = session::run_policy(s, host, SpaceKind::Host, Tunables{}, 1, 0); });
     ASSERT_TRUE(r.verified);
   }
   EXPECT_GT(reference_s, 0);

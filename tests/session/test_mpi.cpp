@@ -12,7 +12,7 @@ GPP_HOST_ONLY("Placement.*");
 namespace {
 
 TEST(Placement, TwoRanksOnOneGpuAreRefused) {
-  using app::shared_device_error;
+  using session::shared_device_error;
   EXPECT_EQ(shared_device_error({"n1 0000:18:00", "n1 0000:2a:00"}, false), "");
   EXPECT_EQ(shared_device_error({"n1 0000:18:00", "n2 0000:18:00"}, false), "");  // two nodes
   EXPECT_EQ(shared_device_error({"", "", ""}, false), "");                        // host builds
@@ -23,7 +23,7 @@ TEST(Placement, TwoRanksOnOneGpuAreRefused) {
 }
 
 TEST(Chunks, MaxDeviceMemValues) {
-  using app::parse_bytes;
+  using session::parse_bytes;
   EXPECT_EQ(parse_bytes("12", "--m"), 12);
   EXPECT_EQ(parse_bytes("400K", "--m"), 400 * 1024);
   EXPECT_EQ(parse_bytes("2m", "--m"), 2 * 1024 * 1024);
@@ -36,18 +36,18 @@ TEST(Chunks, MaxDeviceMemValues) {
 
 // The plan's arithmetic against a hand count: small_deck(24 bands, 20 G', 150 G, nw 2).
 TEST(Chunks, PlanCoversEveryColumnOnce) {
-  app::Session s = app::make_session(small_deck());
+  session::Session s = session::make_session(small_deck());
   const double replicated = 16.0 * 150 * 24 + 2 * 8.0 * 2 * 24 + 8.0 * 24;  // aqsntemp, wx x2, occ
   const double column = 2 * 16.0 * 150 + 3 * 16.0 * 24 + 8;                 // wtilde, I_eps, aqsmtemp x2, S, vcoul
-  const app::ChunkBytes b = app::chunk_bytes(s.host);
+  const session::ChunkBytes b = session::chunk_bytes(s.host);
   EXPECT_EQ(b.replicated, replicated);
   EXPECT_EQ(b.per_column, column);
-  app::plan_chunks(s, SpaceKind::Host, 0);
+  session::plan_chunks(s, SpaceKind::Host, 0);
   EXPECT_FALSE(s.chunks_host.chunked());  // the host: no chunks unless asked
-  app::plan_chunks(s, SpaceKind::Host, (long long)(replicated + 20 * column));
+  session::plan_chunks(s, SpaceKind::Host, (long long)(replicated + 20 * column));
   EXPECT_FALSE(s.chunks_host.chunked());  // everything fits exactly
   // Room for 7 columns: two buffers of 3, the seventh too few to stay resident: 3 x 6 + 2.
-  app::plan_chunks(s, SpaceKind::Host, (long long)(replicated + 7.5 * column));
+  session::plan_chunks(s, SpaceKind::Host, (long long)(replicated + 7.5 * column));
   EXPECT_EQ(s.chunks_host.resident, 0);
   EXPECT_EQ(s.chunks_host.slots, 2);
   ASSERT_EQ(s.chunks_host.streamed.size(), 7u);
@@ -59,17 +59,17 @@ TEST(Chunks, PlanCoversEveryColumnOnce) {
   }
   EXPECT_EQ(next, 20);
   // Room for one column: one buffer of one.
-  app::plan_chunks(s, SpaceKind::Host, (long long)(replicated + 1.5 * column));
+  session::plan_chunks(s, SpaceKind::Host, (long long)(replicated + 1.5 * column));
   EXPECT_EQ(s.chunks_host.slots, 1);
   EXPECT_EQ(s.chunks_host.streamed.size(), 20u);
-  EXPECT_THROW(app::plan_chunks(s, SpaceKind::Host, (long long)(replicated + 0.5 * column)), Error);
+  EXPECT_THROW(session::plan_chunks(s, SpaceKind::Host, (long long)(replicated + 0.5 * column)), Error);
 }
 
 // A chunk's host data are the whole data's columns (the G' index of aqsmtemp_local is
 // its first, so it is copied; the others are column views).
 TEST(Chunks, ColumnsAreTheWholeDecksColumns) {
-  const app::Session s = app::make_session(small_deck());
-  const auto c = app::gp_columns(s.host, 5, 12);
+  const session::Session s = session::make_session(small_deck());
+  const auto c = session::gp_columns(s.host, 5, 12);
   ASSERT_EQ(c.ngpown, 7);
   for (int j = 0; j < 7; ++j) {
     EXPECT_EQ(c.vcoul_loc(j), s.host.vcoul_loc(5 + j));

@@ -60,10 +60,7 @@ int cmd_bench(const std::vector<std::string>& args) {
                 "faster policies (v0-collapse3 is the slowest), --verify none");
   start_verification(s, o, &progress);
   clock.verification_done();
-  const RunRecord head = make_record("bench", command_line, s);
-  rec.target = head.target;
-  rec.reference = head.reference;
-  rec.reference_s = head.reference_s;
+  update_after_verification(rec, s);
 
   const double updates = rec.deck.updates;
   std::cout << "nominal FLOP rate: " << kNominalFlopsPerUpdate << " FLOPs per update (the paper's count, see docs)"

@@ -365,10 +365,7 @@ int cmd_roofline(const std::vector<std::string>& args) {
   Campaign c("roofline", args, p.runs.size());
   c.rows_to(&csv);
   start_verification(s, o, &progress, true);
-  const RunRecord head = make_record("roofline", command_line, s);
-  rec.target = head.target;
-  rec.reference = head.reference;
-  rec.reference_s = head.reference_s;
+  update_after_verification(rec, s);
 
   // The text of each policy is printed as it is measured; charts and the JSON at the end.
   std::ostringstream out;

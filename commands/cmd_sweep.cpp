@@ -385,11 +385,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   Campaign c("sweep", args, total);
   c.rows_to(rows.file());
   start_verification(s, o, &progress, true);
-  // The record again, with the verification target; the rows' origin is unchanged.
-  const RunRecord head_rec = make_record("sweep", command_line_of("sweep", args), s);
-  rec.target = head_rec.target;
-  rec.reference = head_rec.reference;
-  rec.reference_s = head_rec.reference_s;
+  update_after_verification(rec, s);
   std::ostringstream head;
   head << "sweep: " << total << " points, " << o.repeat << " timed runs each after " << o.warmup << " warm-up"
        << rows.resumed_text() << "\n";
@@ -528,10 +524,7 @@ int cmd_tune(const std::vector<std::string>& args) {
   Campaign c("tune", args, 0);
   c.rows_to(rows.file());
   start_verification(s, o, &progress, true);
-  const RunRecord head_rec = make_record("tune", command_line_of("tune", args), s);
-  rec.target = head_rec.target;
-  rec.reference = head_rec.reference;
-  rec.reference_s = head_rec.reference_s;
+  update_after_verification(rec, s);
   std::ostringstream head;
   head << "tune: " << entry.name << " on the " << to_string(k) << ", coordinate descent (x2, /2) from "
        << describe_tunables(current) << ", budget " << duration_text(budget)

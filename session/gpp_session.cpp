@@ -559,10 +559,14 @@ RunRecord make_record(const std::string& command, const std::vector<std::string>
   r.data_bytes = (long long)s.host.bytes();  // this rank's
   r.ranks = mpi::size();
   update_after_runs(r, s);
+  update_after_verification(r, s);
+  return r;
+}
+
+void update_after_verification(RunRecord& r, const Session& s) {
   r.target = s.target;
   r.reference = s.reference;
   r.reference_s = s.reference_s;
-  return r;
 }
 
 void update_after_runs(RunRecord& r, const Session& s) {

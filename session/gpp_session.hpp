@@ -219,6 +219,10 @@ record::RunRecord make_record(const std::string& command, const std::vector<std:
 /// use), the sampled device memory peak.
 void update_after_runs(record::RunRecord& r, const Session& s);
 
+/// The verification target, the reference and its time, once the reference is made: a
+/// campaign starts its rows from the record before the reference pass, which can be long.
+void update_after_verification(record::RunRecord& r, const Session& s);
+
 /// A command's time to solution (record::RunRecord::time_to_solution): marks at the end of its
 /// setup, of its verification target and of its kernels; the host -> device transfers
 /// the session made inside each phase are taken out of it and counted once, as

@@ -5,6 +5,7 @@
 #include "gpp_runtime.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <array>
 #include <cstdio>
@@ -184,6 +185,34 @@ TEST(Cli, BenchWritesCsvAndJsonRows) {
   EXPECT_NE(text.find("\"command\":\"bench\""), std::string::npos);
   std::remove((base + ".csv").c_str());
   std::remove((base + ".json").c_str());
+}
+
+// A campaign starts its rows from the record before the reference pass; its JSON record
+// still names the reference its points were verified against, with its time and values.
+TEST(Cli, CampaignRecordsNameTheirReference) {
+  const std::string base = ::testing::TempDir() + "gpp_campaign_ref_" + std::to_string(::getpid());
+  const std::string tiny = std::string(kTiny) + " --warmup 0";
+  const std::vector<std::pair<std::string, std::string>> commands = {
+      {"bench", "bench " + deck_path("small.toml") + " " + tiny + " --policies host"},
+      {"sweep", "sweep " + deck_path("small.toml") + " " + tiny + " --policy host --band-block 4,8"},
+      {"tune", "tune " + deck_path("small.toml") + " " + tiny + " --policy host --budget 2"},
+  };
+  for (const auto& [name, args] : commands) {
+    const std::string json = base + "_" + name + ".json";
+    const Outcome o = gpp(args + " --json " + json);
+    SCOPED_TRACE(args + "\n" + o.out);
+    ASSERT_EQ(o.code, 0);
+    std::ifstream in(json);
+    const nlohmann::json v = nlohmann::json::parse(in)["verification"];
+    const std::string against = v.at("against").get<std::string>();
+    EXPECT_TRUE(against == "host reference" || against == "device reference") << against;
+    EXPECT_GT(v.at("tolerance").get<double>(), 0.0);
+    EXPECT_LT(v.at("tolerance").get<double>(), 1e-6);
+    EXPECT_GT(v.at("reference_s").get<double>(), 0.0);
+    ASSERT_EQ(v.at("achtemp").size(), 2u);  // nw = 2 frequencies
+    EXPECT_NE(v.at("achtemp")[0][0].get<double>(), 0.0);
+    std::remove(json.c_str());
+  }
 }
 
 // --param: a policy's named choice runs and is written in every record (JSON tunables,

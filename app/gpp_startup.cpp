@@ -72,6 +72,10 @@ const char* const kModernOptions[] = {
     "--kokkos-tune-internals", "--kokkos-help",       "--kokkos-map-device-id-by", "--kokkos-tools-libs",
     "--kokkos-tools-library",  "--kokkos-tools-args", "--kokkos-tools-help"};
 
+// KOKKOS_TOOLS_LIBS and --kokkos-tools-libs= are Kokkos 3.7's names for the tools library;
+// an older Kokkos ignores them without a word (and the run has no profile).
+constexpr bool kToolsLibsNames = KOKKOS_VERSION >= 30700;
+
 std::string kokkos_version() {
   return std::to_string(KOKKOS_VERSION / 10000) + "." + std::to_string(KOKKOS_VERSION / 100 % 100) + "." +
          std::to_string(KOKKOS_VERSION % 100);
@@ -138,11 +142,44 @@ std::string shown(const std::string& v) {
   return "'" + out + (v.size() > 40 ? "...'" : "'");
 }
 
+// The functions Kokkos looks up in a tools library (Kokkos_Profiling.cpp). A library that
+// defines none of them is no tool: Kokkos 4 runs without it, Kokkos 5 aborts with a
+// backtrace ("No profiling interface symbols were found").
+const char* const kToolFunctions[] = {"kokkosp_init_library",
+                                      "kokkosp_finalize_library",
+                                      "kokkosp_begin_parallel_for",
+                                      "kokkosp_end_parallel_for",
+                                      "kokkosp_begin_parallel_reduce",
+                                      "kokkosp_end_parallel_reduce",
+                                      "kokkosp_begin_parallel_scan",
+                                      "kokkosp_end_parallel_scan",
+                                      "kokkosp_push_profile_region",
+                                      "kokkosp_pop_profile_region",
+                                      "kokkosp_allocate_data",
+                                      "kokkosp_deallocate_data",
+                                      "kokkosp_begin_deep_copy",
+                                      "kokkosp_end_deep_copy",
+                                      "kokkosp_begin_fence",
+                                      "kokkosp_end_fence",
+                                      "kokkosp_declare_metadata",
+                                      "kokkosp_create_profile_section",
+                                      "kokkosp_start_profile_section",
+                                      "kokkosp_stop_profile_section",
+                                      "kokkosp_destroy_profile_section",
+                                      "kokkosp_profile_event",
+                                      "kokkosp_dual_view_sync",
+                                      "kokkosp_dual_view_modify",
+                                      "kokkosp_parse_args",
+                                      "kokkosp_print_help",
+                                      "kokkosp_request_tool_settings",
+                                      "kokkosp_provide_tool_programming_interface"};
+
 // Kokkos loads a tools library (KOKKOS_TOOLS_LIBS or its older name KOKKOS_PROFILE_LIBRARY,
 // --kokkos-tools-libs= or --kokkos-tools-library=; a ';'-separated list) as it starts. One it
 // cannot load is a warning among the run's output and a run without the tool, exit 0: the
 // profile the user asked for silently missing. Each is loaded here as Kokkos loads it
-// (dlopen, RTLD_NOW: the same search path, every symbol resolved), and released.
+// (dlopen, RTLD_NOW: the same search path, every symbol resolved), looked at for the
+// functions of the tools interface, and released.
 std::string check_tools_libraries(const std::string& what, const std::string& list) {
   std::size_t start = 0;
   while (start <= list.size()) {
@@ -156,7 +193,13 @@ std::string check_tools_libraries(const std::string& what, const std::string& li
       return what + ": cannot load the Kokkos tools library " + shown(library) + " (" +
              one_line(why ? why : "dlopen failed") + ")";
     }
+    bool tool = false;
+    for (const char* f : kToolFunctions) tool = tool || ::dlsym(handle, f) != nullptr;
     ::dlclose(handle);
+    if (!tool)
+      return what + ": " + shown(library) +
+             " is not a Kokkos tools library (it defines none of the kokkosp_* functions Kokkos looks up, "
+             "such as kokkosp_init_library)";
   }
   return "";
 }
@@ -174,6 +217,9 @@ std::string check_startup(int argc, char* argv[]) {
     if (v && !valid(s, v))
       return std::string("environment variable ") + s.env + "=" + shown(v) + ": expected " + expected(s);
   }
+  if (!kToolsLibsNames && std::getenv("KOKKOS_TOOLS_LIBS"))
+    return "environment variable KOKKOS_TOOLS_LIBS: Kokkos " + kokkos_version() +
+           " does not read it (a name of Kokkos 3.7 and later); set KOKKOS_PROFILE_LIBRARY";
   for (const char* env : {"KOKKOS_TOOLS_LIBS", "KOKKOS_PROFILE_LIBRARY"})
     if (const char* v = std::getenv(env))
       if (std::string why = check_tools_libraries(std::string("environment variable ") + env, v); !why.empty())
@@ -183,6 +229,9 @@ std::string check_startup(int argc, char* argv[]) {
     if (a.rfind("--", 0) != 0) continue;
     const auto eq = a.find('=');
     const std::string name = a.substr(0, eq);
+    if (!kToolsLibsNames && name == "--kokkos-tools-libs")
+      return "option --kokkos-tools-libs: Kokkos " + kokkos_version() +
+             " does not read it (a name of Kokkos 3.7 and later); use --kokkos-tools-library=";
     if ((name == "--kokkos-tools-libs" || name == "--kokkos-tools-library") && eq != std::string::npos)
       if (std::string why = check_tools_libraries("option " + name, a.substr(eq + 1)); !why.empty()) return why;
     if (kModernKokkos && name.rfind("--kokkos-", 0) == 0) {

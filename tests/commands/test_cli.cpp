@@ -4,6 +4,7 @@
 #include "gpp_policy.hpp"
 #include "gpp_runtime.hpp"
 
+#include <Kokkos_Macros.hpp>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -380,16 +381,33 @@ TEST(Refusal, EmptyValues) {
     expect_refusal(args, what);
 }
 
-// Kokkos warns (on stdout, among the run's lines) and runs without the tool.
+// Kokkos warns (on stdout, among the run's lines) and runs without the tool, or aborts.
+// KOKKOS_TOOLS_LIBS and --kokkos-tools-libs= are Kokkos 3.7's names: an older Kokkos
+// ignored them, and gpp refuses them there.
+constexpr bool kToolsLibsNames = KOKKOS_VERSION >= 30700;
 TEST(Refusal, KokkosToolsLibraryThatCannotLoad) {
   const std::string text_file = deck_path("small.toml");
-  for (const auto& [env, what] : std::vector<std::pair<std::string, std::string>>{
-           {"KOKKOS_PROFILE_LIBRARY=/nonexistent.so",
-            "KOKKOS_PROFILE_LIBRARY: cannot load the Kokkos tools library '/nonexistent.so'"},
-           {"KOKKOS_TOOLS_LIBS=/nonexistent.so",
-            "KOKKOS_TOOLS_LIBS: cannot load the Kokkos tools library '/nonexistent.so'"},
-           {"KOKKOS_TOOLS_LIBS='libm.so.6;/nonexistent.so'", "library '/nonexistent.so'"},
-           {"KOKKOS_PROFILE_LIBRARY=" + text_file, "cannot load the Kokkos tools library"}}) {
+  std::vector<std::pair<std::string, std::string>> cases = {
+      {"KOKKOS_PROFILE_LIBRARY=/nonexistent.so",
+       "KOKKOS_PROFILE_LIBRARY: cannot load the Kokkos tools library '/nonexistent.so'"},
+      {"KOKKOS_PROFILE_LIBRARY=" + text_file, "cannot load the Kokkos tools library"},
+      // Loads, but is no tool (Kokkos 4 ran without it, Kokkos 5 aborts).
+      {"KOKKOS_PROFILE_LIBRARY=libm.so.6",
+       "KOKKOS_PROFILE_LIBRARY: 'libm.so.6' is not a Kokkos tools library (it defines none of the kokkosp_*"}};
+  if (kToolsLibsNames) {
+    cases.push_back({"KOKKOS_TOOLS_LIBS=/nonexistent.so",
+                     "KOKKOS_TOOLS_LIBS: cannot load the Kokkos tools library '/nonexistent.so'"});
+    cases.push_back(
+        {"KOKKOS_TOOLS_LIBS='" + std::string(GPP_TEST_TOOL) + ";/nonexistent.so'", "library '/nonexistent.so'"});
+    cases.push_back({"KOKKOS_TOOLS_LIBS=libm.so.6", "KOKKOS_TOOLS_LIBS: 'libm.so.6' is not a Kokkos tools library"});
+  } else {
+    cases.push_back({"KOKKOS_TOOLS_LIBS=" + std::string(GPP_TEST_TOOL),
+                     "environment variable KOKKOS_TOOLS_LIBS: Kokkos " + std::to_string(KOKKOS_VERSION / 10000) + "." +
+                         std::to_string(KOKKOS_VERSION / 100 % 100) + "." + std::to_string(KOKKOS_VERSION % 100) +
+                         " does not read it"});
+    expect_refusal("run small --kokkos-tools-libs=" + std::string(GPP_TEST_TOOL), "option --kokkos-tools-libs: Kokkos");
+  }
+  for (const auto& [env, what] : cases) {
     expect_refusal("run small", what, env);
     expect_refusal("policies", what, env);
   }
@@ -487,10 +505,23 @@ TEST(CliOutput, StdoutThatCannotBeWrittenIsOneLine) {
   EXPECT_EQ(ok.err, "");
 }
 
+// A tools library that is one runs, and Kokkos initialises it (the tool says so).
 TEST(CliOutput, KokkosToolsLibraryThatLoadsRuns) {
-  const SplitOutcome o = gpp_exe_split(std::string("run small ") + kTiny, "KOKKOS_PROFILE_LIBRARY=libm.so.6");
-  EXPECT_EQ(o.code, 0) << o.out << o.err;
-  EXPECT_NE(o.out.find("PASSED"), std::string::npos) << o.out;
+  const std::string tool = GPP_TEST_TOOL;
+  std::vector<std::pair<std::string, std::string>> ways = {{"KOKKOS_PROFILE_LIBRARY=" + tool, ""},
+                                                           {"", " --kokkos-tools-library=" + tool}};
+  if (kToolsLibsNames) {
+    ways.push_back({"KOKKOS_TOOLS_LIBS=" + tool, ""});
+    ways.push_back({"", " --kokkos-tools-libs=" + tool});
+  }
+  for (const auto& [env, option] : ways) {
+    const SplitOutcome o = gpp_exe_split(std::string("run small ") + kTiny + option, env);
+    EXPECT_EQ(o.code, 0) << env << option << o.out << o.err;
+    EXPECT_NE(o.out.find("PASSED"), std::string::npos) << o.out;
+    // What Kokkos's start prints on stderr, the tool's line included, gpp relays as a
+    // "kokkos warning" line of its output (and the record's kokkos_warnings).
+    EXPECT_NE(o.out.find("kokkos warning: gpp test tool: initialised"), std::string::npos) << env << option << o.out;
+  }
 }
 
 TEST(CliOutput, ValueWithADotRuns) {

@@ -339,8 +339,8 @@ struct ChunkSums {
 KOKKOS_FORCEINLINE_FUNCTION void add_term(const Term& t, double& sch_r, double& sch_i, double& ssx_r, double& ssx_i,
                                           double& arms, double& flag) {
   flag = t.exceptional ? 1.0 : 0.0;
-  const double s = adds_sch(t) & !t.exceptional ? t.sch_scale : 0.0;
-  const double u = adds_ssx(t) & !t.exceptional ? t.ssx_scale : 0.0;
+  const double s = (adds_sch(t) & !t.exceptional) ? t.sch_scale : 0.0;
+  const double u = (adds_ssx(t) & !t.exceptional) ? t.ssx_scale : 0.0;
   sch_r += s * t.sch_r;
   sch_i += s * t.sch_i;
   ssx_r += u * t.ssx_r;

@@ -81,7 +81,7 @@ class Progress {
   bool open_ = false;
   std::string phase_, unit_;
   double total_ = 0, done_ = 0, estimated_ = 0;
-  double t0_ = 0, t_first_ = -1, last_line_ = 0, last_draw_ = -1;
+  double t0_ = 0, last_line_ = 0, last_draw_ = -1;
   bool spoke_ = false, drawn_ = false;
 };
 

@@ -81,19 +81,7 @@ def check(src, kernel=KERNEL_ROOMS):
                 if f in owner:
                     problems.append("header %s is in both %s/ and %s/" % (f, owner[f], r))
                 owner[f] = r
-    for r in rooms:
-        for f in sorted(os.listdir(os.path.join(src, r))):
-            if not f.endswith(SOURCE_EXT):
-                continue
-            for n, line in enumerate(open(os.path.join(src, r, f), encoding="utf-8", errors="replace"), 1):
-                m = re.match(r'\s*#\s*include\s*"([^"]+)"', line)
-                if not m:
-                    continue
-                name = os.path.basename(m.group(1))
-                home = owner.get(name)
-                if home is None or home == r or home in below[r]:
-                    continue
-                problems.append("%s/%s:%d includes %s from %s/, which %s/ does not depend on" % (r, f, n, name, home, r))
+    # One pass over every source line: its includes and the namespaces it opens.
     opened = {}
     for r in rooms:
         own = "gpp::" + r
@@ -101,11 +89,18 @@ def check(src, kernel=KERNEL_ROOMS):
             if not f.endswith(SOURCE_EXT):
                 continue
             for n, line in enumerate(open(os.path.join(src, r, f), encoding="utf-8", errors="replace"), 1):
+                where = "%s/%s:%d" % (r, f, n)
+                m = re.match(r'\s*#\s*include\s*"([^"]+)"', line)
+                if m:
+                    name = os.path.basename(m.group(1))
+                    home = owner.get(name)
+                    if home is not None and home != r and home not in below[r]:
+                        problems.append("%s includes %s from %s/, which %s/ does not depend on" % (where, name, home, r))
+                    continue
                 m = NAMESPACE.match(line)
                 if not m:
                     continue
                 ns = m.group(1)
-                where = "%s/%s:%d" % (r, f, n)
                 if ns == "gpp":
                     if r not in kernel:
                         problems.append("%s opens namespace gpp: the names of %s/ belong in %s" % (where, r, own))

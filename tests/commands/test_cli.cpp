@@ -1,5 +1,6 @@
 // The gpp command line: bad input gives one line naming the problem and a non-zero
 // exit, nothing half-written; a good run verifies and writes its JSON record.
+#include "gpp_compat.hpp"
 #include "gpp_io_test_util.hpp"
 #include "gpp_policy.hpp"
 #include "gpp_runtime.hpp"
@@ -402,8 +403,7 @@ TEST(Refusal, KokkosToolsLibraryThatCannotLoad) {
     cases.push_back({"KOKKOS_TOOLS_LIBS=libm.so.6", "KOKKOS_TOOLS_LIBS: 'libm.so.6' is not a Kokkos tools library"});
   } else {
     cases.push_back({"KOKKOS_TOOLS_LIBS=" + std::string(GPP_TEST_TOOL),
-                     "environment variable KOKKOS_TOOLS_LIBS: Kokkos " + std::to_string(KOKKOS_VERSION / 10000) + "." +
-                         std::to_string(KOKKOS_VERSION / 100 % 100) + "." + std::to_string(KOKKOS_VERSION % 100) +
+                     "environment variable KOKKOS_TOOLS_LIBS: Kokkos " + gpp::compat::kokkos_version_string() +
                          " does not read it"});
     expect_refusal("run small --kokkos-tools-libs=" + std::string(GPP_TEST_TOOL), "option --kokkos-tools-libs: Kokkos");
   }

@@ -9,7 +9,9 @@
 // selection of `Device` below; nothing else in the project names a backend (no
 // KOKKOS_ENABLE_CUDA, __CUDA_ARCH__, cuda*/hip* call or marker API outside these files).
 //
-// What every backend file provides (struct with these static members):
+// What every backend file provides (struct with these static members; each backend file
+// includes the types it answers with, gpp_backend_types.hpp, and the Newton steps of the
+// GPUs' fast 1/x, gpp_newton.hpp, and only this seam includes the backend files):
 //   kName                              "CUDA", "HIP" ("" for no device)
 //   target()                           the architecture compiled for ("sm_90", "gfx90a", "")
 //   visible()                          how many devices this process sees, without Kokkos
@@ -28,61 +30,11 @@
 // and, for device code, `reciprocal(x)` below picks each backend's fast 1/x, `mul_add`
 // makes a*b + c one fma in GPU code, and the warp functions (warp_all, warp_together,
 // warp_exclusive_sum, warp_sync, prefetch_l1) say what a warp does together on each.
+#include "gpp_backend_types.hpp"
 #include "gpp_spaces.hpp"
 
 #include <string>
 #include <type_traits>
-
-namespace gpp::backend {
-
-/// What the program reports about the hardware an execution space runs on.
-struct Properties {
-  std::string name;           // the GPU's name, or the host CPU's model name
-  double memory_bytes = 0;    // device memory (0 on the host)
-  double l1_bytes = 0;        // per multiprocessor / compute unit, or per core (0: unknown)
-  double l2_bytes = 0;        // GPU: whole chip; host: per core
-  double l3_bytes = 0;        // host: as sysconf reports it
-  int units = 0;              // multiprocessors, compute units, or host threads
-  int simd_width = 1;         // threads issued together: a warp (32), a wavefront (64); 1 on the host
-  int max_block_threads = 0;  // most threads of one block; 0: no such limit (host)
-  double clock_mhz = 0;       // GPU clock (max), 0 when unknown
-  std::string source;         // where the numbers come from
-};
-
-/// Devices this process sees: their number, and when there are none, the runtime's reason.
-struct Visible {
-  int count = 0;
-  std::string problem;
-};
-
-/// Where a device sits on its node: `key` is equal for two ranks that drive one GPU
-/// (its PCI address), `line` names it for the placement output.
-struct Placement {
-  std::string key, line;
-};
-
-/// Free and total bytes of the device Kokkos drives; -1 when unknown or without a device.
-struct Memory {
-  long long free = -1, total = -1;
-};
-
-/// One cubic Newton step for 1/x from an approximation r of relative error e0:
-/// r (1 + e + e^2) with e = 1 - x r, relative error about e0^3 (three FMAs). From a seed
-/// of 20 correct bits (rcp.approx.ftz.f64) that is within one ulp of 1.0/x.
-KOKKOS_FORCEINLINE_FUNCTION double refine_reciprocal_cubic(const double x, const double r) {
-  const double e = fma(-x, r, 1.0);
-  return fma(r, fma(e, e, e), r);
-}
-
-/// Two quadratic Newton steps for 1/x from an approximation r of relative error e0:
-/// relative error about e0^4 (four FMAs), LLVM's own sequence for a fast f64 reciprocal on
-/// AMD GPUs. Within one ulp of 1.0/x from a seed of 14 correct bits or more.
-KOKKOS_FORCEINLINE_FUNCTION double refine_reciprocal_quadratic2(const double x, double r) {
-  r = fma(fma(-x, r, 1.0), r, r);
-  return fma(fma(-x, r, 1.0), r, r);
-}
-
-}  // namespace gpp::backend
 
 #include "gpp_backend_host.hpp"
 #if defined(KOKKOS_ENABLE_CUDA)

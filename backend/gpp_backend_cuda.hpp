@@ -3,6 +3,9 @@
 // ranges (nvtx3 is header-only and ships with the CUDA toolkit; it loads its injection
 // library with dlopen) and the hardware's approximate reciprocal. Included by
 // gpp_backend.hpp only, in builds with Kokkos_ENABLE_CUDA.
+#include "gpp_backend_types.hpp"
+#include "gpp_newton.hpp"
+
 #include <Kokkos_Core.hpp>
 
 #include <cuda_runtime.h>

@@ -6,6 +6,9 @@
 //
 // Compiled (hipcc 5.2.3 / clang 15 for gfx90a, ROCm 5.7.1 for gfx942), never run: no AMD
 // GPU was available (docs/install.md).
+#include "gpp_backend_types.hpp"
+#include "gpp_newton.hpp"
+
 #include <Kokkos_Core.hpp>
 
 #include <hip/hip_runtime.h>

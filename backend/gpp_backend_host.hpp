@@ -2,6 +2,8 @@
 // The backend seam (gpp_backend.hpp) for the CPU: the host execution space of every build
 // (Serial, OpenMP, Threads), and NoDevice, what a build without a device space answers.
 // Included by gpp_backend.hpp only.
+#include "gpp_backend_types.hpp"
+
 #include <Kokkos_Core.hpp>
 
 #include <unistd.h>

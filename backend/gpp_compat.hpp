@@ -11,14 +11,12 @@
 
 namespace gpp::compat {
 
+/// The square root on every space (not named sqrt: a call of sqrt in a kernel is the device's).
 #if KOKKOS_VERSION >= 40000
-KOKKOS_FORCEINLINE_FUNCTION double sqrt(double x) { return Kokkos::sqrt(x); }
-KOKKOS_FORCEINLINE_FUNCTION double fabs(double x) { return Kokkos::fabs(x); }
+KOKKOS_FORCEINLINE_FUNCTION double square_root(double x) { return Kokkos::sqrt(x); }
 #else
-// Kokkos 3.4 keeps the real math functions in Kokkos::Experimental and has no
-// Kokkos::abs(double).
-KOKKOS_FORCEINLINE_FUNCTION double sqrt(double x) { return Kokkos::Experimental::sqrt(x); }
-KOKKOS_FORCEINLINE_FUNCTION double fabs(double x) { return Kokkos::Experimental::fabs(x); }
+// Kokkos 3.4 keeps the real math functions in Kokkos::Experimental.
+KOKKOS_FORCEINLINE_FUNCTION double square_root(double x) { return Kokkos::Experimental::sqrt(x); }
 #endif
 
 /// The index of the lowest set bit of x (x != 0): the hardware's instruction where
@@ -47,7 +45,7 @@ KOKKOS_FORCEINLINE_FUNCTION int popcount(unsigned x) {
 
 /// |z| of a Kokkos complex, as the paper's literal abs() (a square root per call).
 KOKKOS_FORCEINLINE_FUNCTION double abs(const Kokkos::complex<double>& z) {
-  return sqrt(z.real() * z.real() + z.imag() * z.imag());
+  return square_root(z.real() * z.real() + z.imag() * z.imag());
 }
 
 /// "major.minor.patch" of the Kokkos the program was compiled against.

@@ -35,7 +35,7 @@ set(GPP_HOST_ARCH "${_gpp_default_arch}" CACHE STRING
 # -fopenmp-simd there the device link of gpp_ceilings.cpp fails (`undefined symbol:
 # __kmpc_alloc_shared`, ROCm 5.2), and -march=<CPU> names no GPU. Under HIP each host-only
 # flag is therefore given as `-Xarch_host <flag>` (checked with Debian's ROCm 5.2.3 / clang 15
-# and 5.7.1 / clang 17: tools/hip-build.sh). Serial, OpenMP and CUDA builds get the flags as
+# and 5.7.1 / clang 17: scripts/hip-build.sh). Serial, OpenMP and CUDA builds get the flags as
 # before.
 set(GPP_HOST_ONLY_XARCH OFF)
 if("HIP" IN_LIST Kokkos_DEVICES AND CMAKE_CXX_COMPILER_ID MATCHES "Clang")

@@ -2,15 +2,16 @@
 #   bin/gpp                    the program (app/CMakeLists.txt)
 #   share/gpp/inputs/*.toml    the decks, found by name: `gpp run si214` from any directory
 #   share/gpp/tuning/*.json    the shipped defaults per architecture (tuning-file format)
-#   share/gpp/tools/           the scripts users run on gpp's output (python3)
+#   share/gpp/tools/*.py       the scripts users run on gpp's output (python3): tools/ whole;
+#                              `gpp roofline --plot` runs gpp_plot.py from there
 #   share/doc/gpp/             README, LICENSE and docs/
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/inputs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/gpp/inputs
   FILES_MATCHING PATTERN "*.toml")
 # The shipped defaults (tuning/*.json, the build took two of them: `gpp policies` names them).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/tuning/ DESTINATION ${CMAKE_INSTALL_DATADIR}/gpp/tuning
   FILES_MATCHING PATTERN "*.json")
-# Scripts that read gpp's files (charts, analysis, checks); not the build helpers
-# (quickstart.sh, device-run.sh) nor test sources (*.f90), which need the source tree.
+# tools/ holds only the scripts users run on gpp's output (Architecture.FoldersByPurpose);
+# scripts/ (build, matrix, CI) and lab/ (measurements) need the source tree and stay there.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/tools/ DESTINATION ${CMAKE_INSTALL_DATADIR}/gpp/tools
   USE_SOURCE_PERMISSIONS FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})

@@ -6,6 +6,7 @@
 #include "gpp_campaign.hpp"
 #include "gpp_command.hpp"
 #include "gpp_counts.hpp"
+#include "gpp_deck_path.hpp"
 #include "gpp_io_cli.hpp"
 #include "gpp_roofline.hpp"
 #include "gpp_child.hpp"
@@ -208,7 +209,15 @@ std::string plot_python() {
   return find_on_path("python3");
 }
 
-std::string plot_script() { return std::string(GPP_SOURCE_DIR) + "/tools/gpp_plot.py"; }
+/// The chart script: the installed one (<prefix>/share/gpp/tools/gpp_plot.py) first, then,
+/// for a gpp run from its build tree, the source tree's; "" when neither is a readable file.
+std::string plot_script() {
+  for (const auto& p : shipped_tool_candidates("gpp_plot.py")) {
+    struct stat st;
+    if (::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), R_OK) == 0) return p;
+  }
+  return "";
+}
 
 /// Refuses --plot before any work when no chart could be drawn: no python3, no script,
 /// no matplotlib, or a python that does not answer within the time limit.
@@ -218,7 +227,11 @@ void check_plot_tools(const std::string& dir, double limit_s) {
   if (::access(dir.c_str(), W_OK | X_OK) != 0) throw Error("--plot " + dir + ": the directory is not writable");
   const std::string python = plot_python();
   if (python.empty()) throw Error("--plot: needs python3 (on PATH, or $GPP_PLOT_PYTHON)");
-  if (::access(plot_script().c_str(), R_OK) != 0) throw Error("--plot: needs " + plot_script());
+  if (plot_script().empty()) {
+    std::string looked;
+    for (const auto& p : shipped_tool_candidates("gpp_plot.py")) looked += (looked.empty() ? "" : ", ") + p;
+    throw Error("--plot: no chart script gpp_plot.py (looked for " + looked + ")");
+  }
   const ChildResult r = run_child({python, "-c", "import matplotlib, numpy"}, limit_s);
   if (r.timed_out)
     throw Error("--plot: " + python + " did not answer within " + format_double(limit_s) + " s (--plot-timeout)");
@@ -245,13 +258,13 @@ std::vector<std::string> plot(const std::string& dir, const std::string& csv, co
     cmd.insert(cmd.end(), {"--formats", "png,svg"});
     const ChildResult r = run_child(cmd, limit_s);
     if (r.timed_out)
-      throw Error("--plot: the " + c[0] + " chart was not drawn: tools/gpp_plot.py did not finish within " +
+      throw Error("--plot: the " + c[0] + " chart was not drawn: " + script + " did not finish within " +
                   format_double(limit_s) + " s (--plot-timeout)");
     if (r.status != 0) {
       std::string last = r.output;
       while (!last.empty() && last.back() == '\n') last.pop_back();
       last = last.substr(last.find_last_of('\n') == std::string::npos ? 0 : last.find_last_of('\n') + 1);
-      throw Error("--plot: the " + c[0] + " chart was not drawn (tools/gpp_plot.py exited with status " +
+      throw Error("--plot: the " + c[0] + " chart was not drawn (" + script + " exited with status " +
                   std::to_string(r.status) + ": " + tail(last, 200) + ")");
     }
     written.push_back(r.output);
@@ -309,13 +322,13 @@ int cmd_roofline(const std::vector<std::string>& args) {
                "Use a ceilings file measured on another device or backend (refused otherwise)");
   app.add_option("--profiler-timeout", profiler_timeout, "Stop Nsight Compute after this many seconds per policy")
       ->capture_default_str();
-  app.add_option("--plot-timeout", plot_timeout, "Stop tools/gpp_plot.py after this many seconds per chart")
+  app.add_option("--plot-timeout", plot_timeout, "Stop gpp_plot.py after this many seconds per chart")
       ->capture_default_str();
   app.add_option("--ncu", ncu_option,
                  "Nsight Compute: its path, auto (on a CUDA device: $NCU, PATH, "
                  "/usr/local/cuda/bin/ncu) or off")
       ->capture_default_str();
-  app.add_option("--plot", plot_dir, "Draw the charts into this directory (python3 tools/gpp_plot.py)");
+  app.add_option("--plot", plot_dir, "Draw the charts into this directory (python3 gpp_plot.py, from share/gpp/tools)");
   app.add_option("--resume", resume,
                  "Continue this roofline CSV: policies already in it (same tunables, device, build and deck) are "
                  "skipped and new rows are appended to it (or to --csv); a file that does not exist yet is started");

@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <system_error>
 
-// Set by app/CMakeLists.txt: the decks' install directory relative to the executable's
-// (GNUInstallDirs' DATADIR/gpp/inputs from BINDIR), the directory the build tree's gpp
-// is linked into, and the source tree's inputs/.
+// Set by commands/CMakeLists.txt: the decks', shipped defaults' and tools' install
+// directories relative to the executable's (GNUInstallDirs' DATADIR/gpp/inputs, tuning and
+// tools from BINDIR), the directory the build tree's gpp is linked into, and the source tree.
 #ifndef GPP_DECKS_FROM_BINDIR
 #error "GPP_DECKS_FROM_BINDIR must be defined"
 #endif
@@ -17,8 +17,8 @@
 #ifndef GPP_SOURCE_DECKS
 #error "GPP_SOURCE_DECKS must be defined"
 #endif
-#if !defined(GPP_TUNING_FROM_BINDIR) || !defined(GPP_SOURCE_DIR)
-#error "GPP_TUNING_FROM_BINDIR and GPP_SOURCE_DIR must be defined"
+#if !defined(GPP_TUNING_FROM_BINDIR) || !defined(GPP_TOOLS_FROM_BINDIR) || !defined(GPP_SOURCE_DIR)
+#error "GPP_TUNING_FROM_BINDIR, GPP_TOOLS_FROM_BINDIR and GPP_SOURCE_DIR must be defined"
 #endif
 
 namespace fs = std::filesystem;
@@ -63,6 +63,16 @@ std::string shipped_tuning_path(const std::string& relative) {
     if (same_directory(bindir, GPP_BUILD_BINDIR) && is_file(source)) return source.lexically_normal().string();
   }
   return relative;
+}
+
+std::vector<std::string> shipped_tool_candidates(const std::string& name) {
+  std::vector<std::string> places;
+  const fs::path bindir = executable_dir();
+  if (bindir.empty()) return places;
+  places.push_back((bindir / GPP_TOOLS_FROM_BINDIR / name).lexically_normal().string());
+  if (same_directory(bindir, GPP_BUILD_BINDIR))
+    places.push_back((fs::path(GPP_SOURCE_DIR) / "tools" / name).lexically_normal().string());
+  return places;
 }
 
 std::string resolve_deck(const std::string& given) {

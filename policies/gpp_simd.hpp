@@ -28,7 +28,7 @@
 // Not in a CUDA or HIP device pass, which never runs the host loops, nor under nvcc before
 // CUDA 12.3 with GCC 12 or later as the host compiler: those CUDA headers #define _Float16,
 // which breaks GCC 12's <immintrin.h> (avx512fp16intrin.h, kokkos-kernels#2108). CUDA 11.8
-// with g++ 11, the pair tools/volta-build.sh uses, is not affected.
+// with g++ 11, the pair scripts/volta-build.sh uses, is not affected.
 #if defined(__NVCC__) && defined(__GNUC__) && __GNUC__ >= 12 && \
     (__CUDACC_VER_MAJOR__ < 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ < 3))
 #define GPP_SIMD_NVCC_BLOCKS_INTRINSICS 1
@@ -174,13 +174,13 @@ inline double fused(const double a, const double b, const double c) {
 }
 
 template <int N>
-inline Pack<N> fma(const Pack<N>& a, const Pack<N>& b, const Pack<N>& c) {
+inline Pack<N> fused_mul_add(const Pack<N>& a, const Pack<N>& b, const Pack<N>& c) {
   Pack<N> r;
   for (int i = 0; i < N; ++i) r.v[i] = fused(a.v[i], b.v[i], c.v[i]);
   return r;
 }
 template <int N>
-inline Pack<N> fms(const Pack<N>& a, const Pack<N>& b, const Pack<N>& c) {
+inline Pack<N> fused_mul_sub(const Pack<N>& a, const Pack<N>& b, const Pack<N>& c) {
   Pack<N> r;
   for (int i = 0; i < N; ++i) r.v[i] = fused(a.v[i], b.v[i], -c.v[i]);
   return r;
@@ -228,16 +228,16 @@ using Xsimd = xsimd::batch<double>;
 // was), and which each compiler may contract differently in the two places that must
 // compute |wdiff|^2 alike (host.cpp's near-pole pass).
 template <class A>
-inline xsimd::batch<double, A> fma(const xsimd::batch<double, A>& a, const xsimd::batch<double, A>& b,
-                                   const xsimd::batch<double, A>& c) {
+inline xsimd::batch<double, A> fused_mul_add(const xsimd::batch<double, A>& a, const xsimd::batch<double, A>& b,
+                                             const xsimd::batch<double, A>& c) {
 #if GPP_SIMD_AVX512
   if constexpr (std::is_base_of_v<xsimd::avx512f, A>) return _mm512_fmadd_pd(a, b, c);
 #endif
   return xsimd::fma(a, b, c);
 }
 template <class A>
-inline xsimd::batch<double, A> fms(const xsimd::batch<double, A>& a, const xsimd::batch<double, A>& b,
-                                   const xsimd::batch<double, A>& c) {
+inline xsimd::batch<double, A> fused_mul_sub(const xsimd::batch<double, A>& a, const xsimd::batch<double, A>& b,
+                                             const xsimd::batch<double, A>& c) {
 #if GPP_SIMD_AVX512
   if constexpr (std::is_base_of_v<xsimd::avx512f, A>) return _mm512_fmsub_pd(a, b, c);
 #endif

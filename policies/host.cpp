@@ -318,10 +318,10 @@ GPP_HOST_ALWAYS_INLINE inline BandLanes<V> band_lanes(const BandRows& rows, cons
   l.wr = simd::load<V>(rows.wr + k), l.wi2 = simd::load<V>(rows.wi2 + k), l.thr = simd::load<V>(rows.thr + k);
   const V wir = simd::load<V>(rows.wir + k), wii = simd::load<V>(rows.wii + k);
   const V air = simd::load<V>(rows.air + k), aii = simd::load<V>(rows.aii + k);
-  l.Ur = simd::fms(wir, ar, wii * ai);
-  l.Ui = simd::fma(wir, ai, wii * ar);
-  l.Vr = simd::fms(air, ar, aii * ai);
-  l.Vi = simd::fma(air, ai, aii * ar);
+  l.Ur = simd::fused_mul_sub(wir, ar, wii * ai);
+  l.Ui = simd::fused_mul_add(wir, ai, wii * ar);
+  l.Vr = simd::fused_mul_sub(air, ar, aii * ai);
+  l.Vi = simd::fused_mul_add(air, ai, aii * ar);
   return l;
 }
 
@@ -382,8 +382,8 @@ inline int occupied_band(const Rows& r, const int len, const Band& b, const doub
     V wd[W], ws[W], p[W], R[W];
     each<W>([&](auto w) {
       const V dr = xv[w] - l.wr, sm = xv[w] + l.wr;
-      wd[w] = simd::fma(dr, dr, l.wi2);
-      ws[w] = simd::fma(sm, sm, l.wi2);
+      wd[w] = simd::fused_mul_add(dr, dr, l.wi2);
+      ws[w] = simd::fused_mul_add(sm, sm, l.wi2);
       p[w] = wd[w] * ws[w];
     });
     const V one(1.0);
@@ -405,20 +405,20 @@ inline int occupied_band(const Rows& r, const int len, const Band& b, const doub
       else
         regular[w] = wd[w] > l.thr;
       const V inv_regular = simd::keep(regular[w], R[w] * ws[w]);
-      const V cmr = simd::fms(xv[w], l.Ur, l.Vr), cmi = simd::fms(xv[w], l.Ui, l.Vi);
-      const V cpr = simd::fma(xv[w], l.Ur, l.Vr), cpi = simd::fma(xv[w], l.Ui, l.Vi);
-      sr[w] = simd::fma(inv_regular, cmr, sr[w]);
-      si[w] = simd::fma(inv_regular, cmi, si[w]);
+      const V cmr = simd::fused_mul_sub(xv[w], l.Ur, l.Vr), cmi = simd::fused_mul_sub(xv[w], l.Ui, l.Vi);
+      const V cpr = simd::fused_mul_add(xv[w], l.Ur, l.Vr), cpi = simd::fused_mul_add(xv[w], l.Ui, l.Vi);
+      sr[w] = simd::fused_mul_add(inv_regular, cmr, sr[w]);
+      si[w] = simd::fused_mul_add(inv_regular, cmi, si[w]);
       if constexpr (Cut) {
         const M cut = regular[w] & negative[w] & (simd::load<V>(row_om2 + k) * R[w] > simd::load<V>(row_cut2 + k));
         const V inv_keep = simd::keep(regular[w] & ~cut, R[w] * wd[w]);
         const V inv_drop = simd::keep(cut, inv_regular);
-        yr[w] = simd::fma(inv_drop, cmr, simd::fma(inv_keep, cpr, yr[w]));
-        yi[w] = simd::fma(inv_drop, cmi, simd::fma(inv_keep, cpi, yi[w]));
+        yr[w] = simd::fused_mul_add(inv_drop, cmr, simd::fused_mul_add(inv_keep, cpr, yr[w]));
+        yi[w] = simd::fused_mul_add(inv_drop, cmi, simd::fused_mul_add(inv_keep, cpi, yi[w]));
       } else {
         const V inv_keep = simd::keep(regular[w], R[w] * wd[w]);
-        yr[w] = simd::fma(inv_keep, cpr, yr[w]);
-        yi[w] = simd::fma(inv_keep, cpi, yi[w]);
+        yr[w] = simd::fused_mul_add(inv_keep, cpr, yr[w]);
+        yi[w] = simd::fused_mul_add(inv_keep, cpi, yi[w]);
       }
     });
     // the G where a term is not regular (in the tail, lanes past the block count as
@@ -473,31 +473,31 @@ inline void near_pole_pass(const Rows& r, const int n, const Band& b, const doub
     // so |wdiff|^2 below is the loop's); |wtilde|^2 may differ from its row by a rounding,
     // which moves the boundary of the near-pole and zero arms by as much (the two are told
     // apart only here). Two gathers fewer, a gather costing several multiplies.
-    const V wi2 = wi * wi, pole = simd::fma(wr, wr, wi2) * inv_tol;
-    const V Pr = simd::fms(ir, ar, ii * ai), Pi = simd::fma(ir, ai, ii * ar);
+    const V wi2 = wi * wi, pole = simd::fused_mul_add(wr, wr, wi2) * inv_tol;
+    const V Pr = simd::fused_mul_sub(ir, ar, ii * ai), Pi = simd::fused_mul_add(ir, ai, ii * ar);
     each<W>([&](auto w) {
       const V xw(x[w]);
       const V dr = xw - wr;
-      const V wdiffr = simd::fma(dr, dr, wi2);
+      const V wdiffr = simd::fused_mul_add(dr, dr, wi2);
       // not regular (the complement of the loop's test, NaN included) and near the pole
       M due = valid & ~(wdiffr > thr) & (wdiffr < pole);
       if (!simd::any(due)) return;
-      const V a = simd::fms(wr, dr, wi2), bb = wi * xw;  // wtilde conj(wdiff)
+      const V a = simd::fused_mul_sub(wr, dr, wi2), bb = wi * xw;  // wtilde conj(wdiff)
       const V hw = half * wdiffr;
       const V c_r = a + hw;
       // (lanes outside `due` may hold anything from here on: they are not added)
-      const V inv_c2 = one / simd::fma(c_r, c_r, bb * bb);
+      const V inv_c2 = one / simd::fused_mul_add(c_r, c_r, bb * bb);
       if (x[w] < 0.0) {  // the sexcut test: |a + ib|^2 / |c|^2 > 16 sexcut^2 drops the term
-        const V q = simd::fma(a, a, bb * bb) * inv_c2;
+        const V q = simd::fused_mul_add(a, a, bb * bb) * inv_c2;
         due = due & ~(q > cut16);
       }
       // -(f inv_c2) P num, num = (a c_r + b^2, b |wdiff|^2 / 2)
-      const V num_r = simd::fma(a, c_r, bb * bb), num_i = bb * hw;
+      const V num_r = simd::fused_mul_add(a, c_r, bb * bb), num_i = bb * hw;
       const V g = nf * inv_c2;
-      const V tr = simd::fms(Pr, num_r, Pi * num_i);
-      const V ti = simd::fma(Pr, num_i, Pi * num_r);
-      xr[w] = simd::select(due, simd::fma(g, tr, xr[w]), xr[w]);
-      xi[w] = simd::select(due, simd::fma(g, ti, xi[w]), xi[w]);
+      const V tr = simd::fused_mul_sub(Pr, num_r, Pi * num_i);
+      const V ti = simd::fused_mul_add(Pr, num_i, Pi * num_r);
+      xr[w] = simd::select(due, simd::fused_mul_add(g, tr, xr[w]), xr[w]);
+      xi[w] = simd::select(due, simd::fused_mul_add(g, ti, xi[w]), xi[w]);
     });
   }
   V v[2 * W];
@@ -537,7 +537,7 @@ inline void empty_band(const Rows& r, const int len, const Band& b, const double
     V wd[W], inv[W];
     each<W>([&](auto w) {
       const V dr = xv[w] - l.wr;
-      wd[w] = simd::fma(dr, dr, l.wi2);
+      wd[w] = simd::fused_mul_add(dr, dr, l.wi2);
     });
     // the terms that take the regular arm (where neither tested nor in the tail: all)
     const auto regular = [&](const int w) {
@@ -580,10 +580,10 @@ inline void empty_band(const Rows& r, const int len, const Band& b, const double
       inv[3] = take(3, q23 * wd[2]);
     }
     each<W>([&](auto w) {
-      ur[w] = simd::fma(inv[w], l.Ur, ur[w]);
-      ui[w] = simd::fma(inv[w], l.Ui, ui[w]);
-      vr[w] = simd::fma(inv[w], l.Vr, vr[w]);
-      vi[w] = simd::fma(inv[w], l.Vi, vi[w]);
+      ur[w] = simd::fused_mul_add(inv[w], l.Ur, ur[w]);
+      ui[w] = simd::fused_mul_add(inv[w], l.Ui, ui[w]);
+      vr[w] = simd::fused_mul_add(inv[w], l.Vr, vr[w]);
+      vi[w] = simd::fused_mul_add(inv[w], l.Vi, vi[w]);
     });
   };
   each_vector<V>(len, body);

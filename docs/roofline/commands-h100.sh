@@ -1,4 +1,4 @@
-# 2026-11-27T00:25Z, gpp 7f741c3fcdfd on h100 (tools/regenerate-docs.sh; run from the checkout)
+# 2026-11-27T00:25Z, gpp 7f741c3fcdfd on h100 (scripts/regenerate-docs.sh; run from the checkout)
 export OMP_NUM_THREADS=16 OMP_PROC_BIND=spread OMP_PLACES=threads
 gpp ceilings --space device --json docs/roofline/ceilings-h100.json
 gpp ceilings --space host --json docs/roofline/ceilings-h100-host.json

@@ -1,4 +1,4 @@
-# 2026-11-27T00:23Z, gpp 7f741c3fcdfd on h100 (tools/regenerate-docs.sh; run from the checkout)
+# 2026-11-27T00:23Z, gpp 7f741c3fcdfd on h100 (scripts/regenerate-docs.sh; run from the checkout)
 export OMP_NUM_THREADS=16 OMP_PROC_BIND=spread OMP_PLACES=threads
 gpp sweep inputs/si214.toml --policy tuned --band-block 16,32,64,96,128 --team-size 64,128,256 --repeat 3 --csv docs/sweeps/sweep-si214-tuned-h100.csv --tuning-out docs/sweeps/tuning-h100.json
 gpp sweep inputs/si214.toml --policy v8-bounded --band-block 32,64,128 --team-size 128,256,512 --repeat 3 --csv docs/sweeps/sweep-si214-v8-h100.csv

@@ -408,7 +408,7 @@ def attack_env(h):
 
 def emulated(path):
     """True when the program at `path` is an ELF file for another machine than this one: the
-    kernel runs it through binfmt_misc by an emulator (qemu-user for tools/arm-build.sh).
+    kernel runs it through binfmt_misc by an emulator (qemu-user for scripts/arm-build.sh).
     qemu-user reserves the guest's address space in its own process, so `ulimit -v` stops
     the emulator before gpp starts ("mmap stack: Cannot allocate memory")."""
     machines = {"x86_64": 62, "aarch64": 183, "ppc64le": 21, "riscv64": 243}

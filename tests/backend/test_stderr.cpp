@@ -56,7 +56,7 @@ struct Streams {
   std::string out, err;
 };
 Streams gpp_under(const std::string& env, const std::string& args) {
-  const std::string err_path = ::testing::TempDir() + "gpp_startup_err_" + std::to_string(::getpid());
+  const std::string err_path = gpp::test::scratch_dir() + "gpp_startup_err_" + std::to_string(::getpid());
   const std::string cmd = "env " + env + " OMP_PROC_BIND=false " + GPP_EXE + " " + args + " 2>" + err_path;
   Streams s;
   FILE* p = popen(cmd.c_str(), "r");
@@ -113,7 +113,7 @@ TEST(KokkosWarnings, NotStartedByVersion) {
 
 TEST(KokkosWarnings, RecordedInTheRun) {
   const Trigger t = kokkos_warns();
-  const std::string json = ::testing::TempDir() + "gpp_startup_" + std::to_string(::getpid()) + ".json";
+  const std::string json = gpp::test::scratch_dir() + "gpp_startup_" + std::to_string(::getpid()) + ".json";
   const Streams s = gpp_under(t.env, "run " + small_deck() +
                                          " --nbands 12 --ngpown 8 --ncouls 40 --nvband 5 --repeat 1 --warmup 0"
                                          " --no-branch-stats --json " +
@@ -151,7 +151,7 @@ TEST(StderrCapture, ReturnsTheLinesAndRestoresStderr) {
 // If the start throws, what was captured is shown (nothing is lost) and the exception
 // passes on.
 TEST(StderrCapture, ShowsWhatItHeldWhenTheStartThrows) {
-  const std::string path = ::testing::TempDir() + "gpp_capture_" + std::to_string(::getpid());
+  const std::string path = gpp::test::scratch_dir() + "gpp_capture_" + std::to_string(::getpid());
   std::fflush(stderr);
   const int saved = dup(STDERR_FILENO);
   const int file = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);

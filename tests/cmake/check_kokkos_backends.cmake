@@ -56,7 +56,7 @@ expect("CUDA" "OPENMP;SERIAL" "needs Kokkos with CUDA")
 expect("HIP" "" "needs Kokkos with HIP; the Kokkos found has no backend")
 
 # A real configure: the serial preset's expectation, a Threads Kokkos. It needs the build's
-# compilers: a build tree run on another machine (tools/volta-run.sh runs a bundle of one
+# compilers: a build tree run on another machine (scripts/volta-run.sh runs a bundle of one
 # on the GPU machine) may lack them, and the test is then reported skipped, not passed.
 foreach(v CMAKE_C_COMPILER CMAKE_CXX_COMPILER)
   if(IS_ABSOLUTE "${${v}}" AND NOT EXISTS "${${v}}")

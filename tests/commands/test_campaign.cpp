@@ -28,7 +28,7 @@ using gpp::test::Outcome;
 namespace sweep = gpp::measure::sweep;
 
 std::string temp(const std::string& name) {
-  return ::testing::TempDir() + "gpp_campaign_" + std::to_string(::getpid()) + "_" + name;
+  return gpp::test::scratch_dir() + "gpp_campaign_" + std::to_string(::getpid()) + "_" + name;
 }
 using gpp::test::slurp;
 bool exists(const std::string& p) { return gpp::test::file_exists(p); }

@@ -47,7 +47,7 @@ Outcome gpp(const std::string& args) { return gpp::test::gpp_exe(args); }
 std::string deck_path(const std::string& name) { return std::string(GPP_SOURCE_DIR) + "/inputs/" + name; }
 
 std::string temp_file(const std::string& name, const std::string& content) {
-  const std::string path = ::testing::TempDir() + "gpp_cli_" + std::to_string(::getpid()) + "_" + name;
+  const std::string path = gpp::test::scratch_dir() + "gpp_cli_" + std::to_string(::getpid()) + "_" + name;
   std::ofstream(path) << content;
   return path;
 }
@@ -110,7 +110,7 @@ TEST(Cli, VectorLengthNotPowerOfTwo) {
 TEST(Cli, ZeroTunable) { expect_error("run " + deck_path("small.toml") + " --tile 0,1,1", "--tile"); }
 
 TEST(Cli, SmallDeckVerifiesAndWritesJson) {
-  const std::string json = ::testing::TempDir() + "gpp_cli_run_" + std::to_string(::getpid()) + ".json";
+  const std::string json = gpp::test::scratch_dir() + "gpp_cli_run_" + std::to_string(::getpid()) + ".json";
   std::remove(json.c_str());
   const Outcome o = gpp("run " + deck_path("small.toml") + " --repeat 2 --json " + json);
   SCOPED_TRACE(o.out);
@@ -164,7 +164,7 @@ TEST(Cli, PoliciesListsEveryPolicy) {
 namespace {
 
 TEST(Cli, BenchWritesCsvAndJsonRows) {
-  const std::string base = ::testing::TempDir() + "gpp_bench_" + std::to_string(::getpid());
+  const std::string base = gpp::test::scratch_dir() + "gpp_bench_" + std::to_string(::getpid());
   const Outcome o = gpp("bench " + deck_path("small.toml") + " " + kTiny +
                         " --policies v0-collapse3,v8-bounded,host --csv " + base + ".csv --json " + base + ".json");
   SCOPED_TRACE(o.out);
@@ -192,7 +192,7 @@ TEST(Cli, BenchWritesCsvAndJsonRows) {
 // A campaign starts its rows from the record before the reference pass; its JSON record
 // still names the reference its points were verified against, with its time and values.
 TEST(Cli, CampaignRecordsNameTheirReference) {
-  const std::string base = ::testing::TempDir() + "gpp_campaign_ref_" + std::to_string(::getpid());
+  const std::string base = gpp::test::scratch_dir() + "gpp_campaign_ref_" + std::to_string(::getpid());
   const std::string tiny = std::string(kTiny) + " --warmup 0";
   const std::vector<std::pair<std::string, std::string>> commands = {
       {"bench", "bench " + deck_path("small.toml") + " " + tiny + " --policies host"},
@@ -221,7 +221,7 @@ TEST(Cli, CampaignRecordsNameTheirReference) {
 // the CSV's params column, the text); one the policy lacks, a value it does not take, a
 // malformed one or one given twice is one line before anything runs.
 TEST(Cli, ParamRunsAndIsRecorded) {
-  const std::string base = ::testing::TempDir() + "gpp_param_" + std::to_string(::getpid());
+  const std::string base = gpp::test::scratch_dir() + "gpp_param_" + std::to_string(::getpid());
   const Outcome o =
       gpp("run " + deck_path("small.toml") + " " + kTiny + " --policy host --param loops=scalar --param " +
           "rcp_empty=div --csv " + base + ".csv --json " + base + ".json");
@@ -313,7 +313,7 @@ TEST(NoDevice, WorkThatNeedsTheDeviceIsOneLineAfterTheChecks) {
 // convert needs no device: the same bytes as with Kokkos running (its host loops then run
 // on this thread). Kokkos 3 cannot hold arrays before it starts: there convert is refused.
 TEST(NoDevice, ConvertNeedsNoDevice) {
-  const std::string dir = ::testing::TempDir() + "gpp_nodevice_" + std::to_string(::getpid()) + "_";
+  const std::string dir = gpp::test::scratch_dir() + "gpp_nodevice_" + std::to_string(::getpid()) + "_";
   const std::string with = dir + "with.dat", without = dir + "without.dat";
   const std::string deck = deck_path("small.toml") + " --nbands 12 --ngpown 8 --ncouls 40 --nvband 5";
   ASSERT_EQ(gpp::test::gpp_exe("convert " + deck + " " + with, "GPP_TEST_NO_DEVICE=0").code, 0);
@@ -359,7 +359,7 @@ void expect_refusal(const std::string& args, const std::string& what, const std:
 }
 
 std::string temp_dir_path(const std::string& name) {
-  return ::testing::TempDir() + "gpp_refuse_" + std::to_string(::getpid()) + "_" + name;
+  return gpp::test::scratch_dir() + "gpp_refuse_" + std::to_string(::getpid()) + "_" + name;
 }
 
 // An empty value (an unset shell variable) would otherwise be read as "not given": sweep

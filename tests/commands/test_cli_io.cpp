@@ -320,7 +320,7 @@ TEST_F(CliIo, BadCommandLines) {
 // An interrupted write (SIGKILL while the file is being written) leaves nothing under
 // the final name: the data go to NAME.tmp.<pid> until they are complete.
 TEST_F(CliIo, InterruptedConvertLeavesNoFileUnderTheFinalName) {
-  const std::string out = ::testing::TempDir() + "gpp_io_interrupted_" + std::to_string(::getpid()) + ".dat";
+  const std::string out = gpp::test::scratch_dir() + "gpp_io_interrupted_" + std::to_string(::getpid()) + ".dat";
   std::remove(out.c_str());
   // ~190 MB: long enough to be caught while writing, quick to generate (no reference).
   InputDeck sizes;  // the header alone gives the file size

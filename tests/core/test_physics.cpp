@@ -1,6 +1,7 @@
 // Each arm of the per-term physics, the cutoff and the clamp against values computed
 // by hand (straight from the benchmark's formulas in Python's complex arithmetic), and every
 // optimised form against the literal one.
+#include "gpp_newton.hpp"
 #include "gpp_physics.hpp"
 #include "gpp_test_util.hpp"
 

@@ -6,10 +6,10 @@
 
 - at most 150 lines;
 - no commit hash, no date: history goes to CHANGELOG.md and the lab log;
-- its Debian quick start is exactly the two commands `tools/quickstart.sh` and
+- its Debian quick start is exactly the two commands `scripts/quickstart.sh` and
   `ctest --preset serial`, and .ci/run runs exactly those, from the repository root;
 - every measured time in it (a decimal number followed by " s") is in docs/results.md, the
-  page tools/regenerate-docs.sh writes: the README quotes the results, never a number of
+  page scripts/regenerate-docs.sh writes: the README quotes the results, never a number of
   its own."""
 import os
 import re
@@ -18,7 +18,7 @@ import sys
 HASH = re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b")
 DATE = re.compile(r"\b20\d\d-\d\d-\d\d\b")
 TIME = re.compile(r"\b(\d+\.\d+) s\b")
-QUICK = ["tools/quickstart.sh", "ctest --preset serial"]
+QUICK = ["scripts/quickstart.sh", "ctest --preset serial"]
 
 
 def problems(readme, results, ci):
@@ -37,9 +37,9 @@ def problems(readme, results, ci):
             if m.group(1) not in results:
                 out.append(f"README.md:{n}: {m.group(1)} s is not on docs/results.md: quote the results page")
     blocks = re.findall(r"```sh\n(.*?)```", readme, re.S)
-    quick = [b for b in blocks if "tools/quickstart.sh" in b]
+    quick = [b for b in blocks if "scripts/quickstart.sh" in b]
     if len(quick) != 1:
-        out.append("README.md: expected one ```sh block with tools/quickstart.sh (the quick start)")
+        out.append("README.md: expected one ```sh block with scripts/quickstart.sh (the quick start)")
     else:
         commands = [l.split("#")[0].strip() for l in quick[0].split("\n") if l.split("#")[0].strip()]
         if commands != QUICK:
@@ -76,7 +76,7 @@ def main():
         if not problems(text, results, ci):
             print(f"self-test: {what} passed")
             bad += 1
-    if not problems(readme, results, ci.replace("cd /root/gpp && tools/quickstart.sh", "cd /root/gpp && true")):
+    if not problems(readme, results, ci.replace("cd /root/gpp && scripts/quickstart.sh", "cd /root/gpp && true")):
         print("self-test: a CI that skips the quick start passed")
         bad += 1
     print(f"self-test: {'failed' if bad else 'passed'}")

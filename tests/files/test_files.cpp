@@ -28,7 +28,7 @@ using gpp::files::is_text;
 using gpp::files::one_line;
 
 std::string temp_dir() {
-  std::string t = ::testing::TempDir() + "gpp_files_XXXXXX";
+  std::string t = gpp::test::scratch_dir() + "gpp_files_XXXXXX";
   if (!::mkdtemp(t.data())) ADD_FAILURE() << "mkdtemp";
   return t;
 }

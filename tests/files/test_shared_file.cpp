@@ -26,7 +26,7 @@ namespace {
 GPP_HOST_ONLY("SharedFile.*");
 
 std::string temp(const std::string& name) {
-  return ::testing::TempDir() + "gpp_shared_" + std::to_string(::getpid()) + "_" + name;
+  return gpp::test::scratch_dir() + "gpp_shared_" + std::to_string(::getpid()) + "_" + name;
 }
 using gpp::test::slurp;
 bool exists(const std::string& p) {

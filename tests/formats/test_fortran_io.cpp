@@ -251,7 +251,7 @@ TEST(FortranIo, WriterRefusesWhatTheFileCannotHold) {
 
 TEST(FortranIo, MissingEmptyOrDirectory) {
   EXPECT_NE(read_error("/nonexistent/in.dat").find("cannot read /nonexistent/in.dat: No such file"), std::string::npos);
-  EXPECT_NE(read_error(::testing::TempDir()).find("is a directory"), std::string::npos);
+  EXPECT_NE(read_error(gpp::test::scratch_dir()).find("is a directory"), std::string::npos);
   const std::string empty = temp_path("empty.dat");
   write_bytes(empty, {});
   EXPECT_TRUE(fails_naming(empty, {"empty"}));

@@ -24,7 +24,7 @@ GPP_HOST_VIEWS_ONLY("LargeDeck.*");
 namespace {
 
 TEST(ParallelRead, EveryThreadCountReadsTheSameBytes) {
-  const std::string path = ::testing::TempDir() + "gpp_parallel_read_" + std::to_string(::getpid());
+  const std::string path = gpp::test::scratch_dir() + "gpp_parallel_read_" + std::to_string(::getpid());
   Bytes data(3 * 1048576 + 13);
   std::mt19937 rng(42);
   for (auto& b : data) b = static_cast<unsigned char>(rng());
@@ -56,8 +56,8 @@ TEST(ParallelRead, EveryThreadCountReadsTheSameBytes) {
 TEST(LargeDeck, ReadsBackBitwiseFromDatAndH5) {
   const InputDeck in = fortran_like_deck(6, 2048, 2048, 3);
   ASSERT_GE(std::int64_t(in.wtilde_array.span()) * 16, formats::kParallelReadBytes);
-  std::vector<std::string> paths{::testing::TempDir() + "gpp_large_" + std::to_string(::getpid()) + ".dat"};
-  if (have_hdf5()) paths.push_back(::testing::TempDir() + "gpp_large_" + std::to_string(::getpid()) + ".h5");
+  std::vector<std::string> paths{gpp::test::scratch_dir() + "gpp_large_" + std::to_string(::getpid()) + ".dat"};
+  if (have_hdf5()) paths.push_back(gpp::test::scratch_dir() + "gpp_large_" + std::to_string(::getpid()) + ".h5");
   for (const std::string& path : paths) {
     write_deck_file(in, path);
     ReadStats stats;

@@ -32,7 +32,7 @@ std::string read(const std::string& path) {
 }
 std::string fixture() { return read(std::string(GPP_SOURCE_DIR) + "/tests/fixtures/ncu_raw_example.csv"); }
 std::string temp(const std::string& name) {
-  return ::testing::TempDir() + "gpp_roofline_" + std::to_string(::getpid()) + "_" + name;
+  return gpp::test::scratch_dir() + "gpp_roofline_" + std::to_string(::getpid()) + "_" + name;
 }
 std::vector<std::string> split(const std::string& line) {
   std::vector<std::string> f;

@@ -46,7 +46,7 @@ std::string deck() {
 }
 
 std::string temp_path(const std::string& name) {
-  return ::testing::TempDir() + "gpp_sweep_" + std::to_string(::getpid()) + "_" + name;
+  return gpp::test::scratch_dir() + "gpp_sweep_" + std::to_string(::getpid()) + "_" + name;
 }
 
 std::string slurp(const std::string& path) {

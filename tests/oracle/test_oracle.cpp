@@ -1,5 +1,5 @@
 // Every policy, the host reference, the fast reference and the static remainder
-// against an oracle that shares no code with them: tools/oracle/gpp_oracle.f90, the
+// against an oracle that shares no code with them: tests/oracle/gpp_oracle.f90, the
 // spec's literal physics in Fortran with quad-precision terms and sums, run on the
 // non-uniform decks of tests/oracle/ (every arm, the cutoff in both arms, the TOL_Zero
 // clamp deciding cuts, occupied/half/empty bands, skipped G'). Its results are stored in
@@ -110,7 +110,7 @@ struct Frequencies {
   }
 };
 
-/// The .dat of `deck`, written by `gpp convert` exactly as tools/oracle/make_expected.sh
+/// The .dat of `deck`, written by `gpp convert` exactly as tests/oracle/make_expected.sh
 /// does (the generator is deterministic).
 std::string make_dat(const std::string& deck, const Frequencies& f, const std::string& path) {
   const Outcome o =
@@ -266,7 +266,7 @@ double atol_for(double magnitude, double terms) { return (128.0 + 4.0 * std::sqr
   if (why.tellp() == 0) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << "the generated deck differs from the one the oracle read in" << why.str()
                                        << ": the generator or the deck changed; regenerate the oracle data with "
-                                          "tools/oracle/make_expected.sh (docs/oracle.md)";
+                                          "tests/oracle/make_expected.sh (docs/oracle.md)";
 }
 
 std::string param_name(std::string n) {
@@ -390,7 +390,7 @@ TEST_P(OracleDeck, StoredDataMatchALiveRun) {
       const long double a = std::strtold(lv[i].c_str(), nullptr), b = std::strtold(values[i].c_str(), nullptr);
       EXPECT_LE(std::abs(a - b), kLiveRunTolerance * std::abs(b))
           << deck << ": " << key << " is " << lv[i] << " live, " << values[i]
-          << " stored: regenerate with tools/oracle/make_expected.sh (docs/oracle.md)";
+          << " stored: regenerate with tests/oracle/make_expected.sh (docs/oracle.md)";
     }
   }
   for (const auto& [key, values] : live.items) EXPECT_TRUE(stored.has(key)) << "the stored file lacks '" << key << "'";

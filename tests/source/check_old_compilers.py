@@ -4,7 +4,7 @@
   check_old_compilers.py SOURCE_DIR     every tracked *.cpp and *.hpp under SOURCE_DIR
   check_old_compilers.py --self-test    the checker on snippets it must flag and must pass
 
-The V100 build (tools/volta-build.sh) compiles every source with nvcc 11.8, whose front end
+The V100 build (scripts/volta-build.sh) compiles every source with nvcc 11.8, whose front end
 cannot deduce the type of a range-for over a braced list whose first element names its type
 and whose later ones are bare braces:
 

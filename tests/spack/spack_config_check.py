@@ -24,7 +24,7 @@ project's CMake declares. The repository must be laid out as spack 1.x expects
 
 spack.yaml's requirements must pin kokkos, kokkos-nvcc-wrapper and kokkos-kernels to one
 release (spack's kokkos-kernels@V needs kokkos@V) of 4.7 or newer (Kokkos Kernels 4.6
-crashes GCC 12 on AVX-512 targets), and each text tools/spack-offline.sh replaces in
+crashes GCC 12 on AVX-512 targets), and each text scripts/spack-offline.sh replaces in
 spack.yaml to get the CPU variant must occur exactly once.
 Prints one line per problem and exits 1 when there is any.
 """
@@ -237,7 +237,7 @@ def check_repo(source_dir, spack_yaml_text):
         return problems + [f"{package}: missing"]
     problems += check_requirements(spack_yaml_text, "spack.yaml")
     problems += check_offline_edits(spack_yaml_text, "spack.yaml",
-                                    os.path.join(source_dir, "tools", "spack-offline.sh"))
+                                    os.path.join(source_dir, "scripts", "spack-offline.sh"))
     return problems + check_package(package, source_dir)
 
 
@@ -341,7 +341,7 @@ def check_requirements(text, name):
 
 
 def check_offline_edits(text, name, script):
-    """Each text tools/spack-offline.sh replaces must occur exactly once in spack.yaml."""
+    """Each text scripts/spack-offline.sh replaces must occur exactly once in spack.yaml."""
     if not os.path.isfile(script):
         return [f"{script}: missing"]
     with open(script, encoding="utf-8") as f:
@@ -355,7 +355,7 @@ def check_offline_edits(text, name, script):
         old = old.encode().decode("unicode_escape")
         n = text.count(old)
         if n != 1:
-            problems.append(f"{name}: tools/spack-offline.sh replaces {old.strip()!r}, found {n} times (needs 1)")
+            problems.append(f"{name}: scripts/spack-offline.sh replaces {old.strip()!r}, found {n} times (needs 1)")
     return problems
 
 

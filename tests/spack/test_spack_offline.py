@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tools/spack-offline.sh checks every tarball's sha256 before it builds anything (ctest
+"""scripts/spack-offline.sh checks every tarball's sha256 before it builds anything (ctest
 SpackConfig.OfflineChecksumsFirst; needs python3 and bash, not spack).
 
   python3 tests/spack/test_spack_offline.py [-v]
@@ -17,7 +17,7 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPT = os.path.normpath(os.path.join(HERE, "..", "..", "tools", "spack-offline.sh"))
+SCRIPT = os.path.normpath(os.path.join(HERE, "..", "..", "scripts", "spack-offline.sh"))
 
 PACKAGE = '''from spack.package import *
 

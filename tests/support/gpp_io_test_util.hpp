@@ -151,13 +151,8 @@ inline void write_bytes(const std::string& path, const Bytes& b, std::size_t n =
 
 inline bool file_exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
 
-/// A per-process temporary path, in /dev/shm when there is one: the damage loops rewrite
-/// a small file thousands of times, and truncating a file on a disk mounted with
-/// `discard` costs milliseconds each time.
-inline std::string temp_path(const std::string& name) {
-  static const std::string dir = ::access("/dev/shm", W_OK) == 0 ? std::string("/dev/shm/") : ::testing::TempDir();
-  return dir + "gpp_io_" + std::to_string(::getpid()) + "_" + name;
-}
+/// A temporary path of this process, in memory where it can be (memory_scratch_dir).
+inline std::string temp_path(const std::string& name) { return memory_scratch_dir() + "gpp_io_" + name; }
 
 /// Where each record of a .dat file lies: the offset of its leading marker and its
 /// payload length, found by walking the markers (independently of the reader).
@@ -217,8 +212,8 @@ struct SplitOutcome {
 /// ">/dev/full") replaces stdout's pipe.
 inline SplitOutcome gpp_exe_split(const std::string& args, const std::string& env = "",
                                   const std::string& redirect = "") {
-  char err_path[] = "/tmp/gpp_test_stderr_XXXXXX";
-  const int fd = ::mkstemp(err_path);
+  std::string err_path = scratch_dir() + "gpp_test_stderr_XXXXXX";
+  const int fd = ::mkstemp(err_path.data());
   SplitOutcome o{-1, "", ""};
   if (fd < 0) return o;
   ::close(fd);
@@ -232,7 +227,7 @@ inline SplitOutcome gpp_exe_split(const std::string& args, const std::string& en
   }
   std::ifstream f(err_path);
   o.err.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-  std::remove(err_path);
+  std::remove(err_path.c_str());
   return o;
 }
 

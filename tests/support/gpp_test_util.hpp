@@ -5,18 +5,70 @@
 #include "gpp_spaces.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 #include <complex>
 #include <iterator>
 #include <fstream>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <sstream>
+#include <stdexcept>
+#include <system_error>
 #include <utility>
 #include <string>
 #include <vector>
 
 namespace gpp::test {
+
+/// A directory of one test process's own, made under `base` and removed with everything in
+/// it when the object ends, by the process that made it only: a child it forks (a death
+/// test, a writer of the shared-file tests) that exits leaves it to its parent.
+class ScratchDir {
+ public:
+  explicit ScratchDir(const std::string& base) : owner_(::getpid()) {
+    std::string t = base + (base.empty() || base.back() != '/' ? "/" : "") + "gpp_tests.XXXXXX";
+    if (::mkdtemp(t.data()) == nullptr) throw std::runtime_error("cannot make a scratch directory in " + base);
+    path_ = t + "/";
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    if (::getpid() == owner_) std::filesystem::remove_all(path_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  /// The directory, with a trailing '/'.
+  const std::string& path() const { return path_; }
+
+ private:
+  pid_t owner_;
+  std::string path_;
+};
+
+/// This test process's scratch directory under TMPDIR (else /tmp), with a trailing '/':
+/// every file a test writes goes there, so that the suite leaves nothing behind. Made
+/// before the tests run (the test main) and removed when the process ends.
+inline const std::string& scratch_dir() {
+  static const ScratchDir dir([] {
+    const char* t = std::getenv("TMPDIR");
+    return std::string(t && *t ? t : "/tmp");
+  }());
+  return dir.path();
+}
+
+/// A scratch directory in memory (/dev/shm where it is writable, else scratch_dir()): the
+/// damage loops rewrite small files thousands of times, and truncating a file on a disk
+/// mounted with `discard` costs milliseconds each time.
+inline const std::string& memory_scratch_dir() {
+  static const std::string dir = [] {
+    if (::access("/dev/shm", W_OK) != 0) return scratch_dir();
+    static const ScratchDir shm("/dev/shm");
+    return shm.path();
+  }();
+  return dir;
+}
 
 /// A file's whole content ("" when it cannot be read).
 inline std::string slurp(const std::string& path) {
@@ -25,7 +77,7 @@ inline std::string slurp(const std::string& path) {
 }
 
 /// A test's time limit in seconds, times GPP_TEST_TIME_SCALE where set (a number >= 1): an
-/// emulator (tools/arm-build.sh runs the suite under qemu) is slower by a factor, and a
+/// emulator (scripts/arm-build.sh runs the suite under qemu) is slower by a factor, and a
 /// limit that tells n log n from n^2 must allow it.
 inline double time_limit(const double seconds) {
   const char* s = std::getenv("GPP_TEST_TIME_SCALE");

@@ -97,7 +97,22 @@ int main(int argc, char* argv[]) {
       return 1;
     }
   }
+  // A death test's child of the "threadsafe" style is this program run again for one
+  // statement, which may end in abort(): it makes no directories of its own.
+  bool death_test_child = false;
+  for (int i = 1; i < argc; ++i)
+    death_test_child = death_test_child || std::string(argv[i]).rfind("--gtest_internal_run_death_test", 0) == 0;
   ::testing::InitGoogleTest(&argc, argv);
+  // Made now, before any test forks: a child then writes into its parent's directories.
+  if (!::testing::GTEST_FLAG(list_tests) && !death_test_child) {
+    try {
+      (void)gpp::test::scratch_dir();
+      (void)gpp::test::memory_scratch_dir();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "gpp_tests: %s\n", e.what());
+      return 1;
+    }
+  }
   const int skipped = !missing.empty() && !::testing::GTEST_FLAG(list_tests) ? run_host_only(missing) : 0;
   const int rc = RUN_ALL_TESTS();
   if (skipped > 0)

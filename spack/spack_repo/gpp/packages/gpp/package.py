@@ -32,7 +32,7 @@ class Gpp(CMakePackage, CudaPackage, ROCmPackage):
     license("BSD-3-Clause")
 
     version("main", branch="main")
-    # `git archive --format=tar.gz --prefix=gpp-1.0.0/ v1.0.0` (tools/release.sh 1.0.0)
+    # `git archive --format=tar.gz --prefix=gpp-1.0.0/ v1.0.0` (scripts/release.sh 1.0.0)
     version("1.0.0", sha256="c4023abf59fd9469307a3f44b940ea1b90daa22237f4947504cc44254795183b")
 
     variant("openmp", default=True, description="Kokkos OpenMP host backend (off: Serial)")

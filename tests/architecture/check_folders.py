@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Every script of the project lives in the folder of what it is for (docs/architecture.md).
+
+  python3 tests/architecture/check_folders.py SOURCE_DIR     check the tree
+  python3 tests/architecture/check_folders.py --self-test    check the checker
+
+  tools/    what users run on gpp's output, installed in share/gpp/tools (gpp roofline
+            --plot runs gpp_plot.py from there): Python only, each an executable with a
+            python3 shebang and a docstring saying how to call it; it imports the standard
+            library, numpy, matplotlib, h5py and its neighbours only, and names nothing
+            of the source tree that an install lacks (scripts/, lab/, tests/)
+  scripts/  building and testing gpp: the quick start, the tested matrix, CI's recipes,
+            release, layout, the docs' generated pages; shell and Python
+  lab/      microbenchmarks (C++ with a main) and the measurement campaigns and analyses
+            behind the lab log (docs/lab/); shell and Python
+  tests/    the tests, with the independent Fortran oracle (tests/oracle/) and the Fortran
+            reader of the .dat round trip (tests/formats/)
+
+A shell script is executable with `#!/usr/bin/env bash` and runs `set -euo pipefail` (or
+-uo, where it carries on after a failed step), or is a library other scripts source: not
+executable, no shebang, its first line "# Sourced by ...". A Python script is executable with `#!/usr/bin/env python3`. No
+script lies outside these folders (docs/ keeps the command lists it records, spack/ its
+package), no Fortran outside tests/, and cmake/GppInstall.cmake installs tools/ and neither
+scripts/ nor lab/. Exit 0 when all holds, else 1 with one line per violation.
+"""
+import os
+import re
+import sys
+
+import checker
+
+PRODUCT, BUILD, LAB = "tools", "scripts", "lab"
+# Where each kind of file may live, by extension.
+SCRIPT_HOMES = {PRODUCT, BUILD, LAB, "tests", "docs", "spack", ".ci"}
+PRODUCT_IMPORTS = {"numpy", "matplotlib", "h5py"}
+SOURCE_TREE_ONLY = re.compile(r"(?<![\w/.-])(scripts|lab|tests)/")
+SKIP = re.compile(r"^(build.*|\.git|\.spack-env|out|__pycache__)$")
+
+
+def files_of(src, top):
+    base = os.path.join(src, top)
+    for root, dirs, files in os.walk(base):
+        dirs[:] = sorted(d for d in dirs if not SKIP.match(d))
+        for f in sorted(files):
+            yield os.path.relpath(os.path.join(root, f), src)
+
+
+def head(path, n=40):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return [line.rstrip("\n") for _, line in zip(range(n), f)]
+
+
+def executable(path):
+    return os.access(path, os.X_OK)
+
+
+def shell_problem(src, rel):
+    path = os.path.join(src, rel)
+    lines = head(path)
+    if lines[:1] == ["#!/usr/bin/env bash"]:
+        if not executable(path):
+            return "%s: a script with a shebang is not executable" % rel
+        text = open(path, encoding="utf-8", errors="replace").read()
+        if not re.search(r"^set -e?uo pipefail\b", text, re.M):
+            return "%s: no `set -euo pipefail` (or -uo) of its own" % rel
+        return None
+    if lines[:1] and lines[0].startswith("# Sourced by"):
+        return "%s: a sourced library is executable" % rel if executable(path) else None
+    return "%s: neither `#!/usr/bin/env bash` nor a library whose first line is \"# Sourced by ...\"" % rel
+
+
+def python_problem(src, rel):
+    path = os.path.join(src, rel)
+    if head(path, 1) != ["#!/usr/bin/env python3"] or not executable(path):
+        return "%s: not an executable with `#!/usr/bin/env python3`" % rel
+    return None
+
+
+def imports_of(text):
+    names = set()
+    for m in re.finditer(r"^\s*(?:from\s+([\w.]+)\s+import|import\s+([\w., ]+))", text, re.M):
+        if m.group(1):
+            names.add(m.group(1).split(".")[0])
+        else:
+            names.update(n.strip().split()[0].split(".")[0] for n in m.group(2).split(",") if n.strip())
+    return names
+
+
+def check(src):
+    problems = []
+    tops = sorted(d for d in os.listdir(src) if os.path.isdir(os.path.join(src, d)) and not SKIP.match(d))
+    dev_modules = {os.path.splitext(os.path.basename(f))[0]
+                   for top in (BUILD, LAB, "tests") if top in tops for f in files_of(src, top) if f.endswith(".py")}
+    stdlib = set(getattr(sys, "stdlib_module_names", ())) or None
+    for top in tops:
+        for rel in files_of(src, top):
+            ext = os.path.splitext(rel)[1]
+            if ext in (".sh", ".py") and top not in SCRIPT_HOMES:
+                problems.append("%s: a script outside tools/, scripts/, lab/ and tests/" % rel)
+            if ext in (".f90", ".f", ".F90") and top != "tests":
+                problems.append("%s: Fortran belongs with the tests it serves (tests/)" % rel)
+    if PRODUCT in tops:
+        neighbours = {os.path.splitext(os.path.basename(f))[0] for f in files_of(src, PRODUCT)}
+        for rel in files_of(src, PRODUCT):
+            if not rel.endswith(".py"):
+                problems.append("%s: tools/ holds only the Python scripts users run on gpp's output" % rel)
+                continue
+            p = python_problem(src, rel)
+            if p:
+                problems.append(p)
+            text = open(os.path.join(src, rel), encoding="utf-8", errors="replace").read()
+            if not re.search(r'^(?:#[^\n]*\n)*\s*"""', text):
+                problems.append("%s: no docstring saying how to call it" % rel)
+            for name in sorted(imports_of(text)):
+                if name in dev_modules and name not in neighbours:
+                    problems.append("%s imports %s, a module of scripts/, lab/ or tests/ (not installed)" % (rel, name))
+                elif name not in neighbours | PRODUCT_IMPORTS and stdlib is not None and name not in stdlib:
+                    problems.append("%s imports %s, which is neither the standard library, numpy, matplotlib, "
+                                    "h5py nor a script of tools/" % (rel, name))
+            for n, line in enumerate(text.split("\n"), 1):
+                m = SOURCE_TREE_ONLY.search(line)
+                if m:
+                    problems.append("%s:%d names %s, which an install does not have" % (rel, n, m.group(0)))
+    for top in (BUILD, LAB):
+        if top not in tops:
+            continue
+        for rel in files_of(src, top):
+            ext = os.path.splitext(rel)[1]
+            if ext == ".sh":
+                p = shell_problem(src, rel)
+            elif ext == ".py":
+                p = python_problem(src, rel)
+            elif ext == ".cpp" and top == LAB:
+                text = open(os.path.join(src, rel), encoding="utf-8", errors="replace").read()
+                p = None if re.search(r"^int main\(", text, re.M) else "%s: a microbenchmark without main()" % rel
+            else:
+                p = "%s: %s/ holds %s" % (rel, top, "shell and Python scripts only" if top == BUILD else
+                                          "microbenchmarks (C++) and shell and Python scripts only")
+            if p:
+                problems.append(p)
+    install = os.path.join(src, "cmake", "GppInstall.cmake")
+    if os.path.isfile(install):
+        text = re.sub(r"#[^\n]*", "", open(install, encoding="utf-8").read())
+        installed = set(re.findall(r"install\(\s*DIRECTORY\s+\$\{PROJECT_SOURCE_DIR\}/(\w+)/", text))
+        if PRODUCT in tops and PRODUCT not in installed:
+            problems.append("cmake/GppInstall.cmake does not install tools/")
+        for top in sorted(installed & {BUILD, LAB}):
+            problems.append("cmake/GppInstall.cmake installs %s/, which needs the source tree" % top)
+    return problems
+
+
+def cases():
+    plot = '#!/usr/bin/env python3\n"""plot.py --csv F: a chart."""\nimport json\nimport numpy as np\nimport common\n'
+    build = "#!/usr/bin/env bash\n# Builds it.\nset -euo pipefail\ncmake --preset serial\n"
+    lib = "# Sourced by scripts/build.sh: the mirror.\nmirror() { echo x; }\n"
+    bench = "// The throughput of a division.\n#include <cstdio>\nint main() { return 0; }\n"
+    install = "install(DIRECTORY ${PROJECT_SOURCE_DIR}/tools/ DESTINATION share/gpp/tools)\n"
+    good = {
+        "tools/plot.py": (plot, True),
+        "tools/common.py": ('#!/usr/bin/env python3\n"""common.py: shared parts."""\n', True),
+        "scripts/build.sh": (build, True),
+        "scripts/mirror.sh": (lib, False),
+        "scripts/gen.py": ("#!/usr/bin/env python3\nimport lab_summary\n", True),
+        "lab/div.cpp": (bench, False),
+        "lab/run.sh": (build.replace("-euo", "-uo"), True),
+        "lab/lab_summary.py": ("#!/usr/bin/env python3\n", True),
+        "tests/oracle/oracle.f90": ("program oracle\nend program\n", False),
+        "tests/tools/test_plot.py": ("import unittest\n", False),
+        "docs/roofline/commands.sh": ("gpp roofline si214\n", False),
+        "cmake/GppInstall.cmake": (install, False),
+    }
+    cases = [
+        ("a tree of each kind in its place", good, 0),
+        ("a build script among the product scripts", dict(good, **{"tools/build.sh": (build, True)}), 1),
+        ("a product script that imports a lab module",
+         dict(good, **{"tools/plot.py": (plot + "import lab_summary\n", True)}), 1),
+        ("a product script that imports a package outside its list",
+         dict(good, **{"tools/plot.py": (plot + "    import yaml\n", True)}), 1),
+        ("a product script that runs a build script",
+         dict(good, **{"tools/plot.py": (plot + 'os.system("scripts/build.sh")\n', True)}), 1),
+        ("a product script without a docstring or exec bit",
+         dict(good, **{"tools/common.py": ("#!/usr/bin/env python3\nimport os\n", False)}), 2),
+        ("a microbenchmark among the build scripts", dict(good, **{"scripts/div.cpp": (bench, False)}), 1),
+        ("a microbenchmark without main", dict(good, **{"lab/div.cpp": ("int f() { return 0; }\n", False)}), 1),
+        ("a shell script without set -u and pipefail",
+         dict(good, **{"scripts/build.sh": ("#!/usr/bin/env bash\ncmake --preset serial\n", True)}), 1),
+        ("a sourced library that is executable", dict(good, **{"scripts/mirror.sh": (lib, True)}), 1),
+        ("a shell script of neither form", dict(good, **{"lab/run.sh": ("#!/bin/sh\nset -eu\n", True)}), 1),
+        ("a script at the top of another folder",
+         dict(good, **{"inputs/make.py": ("#!/usr/bin/env python3\n", True)}), 1),
+        ("the oracle outside tests/", dict(good, **{"lab/oracle.f90": ("program oracle\nend program\n", False)}), 2),
+        ("scripts/ installed", dict(good, **{"cmake/GppInstall.cmake": (
+            install + "install(DIRECTORY ${PROJECT_SOURCE_DIR}/scripts/ DESTINATION share/gpp/scripts)\n", False)}), 1),
+    ]
+    return cases
+
+
+def summary(src):
+    for top in (PRODUCT, BUILD, LAB):
+        print("%-8s %s" % (top + "/", " ".join(os.path.basename(f) for f in files_of(src, top))))
+
+
+if __name__ == "__main__":
+    sys.exit(checker.main(sys.argv, __doc__, check, cases, summary))

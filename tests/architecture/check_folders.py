@@ -18,10 +18,12 @@
 
 A shell script is executable with `#!/usr/bin/env bash` and runs `set -euo pipefail` (or
 -uo, where it carries on after a failed step), or is a library other scripts source: not
-executable, no shebang, its first line "# Sourced by ...". A Python script is executable with `#!/usr/bin/env python3`. No
-script lies outside these folders (docs/ keeps the command lists it records, spack/ its
-package), no Fortran outside tests/, and cmake/GppInstall.cmake installs tools/ and neither
-scripts/ nor lab/. Exit 0 when all holds, else 1 with one line per violation.
+executable, no shebang, its first line "# Sourced by ...". A Python script is executable
+with `#!/usr/bin/env python3`. No script lies outside these folders (docs/ keeps the
+command lists it records, spack/ its package), no Fortran outside tests/, no text names a
+file of tools/ that is not there (a script that moved), and cmake/GppInstall.cmake
+installs tools/ and neither scripts/ nor lab/. Exit 0 when all holds, else 1 with one line
+per violation.
 """
 import os
 import re
@@ -35,6 +37,8 @@ SCRIPT_HOMES = {PRODUCT, BUILD, LAB, "tests", "docs", "spack", ".ci"}
 PRODUCT_IMPORTS = {"numpy", "matplotlib", "h5py"}
 SOURCE_TREE_ONLY = re.compile(r"(?<![\w/.-])(scripts|lab|tests)/")
 SKIP = re.compile(r"^(build.*|\.git|\.spack-env|out|__pycache__)$")
+TEXT_EXT = (".md", ".py", ".sh", ".cmake", ".txt", ".cpp", ".hpp", ".h", ".f90", ".json", ".yaml", ".toml", ".in")
+TOOLS_FILE = re.compile(r"(?<![\w./$}-])tools/([\w-]+\.\w+)\b")
 
 
 def files_of(src, top):
@@ -138,6 +142,21 @@ def check(src):
                                           "microbenchmarks (C++) and shell and Python scripts only")
             if p:
                 problems.append(p)
+    # A reference to a file of tools/ that is not there: a script that moved to scripts/ or
+    # lab/ (tests/oracle/*.expected keep the commands they were made with; the checkers'
+    # own cases name made-up files).
+    texts = [f for f in sorted(os.listdir(src)) if os.path.isfile(os.path.join(src, f))]
+    texts += [rel for top in tops for rel in files_of(src, top)]
+    for rel in texts:
+        if not (rel.endswith(TEXT_EXT) or os.path.basename(rel) in ("run", "CMakeLists.txt")) or \
+                rel.endswith(".expected") or rel.startswith(os.path.join("tests", "architecture", "")):
+            continue
+        text = open(os.path.join(src, rel), encoding="utf-8", errors="replace").read()
+        for n, line in enumerate(text.split("\n"), 1):
+            for name in TOOLS_FILE.findall(line):
+                if not os.path.isfile(os.path.join(src, PRODUCT, name)):
+                    problems.append("%s:%d names tools/%s, which is not in tools/ (moved to scripts/ or lab/?)"
+                                    % (rel, n, name))
     install = os.path.join(src, "cmake", "GppInstall.cmake")
     if os.path.isfile(install):
         text = re.sub(r"#[^\n]*", "", open(install, encoding="utf-8").read())
@@ -189,6 +208,8 @@ def cases():
         ("a script at the top of another folder",
          dict(good, **{"inputs/make.py": ("#!/usr/bin/env python3\n", True)}), 1),
         ("the oracle outside tests/", dict(good, **{"lab/oracle.f90": ("program oracle\nend program\n", False)}), 2),
+        ("a page that names a script where it was",
+         dict(good, **{"docs/install.md": "Run `tools/build.sh`, then `python3 tools/plot.py`.\n"}), 1),
         ("scripts/ installed", dict(good, **{"cmake/GppInstall.cmake": (
             install + "install(DIRECTORY ${PROJECT_SOURCE_DIR}/scripts/ DESTINATION share/gpp/scripts)\n", False)}), 1),
     ]

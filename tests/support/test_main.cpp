@@ -88,10 +88,13 @@ int run_host_only(const std::string& why) {
 }  // namespace
 
 // XDG_CACHE_HOME: a new folder under TMPDIR (else /tmp), for this process and the gpp
-// runs it starts; removed when the process ends normally.
+// runs it starts; removed when the process ends normally. A death test's child (gtest
+// runs the binary again, and the child ends by the death it tests) keeps its parent's.
 struct TestCache {
   std::string path;
-  TestCache() {
+  TestCache(int argc, char* argv[]) {
+    for (int i = 1; i < argc; ++i)
+      if (std::string(argv[i]).rfind("--gtest_internal_run_death_test", 0) == 0) return;
     const char* tmp = std::getenv("TMPDIR");
     std::string t = std::string(tmp && tmp[0] == '/' ? tmp : "/tmp") + "/gpp_tests_cache_XXXXXX";
     if (::mkdtemp(&t[0]) == nullptr) {
@@ -103,12 +106,12 @@ struct TestCache {
   }
   ~TestCache() {
     std::error_code ec;
-    std::filesystem::remove_all(path, ec);
+    if (!path.empty()) std::filesystem::remove_all(path, ec);
   }
 };
 
 int main(int argc, char* argv[]) {
-  const TestCache cache;
+  const TestCache cache(argc, argv);
   std::vector<std::string> args = gpp::runtime::take_kokkos_arguments(std::vector<std::string>(argv, argv + argc));
   std::vector<char*> pointers;
   for (std::string& a : args) pointers.push_back(a.data());

@@ -20,6 +20,8 @@ using record::space_info;
 using session::ChunkPlan;
 using session::describe_deck;
 using session::describe_read;
+using session::describe_reference_stored_now;
+using session::describe_stored_reference;
 using session::kSliceTarget;
 using session::PhaseClock;
 using session::run_policy;
@@ -159,11 +161,13 @@ int cmd_run(const std::vector<std::string>& args) {
               << (s.arms_s > 0 ? "branch statistics: counted in " + std::to_string(s.arms_s) +
                                      " s (a pass of the "
                                      "fast reference; --no-branch-stats skips it)\n"
-                               : std::string());
+                  : s.arms_stored ? "branch statistics: from the reference cache's pass of this deck\n"
+                                  : std::string());
   if (s.target.performed())
-    std::cout << "verifying against the " << s.target.against << " (tolerance " << s.target.tolerance << ", took "
-              << s.reference_s << " s" << (s.reference_s > 0 && rec.branches ? ", branch statistics included" : "")
-              << ")\n";
+    std::cout << "verifying against the " << s.target.against << " (" << describe_stored_reference(s) << "tolerance "
+              << s.target.tolerance << ", took " << s.reference_s << " s"
+              << (s.reference_origin.source == "computed" && rec.branches ? ", branch statistics included" : "")
+              << describe_reference_stored_now(s) << ")\n";
   const double updates = rec.deck.updates;
   if (rec.runs.size() == 1) {
     const auto& r = rec.runs[0];

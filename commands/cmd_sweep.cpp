@@ -299,7 +299,7 @@ void add_common_options(CLI::App& app, RunOptions& o, std::string& resume) {
   add_input_option(app, o.input_path);
   add_space_option(app, o.space);
   add_timing_options(app, o.repeat, o.warmup);
-  add_verify_options(app, o.verify, o.rtol);
+  add_verify_options(app, o.verify, o.rtol, o.no_reference_cache);
   app.add_option("--json", o.json_path, "Write the record (one run per point) as JSON (docs/formats.md)");
   app.add_option("--csv", o.csv_path,
                  "Append one CSV row per point as it finishes (the sweep CSV, docs/formats.md); an existing file is "

@@ -20,6 +20,8 @@ using record::PolicyRun;
 using record::row_of;
 using record::RunRecord;
 using record::space_info;
+using session::describe_reference_stored_now;
+using session::describe_stored_reference;
 using session::Session;
 using session::VerifyMode;
 
@@ -149,8 +151,9 @@ void start_verification(Session& s, const RunOptions& o, session::Progress* prog
   if (mode != VerifyMode::None) std::cout << "preparing the verification target ...\n" << std::flush;
   prepare_reference(s, mode, o.rtol, arms, progress);
   if (s.target.performed())
-    std::cout << "verifying every run against the " << s.target.against << " (tolerance " << s.target.tolerance
-              << ", took " << duration_text(s.reference_s) << ")\n"
+    std::cout << "verifying every run against the " << s.target.against << " (" << describe_stored_reference(s)
+              << "tolerance " << s.target.tolerance << ", took " << duration_text(s.reference_s)
+              << describe_reference_stored_now(s) << ")\n"
               << std::flush;
 }
 

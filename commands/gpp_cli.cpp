@@ -249,13 +249,17 @@ void add_input_option(CLI::App& app, std::string& input_path) {
                  "Read the input from a file instead of a deck: the original Fortran .dat or an HDF5 deck (.h5)");
 }
 
-void add_verify_options(CLI::App& app, std::string& verify, double& rtol) {
+void add_verify_options(CLI::App& app, std::string& verify, double& rtol, bool& no_reference_cache) {
   app.add_option("--verify", verify,
                  "auto (closed form for a uniform deck, an input file's stored reference, else the fast reference "
-                 "on the device where there is one, else on the host), host, device, none")
+                 "on the device where there is one, else on the host, taken from the reference cache when it holds "
+                 "this deck's), host or device (the fast reference computed there, and the cache refreshed), none")
       ->check(CLI::IsMember({"auto", "host", "device", "none"}))
       ->capture_default_str();
   app.add_option("--rtol", rtol, "Relative tolerance of verification")->check(positive_number())->capture_default_str();
+  app.add_flag("--no-reference-cache", no_reference_cache,
+               "Neither read nor write the reference cache, $XDG_CACHE_HOME/gpp (default ~/.cache/gpp): each "
+               "deck's verification reference, computed once (docs/wall-time.md)");
 }
 
 void add_space_option(CLI::App& app, std::string& space) {

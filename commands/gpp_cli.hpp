@@ -40,8 +40,8 @@ void add_input_option(CLI::App& app, std::string& input_path);
 /// --space device|host.
 void add_space_option(CLI::App& app, std::string& space);
 
-/// --verify and --rtol.
-void add_verify_options(CLI::App& app, std::string& verify, double& rtol);
+/// --verify, --rtol and --no-reference-cache.
+void add_verify_options(CLI::App& app, std::string& verify, double& rtol, bool& no_reference_cache);
 session::VerifyMode parse_verify_mode(const std::string& s);
 
 /// Parse args (without the command name) into app, on every rank (collective). Returns -1

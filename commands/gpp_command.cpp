@@ -63,7 +63,7 @@ void add_run_options(CLI::App& app, RunOptions& o, const std::string& command) {
   add_space_option(app, o.space);
   if (command == "bench") o.repeat = 5;
   add_timing_options(app, o.repeat, o.warmup);
-  add_verify_options(app, o.verify, o.rtol);
+  add_verify_options(app, o.verify, o.rtol, o.no_reference_cache);
   add_tunable_options(app, o.tunables);
   app.add_option("--tuning", o.tuning,
                  "Tuning file (docs/formats.md): tunables not given here are taken from its entry for this device, "
@@ -201,6 +201,7 @@ Prepared prepare_this_rank(CLI::App& app, const RunOptions& o, session::Progress
                                   : make_session_from_file(o.input_path, app.count("--name") ? o.deck.name : "", share),
              std::move(runs), tuning_path};
   if (progress) progress->finish();
+  p.session.store.enabled = !o.no_reference_cache;
   for (const auto& r : p.runs) plan_chunks(p.session, r.space, max_device_bytes);
   // A rank's work decides its tunables' size class (one rank: the whole deck).
   const std::string size_class = measure::sweep::size_class(p.session.host.updates());
@@ -264,7 +265,7 @@ std::string describe_branches(const BranchCounts& b) {
   return o.str();
 }
 
-double estimated_seconds(const Session& s, const std::vector<PlannedRun>& planned, VerifyMode mode, bool arms,
+double estimated_seconds(Session& s, const std::vector<PlannedRun>& planned, VerifyMode mode, bool arms,
                          bool with_static, int runs) {
   const double updates = s.host.updates();
   double seconds = 0;
@@ -273,7 +274,7 @@ double estimated_seconds(const Session& s, const std::vector<PlannedRun>& planne
         double(s.host.nbands) * s.host.ngpown * s.host.ncouls / session::prior_static_rate(planned.front().space);
   if (const auto k = reference_space(s, mode)) {
     seconds += updates / session::prior_reference_rate(*k);
-  } else if (arms) {
+  } else if (arms && !session::stored_reference(s, default_space())) {
     seconds += updates / session::prior_reference_rate(default_space());
   }
   for (const auto& r : planned) seconds += double(runs) * updates / session::prior_update_rate(r.entry->name, r.space);

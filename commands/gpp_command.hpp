@@ -22,6 +22,7 @@ struct RunOptions {
   std::string policy, space, verify = "auto", input_path, json_path, csv_path, output_path;
   int repeat = 3, warmup = 1;
   double rtol = kDefaultRtol;
+  bool no_reference_cache = false;  // --no-reference-cache
   // --tuning FILE ("": the default place, docs/formats.md; "none": no file). Commands
   // that choose their tunables themselves (sweep, tune) turn both off.
   std::string tuning;
@@ -104,8 +105,9 @@ struct WorkCounter {
 /// What a command's work on the session is expected to take before any of it ran (the
 /// priors of session/gpp_estimate.hpp): the reference pass (or the arms' pass where
 /// `arms` and the target needs none), the static remainder on the first run's space where
-/// `with_static`, and `runs` runs of each planned policy.
-double estimated_seconds(const session::Session& s, const std::vector<PlannedRun>& planned, session::VerifyMode mode,
+/// `with_static`, and `runs` runs of each planned policy. No pass where the reference cache
+/// holds the deck's (looked up here once: collective).
+double estimated_seconds(session::Session& s, const std::vector<PlannedRun>& planned, session::VerifyMode mode,
                          bool arms, bool with_static, int runs);
 
 /// Computes achstemp on the first run's space into the record, checked against the

@@ -4,9 +4,11 @@
 # remainder's built-in product; no tests), then times, on THREADS OpenMP
 # threads (default 16, spread, one per place):
 #   si214 with the host policy, verified, three repeats   (the run docs/wall-time.md is about)
+#   the same again, verified against the reference the first stored (the reference cache)
 #   the same with --verify none --no-branch-stats         (what verification adds)
-#   medium, the same two ways                              (the small-deck counterpart)
-# Each twice; the wall time of the whole process and each part of it (from the JSON record:
+#   medium, the same three ways                            (the small-deck counterpart)
+# Each twice, each round from an empty reference cache of its own (OUTDIR/cache, never
+# the user's); the wall time of the whole process and each part of it (from the JSON record:
 # setup, reference and branch statistics, static remainder, warm-up plus repeats) go to
 # OUTDIR/summary.txt, every log beside it.
 #
@@ -50,6 +52,7 @@ if [ -z "$bin" ]; then
   bin=build/openmp/app/gpp
 fi
 export OMP_NUM_THREADS=$threads OMP_PROC_BIND=spread OMP_PLACES=threads
+export XDG_CACHE_HOME=$out/cache
 {
   lscpu 2>/dev/null | grep -E "Model name|^CPU\(s\)|Thread|Core|Socket|Flags" | cut -c1-200
   "$bin" --version
@@ -70,9 +73,12 @@ run() {  # NAME ARGS...: one timed gpp run, its record in NAME.json
 }
 : >"$out/wall.txt"
 for round in 1 2; do
+  rm -rf "$XDG_CACHE_HOME"
   run "si214-verified-$round" inputs/si214.toml --policy host --space host --repeat 3
+  run "si214-stored-$round" inputs/si214.toml --policy host --space host --repeat 3
   run "si214-unverified-$round" inputs/si214.toml --policy host --space host --repeat 3 --verify none --no-branch-stats
   run "medium-verified-$round" inputs/medium.toml --policy host --space host --repeat 3
+  run "medium-stored-$round" inputs/medium.toml --policy host --space host --repeat 3
   run "medium-unverified-$round" inputs/medium.toml --policy host --space host --repeat 3 --verify none --no-branch-stats
 done
 
@@ -100,7 +106,8 @@ for name, (wall, rc) in walls.items():
     runs = sum(run["times_s"]) + median  # the warm-up, about one more run
     rest = wall - setup - ref - static - runs
     print(f"{name:26s} {wall:7.2f} {setup:7.2f} {ref:7.2f} {static:7.2f} {runs:9.2f} {median:7.3f} {rest:6.2f} {rc}"
-          f"  {run['rel_error']:.2g} {'verified' if run['verified'] else ''}")
+          f"  {run['rel_error']:.2g} {'verified' if run['verified'] else ''}"
+          f" {r.get('verification', {}).get('reference_source', '')}")
 EOF
 cat "$out/summary.txt"
 exit $status

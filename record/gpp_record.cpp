@@ -145,6 +145,8 @@ Json json_space(const SpaceInfo& s) {
   return j;
 }
 
+Json text_or_null(const std::string& v) { return v.empty() ? Json(nullptr) : Json(v); }
+
 Json json_numbers(const std::vector<double>& v) {
   Json a = Json::array();
   for (const double x : v) a.push_back(json_number(x));
@@ -246,6 +248,15 @@ const formats::Table<RunRecord>& verification_fields() {
       {"against", [](const RunRecord& r) { return Json(r.target.against); }},
       {"tolerance", [](const RunRecord& r) { return json_number(r.target.tolerance); }},
       member("reference_s", &RunRecord::reference_s),
+      member("reference_source", &RunRecord::reference_origin, &ReferenceOrigin::source),
+      {"reference_date", [](const RunRecord& r) { return text_or_null(r.reference_origin.date); }},
+      {"reference_space", [](const RunRecord& r) { return text_or_null(r.reference_origin.space); }},
+      {"reference_device", [](const RunRecord& r) { return text_or_null(r.reference_origin.device); }},
+      {"reference_pass_s",
+       [](const RunRecord& r) {
+         return r.reference_origin.date.empty() ? Json(nullptr) : json_number(r.reference_origin.pass_s);
+       }},
+      {"reference_file", [](const RunRecord& r) { return text_or_null(r.reference_origin.file); }},
       {"achtemp",
        [](const RunRecord& r) {
          return r.target.performed() ? json_complex_array(r.reference.achtemp) : formats::absent();

@@ -87,6 +87,18 @@ struct TimeToSolution {
   double total_s = 0;  // the wall time since gpp started: the sum of the five
 };
 
+/// Where the verification reference came from (docs/formats.md, docs/wall-time.md).
+struct ReferenceOrigin {
+  // "computed" (this command's pass), "stored" (the user's store of references), "input
+  // file" (its records 17-18), "closed form", or "none"
+  std::string source = "none";
+  std::string date;    // computed or stored: when its pass ran (UTC, ISO 8601)
+  std::string space;   // computed or stored: "host" or "device", where its pass ran
+  std::string device;  // computed or stored: that space's device or CPU model
+  double pass_s = 0;   // computed or stored: what its pass took
+  std::string file;    // the stored file read, or written by this command ("" if none)
+};
+
 struct RunRecord {
   static constexpr int kSchemaVersion = 1;
   std::string command;                       // run | bench | sweep
@@ -111,6 +123,7 @@ struct RunRecord {
   Verification target;  // against, tolerance
   SigmaResult reference;
   double reference_s = 0;
+  ReferenceOrigin reference_origin;
 
   std::vector<PolicyRun> runs;
 

@@ -67,7 +67,9 @@ void write_results_h5(const std::string& path, const RunRecord& r) {
   if (r.time_to_solution) attributes(h, "time_to_solution", formats::json_object(time_fields(), *r.time_to_solution));
   h.attribute("verification", "against", r.target.against)
       .attribute("verification", "tolerance", r.target.tolerance)
-      .attribute("verification", "passed", r.passed());
+      .attribute("verification", "passed", r.passed())
+      .attribute("verification", "reference_source", r.reference_origin.source);
+  if (!r.reference_origin.date.empty()) h.attribute("verification", "reference_date", r.reference_origin.date);
   if (r.target.performed()) {
     h.dataset("verification", "achtemp", r.reference.achtemp).dataset("verification", "asxtemp", r.reference.asxtemp);
     double worst = 0;

@@ -345,52 +345,122 @@ session::ReferencePass reference_pass(Session& s, SpaceKind k, const std::string
 }
 }  // namespace
 
-std::optional<SpaceKind> reference_space(const Session& s, VerifyMode mode) {
+std::optional<SpaceKind> reference_space(Session& s, VerifyMode mode) {
   if (mode == VerifyMode::None) return std::nullopt;
   if (mode == VerifyMode::Host) return SpaceKind::Host;
   if (mode == VerifyMode::Device) return default_space();  // the host in a build without a device
   if ((s.params.generator == "uniform" && s.synthetic) || s.input.has_reference()) return std::nullopt;
+  if (stored_reference(s, default_space())) return std::nullopt;
   return default_space();
 }
+
+namespace {
+// The reference's origin for a pass computed now on space k, or one from the store.
+record::ReferenceOrigin origin_of_pass(SpaceKind k, double seconds, const std::string& file) {
+  record::ReferenceOrigin o;
+  o.source = "computed";
+  o.date = utc_now();
+  o.space = to_string(k);
+  o.device = space_info(k).device;
+  o.pass_s = seconds;
+  o.file = file;
+  return o;
+}
+record::ReferenceOrigin origin_of_stored(const Session& s, const StoredReference& r) {
+  record::ReferenceOrigin o;
+  o.source = "stored";
+  o.date = r.date;
+  o.space = to_string(r.space);
+  o.device = r.device;
+  o.pass_s = r.seconds;
+  o.file = s.store.path;
+  return o;
+}
+}  // namespace
 
 void prepare_reference(Session& s, VerifyMode mode, double rtol, bool arms, session::Progress* progress) {
   compat::ScopedRegion region("gpp::reference");
   const auto t0 = std::chrono::steady_clock::now();
   s.target = Verification{};
   s.target.tolerance = rtol;
+  s.reference_origin = record::ReferenceOrigin{};
+  const bool looked_up_before = s.store.looked_up;  // by an estimate of the command's time
   const std::optional<SpaceKind> pass_space = reference_space(s, mode);
   if (mode == VerifyMode::None) {
     s.target.against = "none";
   } else if (!pass_space && s.params.generator == "uniform" && s.synthetic) {
     s.target.against = "closed form";
+    s.reference_origin.source = "closed form";
     // Each sum has nbands*ngpown*ncouls equal terms (constant data).
     s.target.tolerance =
         std::max(rtol, closed_form_tolerance(double(s.host.nbands) * s.ngpown_total * double(s.host.ncouls)));
     s.reference = apply_start_values(closed_form_uniform(s.params), s.input.asxtemp0, s.input.achtemp0);
-  } else if (!pass_space) {
+  } else if (!pass_space && s.input.has_reference()) {
     s.target.against = "stored reference";
+    s.reference_origin.source = "input file";
     s.reference.achtemp = s.input.achtempref;
     s.reference.asxtemp = s.input.asxtempref;
   } else {
     // The fast reference: the physics written apart from the policies, compensated sums,
-    // on the device where the build has one (Auto), and the arms from the same pass.
-    s.target.against = std::string(to_string(*pass_space)) + " reference";
-    const session::ReferencePass pass = reference_pass(s, *pass_space, "verification reference", progress);
+    // on the device where the build has one (Auto), and the arms from the same pass; or
+    // that pass as the user's store keeps it (reference_space found it there).
+    const SpaceKind k = pass_space ? *pass_space : default_space();
+    s.target.against = std::string(to_string(k)) + " reference";
+    const StoredReference* stored = pass_space ? nullptr : stored_reference(s, k);
+    session::ReferencePass pass;
+    if (stored) {
+      pass = stored->pass;
+      s.reference_origin = origin_of_stored(s, *stored);
+    } else {
+      const auto t1 = std::chrono::steady_clock::now();
+      pass = reference_pass(s, k, "verification reference", progress);
+      const double seconds = seconds_since(t1);
+      s.reference_origin = origin_of_pass(k, seconds, store_reference(s, k, pass, seconds));
+    }
     s.reference = apply_start_values(pass.sums, s.input.asxtemp0, s.input.achtemp0);
     s.reference_achstemp = pass.achstemp;
     s.arms = pass.arms;
   }
-  s.reference_s = pass_space ? seconds_since(t0) : 0;
+  // A pass, or what finding it in the store took (the digest of the deck, the file read).
+  s.reference_s = s.reference_origin.date.empty() ? 0 : seconds_since(t0);
+  if (s.reference_origin.source == "stored" && looked_up_before) s.reference_s += s.store.lookup_s;
   if (arms && !s.arms) arm_counts(s, progress);
 }
 
 const measure::counts::ArmCounts& arm_counts(Session& s, session::Progress* progress) {
   if (!s.arms) {
-    const auto t0 = std::chrono::steady_clock::now();
-    s.arms = reference_pass(s, default_space(), "branch statistics", progress).arms;
-    s.arms_s = seconds_since(t0);
+    const SpaceKind k = default_space();
+    if (const StoredReference* stored = stored_reference(s, k)) {
+      s.arms = stored->pass.arms;
+      s.arms_stored = true;
+    } else {
+      const auto t0 = std::chrono::steady_clock::now();
+      const ReferencePass pass = reference_pass(s, k, "branch statistics", progress);
+      s.arms = pass.arms;
+      s.arms_s = seconds_since(t0);
+      store_reference(s, k, pass, s.arms_s);
+    }
   }
   return *s.arms;
+}
+
+std::string describe_stored_reference(const Session& s) {
+  const record::ReferenceOrigin& o = s.reference_origin;
+  if (o.source != "stored") return "";
+  const StoredReference* r = s.store.found ? &*s.store.found : nullptr;
+  std::ostringstream text;
+  text << "stored reference, computed " << o.date << " on the " << o.space;
+  if (r && !r->backend.empty()) text << " (" << r->backend << ", " << r->device << ")";
+  char took[32];
+  std::snprintf(took, sizeof took, "%.3g s", o.pass_s);
+  text << " in " << (o.pass_s < 60 ? std::string(took) : Progress::duration(o.pass_s)) << ", read from " << o.file
+       << "; ";
+  return text.str();
+}
+
+std::string describe_reference_stored_now(const Session& s) {
+  const record::ReferenceOrigin& o = s.reference_origin;
+  return o.source == "computed" && !o.file.empty() ? "; stored in " + o.file + " for later runs" : "";
 }
 
 SpaceKind placement(const PolicyEntry& entry, std::optional<SpaceKind> requested) {
@@ -567,6 +637,7 @@ void update_after_verification(RunRecord& r, const Session& s) {
   r.target = s.target;
   r.reference = s.reference;
   r.reference_s = s.reference_s;
+  r.reference_origin = s.reference_origin;
 }
 
 void update_after_runs(RunRecord& r, const Session& s) {

@@ -9,6 +9,7 @@
 #include "gpp_policy.hpp"
 #include "gpp_progress.hpp"
 #include "gpp_record.hpp"
+#include "gpp_reference_store.hpp"
 #include "gpp_result.hpp"
 
 #include <algorithm>
@@ -23,8 +24,10 @@ namespace gpp::session {
 
 /// Auto: closed form for uniform decks, the stored reference of an input file, else the
 /// fast reference (session/gpp_fast_reference.hpp) on the device where the build has one,
-/// else on the host; Host: the fast reference on the host; Device: on the device (the
-/// host in a build without one).
+/// else on the host, taken from the user's store where it holds this deck's
+/// (session/gpp_reference_store.hpp); Host: the fast reference computed on the host;
+/// Device: on the device (the host in a build without one). Host and Device refresh the
+/// store.
 enum class VerifyMode { Auto, Host, Device, None };
 
 struct Session {
@@ -70,11 +73,16 @@ struct Session {
   Verification target;  // against, tolerance
   SigmaResult reference;
   std::optional<std::complex<double>> reference_achstemp;
-  double reference_s = 0;  // the reference pass (with the arms when they were asked for)
+  double reference_s = 0;                    // the reference pass (with the arms when they were asked for)
+  record::ReferenceOrigin reference_origin;  // computed, stored, ...: when and where
+  // The user's store of references (session/gpp_reference_store.hpp): off unless a
+  // command turns it on (the commands: unless --no-reference-cache).
+  ReferenceStoreUse store;
   // Every term's arm (branch statistics, the work counts), from the reference pass or a
   // pass of its own (arms_s) where the target needed none.
   std::optional<measure::counts::ArmCounts> arms;
   double arms_s = 0;
+  bool arms_stored = false;  // taken from the store where the target needed no pass
 
   /// The data a kernel on `space` reads, the whole share: the host arrays themselves on
   /// the host, the device copy on a device (copied through page-locked staging, fenced and
@@ -148,17 +156,28 @@ std::string describe_read(const Session& s);
 
 /// Choose and compute the verification target; with `arms`, also every term's arm
 /// (s.arms), from the same pass, or from a pass of its own where the target needs none.
-/// Reports on `progress` (may be null).
+/// A pass is taken from the user's store where it holds the deck's (VerifyMode::Auto),
+/// and a pass computed is stored (s.store, on rank 0). Collective. Reports on
+/// `progress` (may be null).
 void prepare_reference(Session& s, VerifyMode mode, double rtol, bool arms = false,
                        session::Progress* progress = nullptr);
 
 /// The space prepare_reference's pass runs on for `mode`; none where the target needs no
-/// pass (closed form, stored reference, --verify none).
-std::optional<SpaceKind> reference_space(const Session& s, VerifyMode mode);
+/// pass (closed form, an input file's stored reference, a reference in the user's store,
+/// --verify none). Looks in the store once (collective).
+std::optional<SpaceKind> reference_space(Session& s, VerifyMode mode);
 
-/// Every term's arm: s.arms, counted first (one pass of the fast reference on the
-/// default space) where prepare_reference did not.
+/// Every term's arm: s.arms, where prepare_reference did not count them taken from the
+/// user's store, else counted (one pass of the fast reference on the default space, then
+/// stored). Collective.
 const measure::counts::ArmCounts& arm_counts(Session& s, session::Progress* progress = nullptr);
+
+/// What the text says of the reference after "verifying against the host reference (":
+/// "stored reference, computed DATE on the host (BACKEND, DEVICE) in 5.81 s, read from
+/// FILE; " for a stored one, else "".
+std::string describe_stored_reference(const Session& s);
+/// "; stored in FILE for later runs" where this command's pass was stored, else "".
+std::string describe_reference_stored_now(const Session& s);
 
 /// The space a policy runs on: `requested` if given, else the default space where the
 /// policy runs there, else the host. Throws gpp::Error if the policy does not run on the

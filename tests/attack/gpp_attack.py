@@ -107,7 +107,7 @@ class Harness:
                                timeout=limit, start_new_session=True)
         except subprocess.TimeoutExpired:
             return "hang", b"", b""
-        out, err = p.stdout, p.stderr
+        out, err = p.stdout, without_notes(p.stderr)
         if self.mpiexec:
             out, err = without_launcher(out, err)
         for path, d in digests.items():
@@ -139,6 +139,13 @@ class Harness:
         if self.verbose:
             print(summary, flush=True)
         return cls
+
+
+def without_notes(err):
+    """gpp's note lines ("gpp: note: ", a reference cache it could not use or write,
+    docs/wall-time.md) are said while it works and never end a run: not its answer. A case
+    under a file-size limit cannot store its reference, and says so."""
+    return b"".join(l for l in err.splitlines(True) if not l.startswith(b"gpp: note: "))
 
 
 def without_launcher(out, err):
@@ -456,7 +463,7 @@ def run_with_limits(h, args, stack_kb=None, as_bytes=None, fsize=None):
                            cwd=h.work, timeout=h.timeout, preexec_fn=None if h.mpiexec else limit)
     except subprocess.TimeoutExpired:
         return "hang", b"", b""
-    out, err = p.stdout, p.stderr
+    out, err = p.stdout, without_notes(p.stderr)
     if h.mpiexec:
         out, err = without_launcher(out, err)
     return exit_class(p.returncode, out, err), out, err
@@ -890,10 +897,83 @@ def attack_refusals(h, deck):
         with open("/dev/full", "wb") as full:
             p = subprocess.run([h.gpp] + args, stdin=subprocess.DEVNULL, stdout=full, stderr=subprocess.PIPE,
                                cwd=w, timeout=h.timeout)
-        cls = exit_class(p.returncode, b"", p.stderr)
+        cls = exit_class(p.returncode, b"", without_notes(p.stderr))
         if cls == "refused" and b"cannot write standard output" not in p.stderr:
             cls = "wrong"
         record(h, "refusals", f"{name} >/dev/full", cls, p.stderr, REFUSED)
+
+
+def attack_cache(h, rng, n):
+    """The reference cache ($XDG_CACHE_HOME/gpp, docs/wall-time.md) is an input gpp reads
+    without being asked: whatever stands in a stored reference's place (damaged, random or
+    another deck's bytes, truncations, bit flips, special files, links, folders) or in the
+    cache folder's, a run computes its reference again (a note), verifies and exits 0; it
+    never waits on a FIFO, reads /dev/zero, or writes through a link into another file."""
+    w = os.path.join(h.work, "cache-attack")
+    os.makedirs(w)
+    cache = os.path.join(w, "xdg")
+    env = {"XDG_CACHE_HOME": cache}
+    deck = os.path.join(h.work, "tiny.toml")
+    run = ["run", deck, "--policy", "host", "--space", "host", "--repeat", "1", "--warmup", "0"]
+
+    def verified(out):
+        text = out.decode("utf-8", "replace")
+        return "" if "PASSED" in text and "FAILED" not in text else "not verified: " + text[-300:]
+    h.case("cache", "first run stores", run, GOOD, env=env, check=verified)
+    store = os.path.join(cache, "gpp")
+    names = [f for f in os.listdir(store) if f.startswith("reference-")] if os.path.isdir(store) else []
+    if len(names) != 1:
+        h.failures.append(f"cache/first run stores: {len(names)} files in {store}, expected one")
+        return
+    path = os.path.join(store, names[0])
+    good = open(path, "rb").read()
+    # Another deck's whole file under this deck's name.
+    other = dict(env, XDG_CACHE_HOME=os.path.join(w, "other"))
+    h.case("cache", "another deck stores", run + ["--seed", "8"], GOOD, env=other, check=verified)
+    other_dir = os.path.join(w, "other", "gpp")
+    foreign = open(os.path.join(other_dir, os.listdir(other_dir)[0]), "rb").read()
+    contents = {"another deck's file": foreign, "empty": b"", "zeros": bytes(len(good)),
+                "json null": b"null", "a run record": b'{"kind":"gpp-record","schema_version":1}'}
+    for i in range(n):
+        contents[f"random bytes {i}"] = bytes(rng.getrandbits(8) for _ in range(rng.randrange(1, 3 * len(good))))
+        cut = rng.randrange(0, len(good))
+        contents[f"truncated at {cut}"] = good[:cut]
+        flipped = bytearray(good)
+        at = rng.randrange(0, len(good))
+        flipped[at] ^= 1 << rng.randrange(8)
+        contents[f"bit flip at {at}"] = bytes(flipped)
+    for name, data in contents.items():
+        write(path, data)
+        h.case("cache", name, run, GOOD, env=env, check=verified)
+    # Special files and links in the file's place; the deck behind a link is never written.
+    specials = {
+        "fifo": lambda: os.mkfifo(path),
+        "folder": lambda: os.mkdir(path),
+        "link to /dev/zero": lambda: os.symlink("/dev/zero", path),
+        "link to the deck": lambda: os.symlink(deck, path),
+        "dangling link": lambda: os.symlink(os.path.join(w, "nowhere"), path),
+        "link loop": lambda: os.symlink(path, path),
+        "sparse 16 GB file": lambda: os.truncate(write(path, b"{"), 1 << 34),
+    }
+    for name, make in specials.items():
+        if os.path.isdir(path) and not os.path.islink(path):
+            os.rmdir(path)
+        elif os.path.lexists(path):
+            os.remove(path)
+        make()
+        h.case("cache", name, run, GOOD, env=env, inputs=[deck], timeout=20, check=verified)
+    # The cache folder itself: a regular file, a FIFO, /dev/null, a link loop.
+    for name, make in {"cache folder a file": lambda p: write(p, b"x"), "cache folder a fifo": os.mkfifo,
+                       "cache folder /dev/null": lambda p: os.symlink("/dev/null", p),
+                       "cache folder a link loop": lambda p: os.symlink(p, p)}.items():
+        base = os.path.join(w, "base-" + name.replace(" ", "-").replace("/", ""))
+        os.makedirs(base)
+        make(os.path.join(base, "gpp"))
+        h.case("cache", name, run, GOOD, env={"XDG_CACHE_HOME": base}, timeout=20, check=verified)
+    for name, value in {"XDG_CACHE_HOME relative": "relative/cache", "XDG_CACHE_HOME a file": deck,
+                        "XDG_CACHE_HOME /dev/null": "/dev/null"}.items():
+        h.case("cache", name, run, GOOD, env={"XDG_CACHE_HOME": value, "HOME": w}, inputs=[deck], timeout=20,
+               check=verified)
 
 
 def attack_late(h, deck):
@@ -1050,6 +1130,8 @@ def main():
     rng = random.Random(a.seed)
     t0 = time.time()
     work = tempfile.mkdtemp(prefix="gpp-attack-")
+    # The cases' reference cache: the harness's own, never the user's (docs/wall-time.md).
+    os.environ["XDG_CACHE_HOME"] = os.path.join(work, "xdg-cache")
     try:
         h = Harness(os.path.abspath(a.gpp), work, a.verbose, a.timeout, a.mpiexec, a.np)
         h.keep = os.path.abspath(a.keep) if a.keep else None
@@ -1087,6 +1169,8 @@ def main():
             attack_refusals(h, deck)
         if want("late"):
             attack_late(h, deck)
+        if want("cache"):
+            attack_cache(h, rng, max(1, a.samples // 4))
         if want("mpi"):
             attack_mpi(h, deck)
         groups = sorted({g for g, _ in h.counts})

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The HDF5 results file and the JSON record of one gpp run agree (docs/io.md): every single
 value of the record's `build`, `deck`, `time_to_solution` and of each run is the attribute of
-the same name in /build, /deck, /time_to_solution and /runs/<policy>[@space], with the same
-value (a flag as 0/1, numbers exactly); a null is no attribute.
+the same name in /build, /deck, /time_to_solution and /runs/<policy>[@space], and the
+verification's `against`, `tolerance`, `reference_source` and `reference_date` those of
+/verification, with the same value (a flag as 0/1, numbers exactly); a null is no attribute.
 
 usage: h5_json_agree.py RESULTS.h5 RECORD.json   (exit 0 when they agree, 1 otherwise)
 """
@@ -45,6 +46,10 @@ def main():
     with h5py.File(sys.argv[1], "r") as f:
         for group in ("build", "deck", "time_to_solution"):
             agree(f[group].attrs, record[group], group, problems)
+        # /verification holds a few of the record's verification values (docs/io.md).
+        verification = {k: record["verification"][k]
+                        for k in ("against", "tolerance", "reference_source", "reference_date")}
+        agree(f["verification"].attrs, verification, "verification", problems)
         many = len(record["runs"]) > 1
         for run in record["runs"]:
             name = "runs/" + run["policy"] + ("@" + run["space"]["kind"] if many else "")

@@ -291,6 +291,12 @@ TEST(RecordParts, EachPartIsItsTablesObject) {
   r.reference_s = 2.5;
   r.reference.achtemp = {{1.5, -0.5}};
   r.reference.asxtemp = {{-2.5, 0.25}};
+  r.reference_origin.source = "stored";
+  r.reference_origin.date = "2026-11-29T09:00:04Z";
+  r.reference_origin.space = "host";
+  r.reference_origin.device = "CPU";
+  r.reference_origin.pass_s = 6.5;
+  r.reference_origin.file = "/c/gpp/reference-1x2x3x1-0123456789abcdef.json";
   const Json j = Json::parse(gpp::record::to_json(r));
   EXPECT_EQ(j["setup"], Json::parse(R"({"setup_s": 1.25, "read_s": 0.5, "check_s": 0.125, "read_bytes": 3000000000,
       "transfer_s": 0.0625, "transfer_bytes": 7e9, "transfer_copy_s": 0.03125, "read_gbs": 6.0,
@@ -299,6 +305,9 @@ TEST(RecordParts, EachPartIsItsTablesObject) {
       "space": {"kind": "host", "backend": "OpenMP", "device": "CPU", "concurrency": 16}, "rel_error": 3e-16})"));
   EXPECT_EQ(j["branches"], Json::parse(R"({"regular": 11, "near_pole": 7, "zero": 5, "cutoff": 3})"));
   EXPECT_EQ(j["verification"], Json::parse(R"({"against": "host reference", "tolerance": 1e-10, "reference_s": 2.5,
+      "reference_source": "stored", "reference_date": "2026-11-29T09:00:04Z", "reference_space": "host",
+      "reference_device": "CPU", "reference_pass_s": 6.5,
+      "reference_file": "/c/gpp/reference-1x2x3x1-0123456789abcdef.json",
       "achtemp": [[1.5, -0.5]], "asxtemp": [[-2.5, 0.25]]})"));
 
   gpp::record::RunRecord bare;  // nothing read, no achstemp, no branches, no verification
@@ -307,7 +316,9 @@ TEST(RecordParts, EachPartIsItsTablesObject) {
   EXPECT_TRUE(b["setup"]["read_gbs"].is_null());
   EXPECT_FALSE(b.contains("static_remainder"));
   EXPECT_FALSE(b.contains("branches"));
-  EXPECT_EQ(b["verification"], Json::parse(R"({"against": "none", "tolerance": 0, "reference_s": 0})"));
+  EXPECT_EQ(b["verification"], Json::parse(R"({"against": "none", "tolerance": 0, "reference_s": 0,
+      "reference_source": "none", "reference_date": null, "reference_space": null, "reference_device": null,
+      "reference_pass_s": null, "reference_file": null})"));
 }
 
 TEST(SweepCsv, HeaderIsTheDocumentedOne) {

@@ -7,7 +7,8 @@ CASE:
   agree   gpp run under N ranks equals 1 rank and the independent oracle (tests/oracle),
           every policy on the host, on decks whose ngpown N does not divide; the
           record and RESULT lines carry the rank count; a .dat input read by every rank
-          gives the same sums.
+          gives the same sums; a reference stored in the reference cache by N ranks is
+          taken by 1 and one stored by 1 rank by N, each within the oracle's bound.
   chunks  --max-device-mem small enough for several G' chunks equals the unchunked run
           (at N ranks under mpiexec, or without mpiexec when --np is not given).
   errors  bad input under N ranks: one line on stderr, exit status 1, no hang; also
@@ -175,18 +176,43 @@ def deck(name):
     return os.path.join(A.source_dir, "tests", "oracle", name + ".toml")
 
 
+def check_stored_reference(label, rec, oracle, source):
+    """The record's reference came from `source` (the reference cache: "stored" where a run
+    of another rank count stored it) and lies within the oracle's bound."""
+    v = rec["verification"]
+    if v["reference_source"] != source:
+        fail("%s: reference_source %s, expected %s" % (label, v["reference_source"], source))
+    nstart = rec["deck"]["nstart"]
+    n = float(oracle["terms_per_sum"][0][0])
+    for key, mag in (("achtemp", "sch_magnitude"), ("asxtemp", "ssx_magnitude")):
+        for w, x in enumerate(v[key]):
+            iw = nstart + w
+            m = float([t for t in oracle[mag] if int(t[0]) == iw][0][1])
+            want = cplx([t for t in oracle[key] if int(t[0]) == iw][0][1:])
+            close("%s reference %s(iw=%d) vs oracle" % (label, key, iw), cplx(x), want,
+                  (128 + 4 * math.sqrt(n)) * U * m, RTOL_ORACLE)
+
+
 def case_agree(tmp):
     n = A.np
     fast = ["--policy", "all", "--space", "host", "--repeat", "1", "--warmup", "0"]
     for name in ("wide-gamma", "small-gamma"):
         oracle = read_oracle(os.path.join(A.source_dir, "tests", "oracle", name + ".expected"))
-        one, _ = run_json([deck(name)] + fast, 1, os.path.join(tmp, name + "-1.json"))
-        many, p = run_json([deck(name)] + fast, n, os.path.join(tmp, name + "-%d.json" % n))
+        # The reference cache holds the whole deck's reference: stored by N ranks (the first
+        # deck) or one (the second), taken by the other count.
+        first, second = (n, 1) if name == "wide-gamma" else (1, n)
+        runs = {}
+        for count in (first, second):
+            runs[count] = run_json([deck(name)] + fast, count, os.path.join(tmp, "%s-%d.json" % (name, count)))
+        (one, _), (many, p) = runs[1], runs[n]
         if one and many:
             ngpown = many["deck"]["ngpown"]
             print("%s: ngpown %d over %d ranks (%s)" % (name, ngpown, n, "remainder %d" % (ngpown % n)))
             compare_records("%s %d ranks" % (name, n), many, one, oracle)
             check_ranks(name, many, p, n)
+            if n > 1:
+                check_stored_reference("%s, %d ranks" % (name, first), runs[first][0], oracle, "computed")
+                check_stored_reference("%s, %d ranks" % (name, second), runs[second][0], oracle, "stored")
     # ngpown 29 (prime): no rank count divides it; the uniform closed form too.
     odd = ["--generator", "random", "--seed", "7", "--nbands", "26", "--nvband", "9", "--ngpown", "29",
            "--ncouls", "203", "--skipped-gp", "3"]
@@ -219,7 +245,7 @@ def case_chunks(tmp):
     common = [deck("small-gamma"), "--space", "host", "--repeat", "1", "--warmup", "0"]
     base = common + ["--policy", "all"]
     oracle = read_oracle(os.path.join(A.source_dir, "tests", "oracle", "small-gamma.expected"))
-    whole, _ = run_json(base, n, os.path.join(tmp, "whole.json"))
+    whole, _ = run_json(base + ["--no-reference-cache"], n, os.path.join(tmp, "whole.json"))
     # small-gamma: ncouls 1024, nbands 16, nw 1: the bands' arrays take 262,528 bytes, a G'
     # column 33,544 (session/gpp_chunks.cpp chunk_bytes); 400K leaves room for 4 columns: two
     # buffers of 2, so 10 chunks of the 20 columns on 1 rank, 5 of 10 on 2 ranks, 4 of 7 on 3.
@@ -230,6 +256,7 @@ def case_chunks(tmp):
             fail("chunk counts: chunked %s, whole %s" % (counts, {r["chunks"] for r in whole["runs"]}))
         print("chunks per pass: %s" % sorted(counts))
         compare_records("chunked vs whole", chunked, whole, oracle)
+        check_stored_reference("chunked", chunked, oracle, "computed")  # the whole run stored none
         if "G' chunks on the host" not in p.stdout:
             fail("no chunk line in the output")
     # One column per chunk: the smallest budget that fits.
@@ -416,6 +443,8 @@ def main():
     if A.case in ("agree", "errors") and A.np is None:
         ap.error(A.case + " needs --np and --mpiexec")
     with tempfile.TemporaryDirectory() as tmp:
+        # The reference cache of these runs (docs/wall-time.md): their own, never the user's.
+        os.environ["XDG_CACHE_HOME"] = os.path.join(tmp, "xdg-cache")
         {"agree": case_agree, "chunks": case_chunks, "errors": case_errors, "session": case_session}[A.case](tmp)
     if FAILURES:
         print("%d failure(s)" % len(FAILURES))

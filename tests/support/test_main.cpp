@@ -2,15 +2,21 @@
 // missing (a GPU build on a machine without its GPU, or GPP_TEST_NO_DEVICE=1), Kokkos is
 // not started: only the tests marked GPP_HOST_ONLY run, and every other test the filter
 // selects is reported as skipped, one "[  SKIPPED ]" line each (ctest counts a discovered
-// test with that line as skipped, not passed).
+// test with that line as skipped, not passed). The gpp runs of the tests keep their
+// reference cache in a folder of the process's own (XDG_CACHE_HOME), never in the user's
+// ~/.cache, removed at the end.
 #include "gpp_runtime.hpp"
 #include "gpp_test_util.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 namespace {
 
@@ -81,7 +87,31 @@ int run_host_only(const std::string& why) {
 
 }  // namespace
 
+// XDG_CACHE_HOME: a new folder under TMPDIR (else /tmp), for this process and the gpp
+// runs it starts; removed when the process ends normally. A death test's child (gtest
+// runs the binary again, and the child ends by the death it tests) keeps its parent's.
+struct TestCache {
+  std::string path;
+  TestCache(int argc, char* argv[]) {
+    for (int i = 1; i < argc; ++i)
+      if (std::string(argv[i]).rfind("--gtest_internal_run_death_test", 0) == 0) return;
+    const char* tmp = std::getenv("TMPDIR");
+    std::string t = std::string(tmp && tmp[0] == '/' ? tmp : "/tmp") + "/gpp_tests_cache_XXXXXX";
+    if (::mkdtemp(&t[0]) == nullptr) {
+      std::perror("gpp_tests: cannot make a folder for XDG_CACHE_HOME");
+      std::exit(1);
+    }
+    path = t;
+    ::setenv("XDG_CACHE_HOME", path.c_str(), 1);
+  }
+  ~TestCache() {
+    std::error_code ec;
+    if (!path.empty()) std::filesystem::remove_all(path, ec);
+  }
+};
+
 int main(int argc, char* argv[]) {
+  const TestCache cache(argc, argv);
   std::vector<std::string> args = gpp::runtime::take_kokkos_arguments(std::vector<std::string>(argv, argv + argc));
   std::vector<char*> pointers;
   for (std::string& a : args) pointers.push_back(a.data());

@@ -19,8 +19,6 @@
 
 namespace gpp::session {
 
-struct Session;
-
 /// Bumped when the reference's results change by anything gpp_fast_reference.{hpp,cpp}'s
 /// own digest (reference_code_version) cannot see: how the session adds its chunks' and
 /// ranks' passes, or what a stored file's values mean.
@@ -102,14 +100,7 @@ struct ReferenceStoreUse {
   std::string path;         // the file read or written, "" if none
 };
 
-/// The stored reference of the session's deck for a pass on space `k`: looked up once
-/// (collective: rank 0 reads, every rank gets the values), a note on stderr where a file
-/// was there but could not be trusted. Null when there is none or the store is off.
-const StoredReference* stored_reference(Session& s, SpaceKind k);
-
-/// Stores a pass just computed on space `k` (rank 0 writes; collective only in that every
-/// rank calls it), refreshing any file there; a note on stderr where it cannot. Returns
-/// the path written ("" if none).
-std::string store_reference(Session& s, SpaceKind k, const ReferencePass& pass, double seconds);
+/// The lookup and the store of a session's reference, stored_reference and
+/// store_reference, are declared with the Session they take (session/gpp_session.hpp).
 
 }  // namespace gpp::session

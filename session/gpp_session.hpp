@@ -172,6 +172,17 @@ std::optional<SpaceKind> reference_space(Session& s, VerifyMode mode);
 /// stored). Collective.
 const measure::counts::ArmCounts& arm_counts(Session& s, session::Progress* progress = nullptr);
 
+/// The stored reference of the session's deck for a pass on space `k`: looked up once
+/// (collective: rank 0 reads, every rank gets the values), a note on stderr where a file
+/// was there but could not be trusted. Null when there is none or the store is off
+/// (session/gpp_reference_store.cpp).
+const StoredReference* stored_reference(Session& s, SpaceKind k);
+
+/// Stores a pass just computed on space `k` (rank 0 writes; collective only in that every
+/// rank calls it), refreshing any file there; a note on stderr where it cannot. Returns
+/// the path written ("" if none).
+std::string store_reference(Session& s, SpaceKind k, const ReferencePass& pass, double seconds);
+
 /// What the text says of the reference after "verifying against the host reference (":
 /// "stored reference, computed DATE on the host (BACKEND, DEVICE) in 5.81 s, read from
 /// FILE; " for a stored one, else "".

@@ -27,6 +27,7 @@ per violation.
 """
 import os
 import re
+import subprocess
 import sys
 
 import checker
@@ -41,12 +42,35 @@ TEXT_EXT = (".md", ".py", ".sh", ".cmake", ".txt", ".cpp", ".hpp", ".h", ".f90",
 TOOLS_FILE = re.compile(r"(?<![\w./$}-])tools/([\w-]+\.\w+)\b")
 
 
+def git_files(src):
+    """The files git sees in a checkout (tracked, and untracked ones it does not ignore), or
+    None outside one (a release tarball): a developer's ignored folders (a fetched
+    dependency, a build of another tree) are not the project's."""
+    try:
+        out = subprocess.run(["git", "-C", src, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                             capture_output=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    top = subprocess.run(["git", "-C", src, "rev-parse", "--show-toplevel"], capture_output=True, text=True)
+    if top.returncode != 0 or os.path.realpath(top.stdout.strip()) != os.path.realpath(src):
+        return None
+    return {f for f in out.decode("utf-8", "replace").split("\0") if f}
+
+
+_GIT_FILES = {}
+
+
 def files_of(src, top):
+    if src not in _GIT_FILES:
+        _GIT_FILES[src] = git_files(src)
+    known = _GIT_FILES[src]
     base = os.path.join(src, top)
     for root, dirs, files in os.walk(base):
         dirs[:] = sorted(d for d in dirs if not SKIP.match(d))
         for f in sorted(files):
-            yield os.path.relpath(os.path.join(root, f), src)
+            rel = os.path.relpath(os.path.join(root, f), src)
+            if known is None or rel in known:
+                yield rel
 
 
 def head(path, n=40):
@@ -212,8 +236,24 @@ def cases():
          dict(good, **{"docs/install.md": "Run `tools/build.sh`, then `python3 tools/plot.py`.\n"}), 1),
         ("scripts/ installed", dict(good, **{"cmake/GppInstall.cmake": (
             install + "install(DIRECTORY ${PROJECT_SOURCE_DIR}/scripts/ DESTINATION share/gpp/scripts)\n", False)}), 1),
+        # In a git checkout (GIT_INIT: check_case runs git init): a folder git ignores is
+        # not the project's; an untracked file git does not ignore is.
+        ("a checkout with a script in an ignored folder", dict(good, **{
+            "GIT_INIT": "", ".gitignore": "/ext/\n", "ext/kokkos/run.sh": ("#!/bin/sh\n", True)}), 0),
+        ("a checkout with a new script outside the folders", dict(good, **{
+            "GIT_INIT": "", ".gitignore": "/ext/\n", "inputs/make.py": ("#!/usr/bin/env python3\n", True)}), 1),
     ]
     return cases
+
+
+def check_case(src):
+    """check, after `git init` where the case's tree holds GIT_INIT."""
+    marker = os.path.join(src, "GIT_INIT")
+    if os.path.exists(marker):
+        os.remove(marker)
+        subprocess.run(["git", "init", "-q", src], check=True)
+    _GIT_FILES.pop(src, None)
+    return check(src)
 
 
 def summary(src):
@@ -222,4 +262,4 @@ def summary(src):
 
 
 if __name__ == "__main__":
-    sys.exit(checker.main(sys.argv, __doc__, check, cases, summary))
+    sys.exit(checker.main(sys.argv, __doc__, check, cases, summary, check_case))

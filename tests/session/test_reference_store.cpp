@@ -36,8 +36,7 @@ GPP_HOST_ONLY("ReferenceStore.Write*");
 struct Folder {
   std::string path;
   Folder() {
-    std::string t =
-        (::access("/dev/shm", W_OK) == 0 ? std::string("/dev/shm") : ::testing::TempDir()) + "/gpp_refcache_XXXXXX";
+    std::string t = gpp::test::memory_scratch_dir() + "gpp_refcache_XXXXXX";
     if (::mkdtemp(&t[0])) path = t;
   }
   ~Folder() {

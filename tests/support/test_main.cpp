@@ -10,12 +10,14 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace {
@@ -87,31 +89,19 @@ int run_host_only(const std::string& why) {
 
 }  // namespace
 
-// XDG_CACHE_HOME: a new folder under TMPDIR (else /tmp), for this process and the gpp
-// runs it starts; removed when the process ends normally. A death test's child (gtest
-// runs the binary again, and the child ends by the death it tests) keeps its parent's.
-struct TestCache {
-  std::string path;
-  TestCache(int argc, char* argv[]) {
-    for (int i = 1; i < argc; ++i)
-      if (std::string(argv[i]).rfind("--gtest_internal_run_death_test", 0) == 0) return;
-    const char* tmp = std::getenv("TMPDIR");
-    std::string t = std::string(tmp && tmp[0] == '/' ? tmp : "/tmp") + "/gpp_tests_cache_XXXXXX";
-    if (::mkdtemp(&t[0]) == nullptr) {
-      std::perror("gpp_tests: cannot make a folder for XDG_CACHE_HOME");
-      std::exit(1);
-    }
-    path = t;
-    ::setenv("XDG_CACHE_HOME", path.c_str(), 1);
+// XDG_CACHE_HOME: a folder in this process's scratch directory, for this process and the
+// gpp runs it starts, removed with that directory. A death test's child (gtest runs the
+// binary again, and the child ends by the death it tests) keeps its parent's.
+void use_test_cache() {
+  const std::string path = gpp::test::scratch_dir() + "xdg_cache";
+  if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) {
+    std::perror("gpp_tests: cannot make a folder for XDG_CACHE_HOME");
+    std::exit(1);
   }
-  ~TestCache() {
-    std::error_code ec;
-    if (!path.empty()) std::filesystem::remove_all(path, ec);
-  }
-};
+  ::setenv("XDG_CACHE_HOME", path.c_str(), 1);
+}
 
 int main(int argc, char* argv[]) {
-  const TestCache cache(argc, argv);
   std::vector<std::string> args = gpp::runtime::take_kokkos_arguments(std::vector<std::string>(argv, argv + argc));
   std::vector<char*> pointers;
   for (std::string& a : args) pointers.push_back(a.data());
@@ -138,6 +128,7 @@ int main(int argc, char* argv[]) {
     try {
       (void)gpp::test::scratch_dir();
       (void)gpp::test::memory_scratch_dir();
+      use_test_cache();
     } catch (const std::exception& e) {
       std::fprintf(stderr, "gpp_tests: %s\n", e.what());
       return 1;

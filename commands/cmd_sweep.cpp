@@ -557,15 +557,12 @@ int cmd_tune(const std::vector<std::string>& args) {
     return nullptr;
   };
   bool wrong = false;
-  // The point `requested` (planned), measured unless already tried; null when a stop
-  // dropped it.
+  // The point `requested`: measured (a planned point) unless already tried, here or in a
+  // resumed CSV (then neither planned nor counted); null when a stop dropped it.
   auto evaluate = [&](const Tunables& requested) -> const Tried* {
     std::string why;
     const Tunables key = resolved_or_requested(s, entry, k, requested, why);
-    if (const Tried* r = find(key)) {
-      c.skip();
-      return r;
-    }
+    if (const Tried* r = find(key)) return r;
     if (!c.next(entry.name + " " + describe_tunables(requested))) return nullptr;
     PolicyRun run;
     if (!c.run([&] {
@@ -598,23 +595,38 @@ int cmd_tune(const std::vector<std::string>& args) {
     }
     return out;
   };
+  // The points of `points` that evaluate will measure: those not tried yet.
+  auto untried = [&](const std::vector<Tunables>& points) {
+    std::size_t n = 0;
+    for (const Tunables& t : points) {
+      std::string why;
+      n += find(resolved_or_requested(s, entry, k, t, why)) == nullptr;
+    }
+    return n;
+  };
 
   const char* stop = "no neighbour is faster beyond the noise";
-  c.plan(1);
+  std::vector<Tunables> round = neighbours(current);
+  std::size_t planned = untried(round);
+  c.plan(untried({current}) + planned);  // the defaults and the first round
   const Tried* start = evaluate(current);
-  if (start && !start->good) stop = "the defaults did not run and verify";
+  if (start && !start->good) {
+    stop = "the defaults did not run and verify";
+    c.unplan(planned);
+  }
   std::vector<double> current_times = start && start->good ? start->times : std::vector<double>{};
   while (!c.stopped() && !current_times.empty()) {
-    const std::vector<Tunables> round = neighbours(current);
-    c.plan(round.size());
     std::optional<Tunables> best;
     std::vector<double> best_times = current_times;
-    std::size_t tried_now = 0;
+    const std::size_t measured_before = c.measured();
+    bool out_of_time = false;
     for (const Tunables& t : round) {
-      if (c.elapsed() >= budget) break;
+      if (c.elapsed() >= budget) {
+        out_of_time = true;
+        break;
+      }
       const Tried* r = evaluate(t);
       if (!r) break;  // stopped
-      ++tried_now;
       if (r->good && measure::clearly_faster(r->times, current_times) &&
           measure::median(r->times) < measure::median(best_times)) {
         best = r->t;
@@ -626,12 +638,15 @@ int cmd_tune(const std::vector<std::string>& args) {
       current = *best;
       current_times = best_times;
     }
-    if (tried_now < round.size()) {
-      c.unplan(round.size() - tried_now);  // the points the budget left out
+    if (out_of_time) {
+      c.unplan(planned - (c.measured() - measured_before));  // the points the budget left out
       stop = "time budget spent";
       break;
     }
     if (!best) break;
+    round = neighbours(current);
+    planned = untried(round);
+    c.plan(planned);
   }
   if (c.stopped())
     return c.stop_summary(out_option + " " + tuning_out + (o.json_path.empty() ? "" : ", --json " + o.json_path));

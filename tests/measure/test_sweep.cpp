@@ -19,6 +19,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <sys/stat.h>
@@ -1017,6 +1018,93 @@ std::pair<std::string, std::string> best_line(const std::string& out, const std:
   return {line, d == std::string::npos ? "" : line.substr(d + 9, line.find(' ', d + 9) - d - 9)};
 }
 
+// One [k/n] line of a campaign's stdout: its counter, and for a point that ran its
+// tunables, median and status.
+struct PointLine {
+  int k = 0, n = 0;
+  std::string tunables, status;
+  double median = NAN;
+};
+std::vector<PointLine> point_lines(const std::string& out) {
+  std::vector<PointLine> lines;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) {
+    PointLine p;
+    char close = 0;
+    std::istringstream words(line);
+    if (line.rfind("[", 0) != 0 || std::sscanf(line.c_str(), "[%d/%d%c", &p.k, &p.n, &close) != 3 || close != ']')
+      continue;
+    std::string w, policy, space;
+    words >> w >> policy >> space;
+    while (words >> w && w != "median" && w != "invalid:" && w != "against")
+      p.tunables += (p.tunables.empty() ? "" : " ") + w;
+    if (w == "median") {
+      words >> p.median;
+      while (words >> w) p.status = w;
+    }
+    lines.push_back(p);
+  }
+  return lines;
+}
+
+// tune's counters count the points each round will run, and what it decides agrees with the
+// times it printed: the defaults are called the fastest only when no point that ran had a
+// lower median; otherwise the point timed against them is the one of the lowest median, and
+// a tie is a lower median not proven, with its evidence. Either outcome may happen on a
+// shared machine; the output must agree with itself in both.
+void expect_tune_agrees_with_itself(const std::string& out) {
+  const std::vector<PointLine> lines = point_lines(out);
+  ASSERT_GE(lines.size(), 3u);
+  // host's first round: the defaults and band_block, ig_block doubled and halved.
+  EXPECT_EQ(lines[0].k, 1);
+  EXPECT_EQ(lines[0].n, 5);
+  // Each point counted once, as it runs, out of what was planned (a point tried before is
+  // neither planned nor run again).
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    EXPECT_EQ(lines[i].k, int(i) + 1);
+    EXPECT_LE(lines[i].k, lines[i].n);
+  }
+  EXPECT_EQ(lines.back().k, lines.back().n);
+  double lowest = INFINITY;  // as printed (5 digits)
+  for (const PointLine& p : lines)
+    if (p.status == "ok") lowest = std::min(lowest, p.median);
+  ASSERT_TRUE(std::isfinite(lowest));
+  const auto [best, decided] = best_line(out, "host");
+  ASSERT_FALSE(best.empty());
+  if (best.find("(the defaults have the lowest median") != std::string::npos) {
+    EXPECT_EQ(decided, "defaults");
+    EXPECT_EQ(lines[0].status, "ok");
+    EXPECT_EQ(lines[0].median, lowest) << "a point faster than the defaults was printed";
+    EXPECT_NE(best.find(lines[0].tunables + " "), std::string::npos);
+    return;
+  }
+  // A comparison ran: against a point of the lowest median.
+  EXPECT_NE(out.find("deciding the fastest point against the defaults"), std::string::npos);
+  const std::string named = decided == "faster" ? best : best.substr(best.find("the fastest point, "));
+  bool found = false;
+  for (const PointLine& p : lines)
+    if (p.status == "ok" && p.median == lowest)
+      found =
+          found || named.find(p.tunables + (decided == "faster" ? " time_median_s=" : ", median")) != std::string::npos;
+  EXPECT_TRUE(found) << "the point decided on is not one of the lowest median";
+  if (decided == "defaults") {
+    // The verdict, the evidence and the rule, and the verdict agrees with the medians.
+    double point = 0, defaults = 0;
+    const auto m = best.find(", median ");
+    ASSERT_NE(m, std::string::npos);
+    ASSERT_EQ(
+        std::sscanf(best.c_str() + m, ", median %lf s (spread %*f%%) against the defaults' %lf s", &point, &defaults),
+        2)
+        << best;
+    if (best.find("(tie within noise: ") != std::string::npos)
+      EXPECT_LE(point, defaults);
+    else
+      EXPECT_NE(best.find("(not faster: "), std::string::npos) << best;
+    EXPECT_NE(best.find(gpp::measure::decision_rule()), std::string::npos);
+    EXPECT_NE(out.find("times [s]: point "), std::string::npos);
+  }
+}
+
 // A search's end point goes into the tuning file only when it beats the defaults beyond
 // the noise (measure/gpp_decide.hpp); otherwise the defaults stay, the output says so,
 // and an entry left by an earlier (noisy) tune of the same key is removed. Either outcome
@@ -1045,6 +1133,7 @@ TEST(TuneCli, CoordinateDescentDecidesAgainstTheDefaults) {
   const auto [line, decided] = best_line(o.out, "host");
   ASSERT_FALSE(line.empty());
   EXPECT_GE(csv_rows_of(csv).size(), 3u);  // the defaults and at least two neighbours
+  expect_tune_agrees_with_itself(o.out);
   const auto after = gpp::measure::read_tuning_file(tuning);
   const gpp::measure::TuningEntry* kept = after.find("another machine", backend, "host", "small");
   ASSERT_NE(kept, nullptr);
@@ -1083,8 +1172,14 @@ TEST(TuneCli, StopsWhenTheBudgetIsSpent) {
             std::string::npos);
   EXPECT_EQ(best_line(o.out, "host").second, "defaults");
   EXPECT_NE(o.out.find("no tuning entry written"), std::string::npos);
+  // Planned with the first round's four neighbours, which the budget then left out.
+  EXPECT_NE(o.out.find("[1/5] host"), std::string::npos);
   struct stat st;
-  EXPECT_NE(::stat(tuning.c_str(), &st), 0);  // no file: nothing to write
+  EXPECT_NE(::stat(tuning.c_str(), &st), 0);  // no file: nothing to write, and it says so
+  EXPECT_NE(o.out.find("tuning file: nothing to write (no point is faster than its policy's defaults); " + tuning +
+                       " was not created"),
+            std::string::npos);
+  EXPECT_EQ(o.out.find("not changed"), std::string::npos);
   std::remove(csv.c_str());
 }
 

@@ -126,26 +126,19 @@ void check_axes_used(const Axes& a, const std::vector<const PolicyEntry*>& polic
     if (readers.empty())
       throw Error(std::string("--") + spec.option + ": none of the selected policies (" + names + ") has this tunable");
     // Every value is one a policy that reads it takes, as gpp run would take it, and every
-    // such policy takes one of the values.
-    const auto some_taken = [&](const auto& pairs) {
-      std::string why;
-      for (const auto& [e, v] : pairs) {
-        const std::string no = refusal(*e, spec, *v);
-        if (no.empty()) return;
-        if (why.empty()) why = no;
-      }
-      throw Error(why);
-    };
-    for (const TunableValue& v : axis->second) {
-      std::vector<std::pair<const PolicyEntry*, const TunableValue*>> pairs;
-      for (const PolicyEntry* e : readers) pairs.push_back({e, &v});
-      some_taken(pairs);
+    // such policy takes one of the values. why[i][j]: why policy i refuses value j ("" if not).
+    const std::vector<TunableValue>& values = axis->second;
+    std::vector<std::vector<std::string>> why(readers.size());
+    for (std::size_t i = 0; i < readers.size(); ++i)
+      for (const TunableValue& v : values) why[i].push_back(refusal(*readers[i], spec, v));
+    for (std::size_t j = 0; j < values.size(); ++j) {
+      bool taken = false;
+      for (std::size_t i = 0; i < readers.size(); ++i) taken = taken || why[i][j].empty();
+      if (!taken) throw Error(why[0][j]);
     }
-    for (const PolicyEntry* e : readers) {
-      std::vector<std::pair<const PolicyEntry*, const TunableValue*>> pairs;
-      for (const TunableValue& v : axis->second) pairs.push_back({e, &v});
-      some_taken(pairs);
-    }
+    for (std::size_t i = 0; i < readers.size(); ++i)
+      if (std::none_of(why[i].begin(), why[i].end(), [](const std::string& w) { return w.empty(); }))
+        throw Error(why[i][0]);
   }
 }
 
@@ -174,7 +167,7 @@ std::vector<Tunables> expand(const Axes& a, const PolicyEntry& entry) {
   }
   for (const auto& [name, values] : a.params) {
     if (!entry.param(name)) continue;
-    const std::string& param = name;  // (a copy: C++17 lambdas cannot capture a structured binding)
+    const std::string& param = name;  // (C++17 lambdas cannot capture a structured binding)
     const std::vector<std::string>& vs = values;
     multiply(vs.size(), [&](Tunables& t, std::size_t i) { t.params[param] = vs[i]; });
   }

@@ -44,8 +44,8 @@ void check_axes_used(const Axes& a, const std::vector<const PolicyEntry*>& polic
 /// The cartesian product of the axes of the tunables `entry` reads, each over the values
 /// it takes (a tile of its rank); tunables it lacks stay 0 (default). One point with every
 /// default when it reads none of the listed tunables. The tunables vary in the table's
-/// order, the last fastest (band_block, ig_block, team_size, vector_length, tile); the
-/// params' axes come last (varying fastest), those the policy has.
+/// order, the last fastest (band_block first, tile last); the params' axes come last
+/// (varying fastest), those the policy has.
 std::vector<Tunables> expand(const Axes& a, const PolicyEntry& entry);
 
 /// small (< 1e9 updates), medium (< 1e11), large.

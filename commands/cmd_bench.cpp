@@ -13,7 +13,6 @@
 namespace gpp::commands {
 using record::csv_row;
 using record::describe_provenance;
-using record::describe_tunables;
 using record::PolicyRun;
 using record::result_line;
 using record::row_of;

@@ -39,7 +39,6 @@ using measure::roofline_csv_header;
 using measure::roofline_csv_row;
 using measure::roofline_csv_table;
 using measure::RooflineRow;
-using record::describe_tunables;
 using record::PolicyRun;
 using record::RunRecord;
 using record::space_info;
@@ -101,10 +100,9 @@ std::string ncu_version(const std::string& ncu, double limit_s) {
 /// The command-line arguments that describe the deck (everything but the options
 /// `gpp roofline` sets itself for the profiled child run).
 std::vector<std::string> deck_arguments(const std::vector<std::string>& args) {
-  static const std::vector<std::string> own = {
-      "--csv",      "--json",      "--output",        "--ceilings", "--ncu",    "--plot", "--policy",
-      "--policies", "--space",     "--repeat",        "--warmup",   "--verify", "--rtol", "--band-block",
-      "--ig-block", "--team-size", "--vector-length", "--tile",     "--param"};
+  std::vector<std::string> own = {"--csv",      "--json",  "--output", "--ceilings", "--ncu",    "--plot", "--policy",
+                                  "--policies", "--space", "--repeat", "--warmup",   "--verify", "--rtol", "--param"};
+  for (const TunableSpec& spec : tunable_table()) own.push_back(std::string("--") + spec.option);
   std::vector<std::string> kept;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -118,21 +116,12 @@ std::vector<std::string> deck_arguments(const std::vector<std::string>& args) {
   return kept;
 }
 
+/// The tunables `t` of `e` as options of the profiled `gpp run`, each in its text form.
 std::vector<std::string> tunable_arguments(const PolicyEntry& e, const Tunables& t) {
   std::vector<std::string> a;
-  auto reads = [&](const char* n) { return std::find(e.tunables.begin(), e.tunables.end(), n) != e.tunables.end(); };
-  auto add = [&](const char* n, int v) {
-    if (v > 0 && reads(n)) a.insert(a.end(), {std::string("--") + n, std::to_string(v)});
-  };
-  add("band-block", t.band_block);
-  add("ig-block", t.ig_block);
-  add("team-size", t.team_size);
-  add("vector-length", t.vector_length);
-  if (!t.tile.empty() && reads("tile")) {
-    std::string s;
-    for (std::size_t i = 0; i < t.tile.size(); ++i) s += (i ? "," : "") + std::to_string(t.tile[i]);
-    a.insert(a.end(), {"--tile", s});
-  }
+  for (const TunableSpec& spec : tunable_table())
+    if (spec.is_set(t) && e.reads(spec))
+      a.insert(a.end(), {std::string("--") + spec.option, tunable_text(spec.get(t))});
   for (const auto& [name, value] : t.params)
     if (e.param(name)) a.insert(a.end(), {"--param", name + "=" + value});
   return a;

@@ -12,7 +12,6 @@
 
 namespace gpp::commands {
 using record::describe_provenance;
-using record::describe_tunables;
 using record::PolicyRun;
 using record::result_line;
 using record::RunRecord;

@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -39,7 +40,6 @@ using measure::TuningEvidence;
 using measure::TuningFile;
 using record::csv_row;
 using record::describe_provenance;
-using record::describe_tunables;
 using record::PolicyRun;
 using record::row_of;
 using record::RunRecord;
@@ -50,11 +50,6 @@ using session::Session;
 using session::update_after_runs;
 
 namespace {
-
-bool same_tunables(const Tunables& a, const Tunables& b) {
-  return a.band_block == b.band_block && a.ig_block == b.ig_block && a.team_size == b.team_size &&
-         a.vector_length == b.vector_length && a.tile == b.tile && a.params == b.params;
-}
 
 PolicyRun invalid_run(const PolicyEntry& entry, SpaceKind k, const Tunables& t, const std::string& why,
                       const char* source) {
@@ -116,11 +111,6 @@ std::string point_line(const RunRecord& rec, const PolicyRun& r) {
 /// one a run can take, and its tunables run here as gpp run would run them.
 bool tunable_point(Session& s, const measure::sweep::Row& r, const PolicyEntry& entry, SpaceKind k) {
   if (r.status != "ok") return false;
-  const Tunables& t = r.tunables;
-  for (const int v : {t.band_block, t.ig_block, t.team_size, t.vector_length})
-    if (v > kMaxTunable) return false;  // gpp run would refuse it
-  for (const int v : t.tile)
-    if (v > kMaxTunable) return false;
   try {
     check_time(r.time_median_s, "time_median_s");
     resolve(s, entry, k, r.tunables);
@@ -162,9 +152,10 @@ struct Outcome {
   std::optional<TuningEntry> cleared;  // the key (device, backend, policy, size class)
 };
 
-/// The best verified point of a policy against the policy's defaults: both timed again,
-/// interleaved (measure/gpp_decide.hpp), and the point kept only when it wins. Returns
-/// false when a stop was asked for meanwhile.
+/// The fastest verified point of a policy (`best`, its median `best_s`) against the
+/// policy's defaults: both timed again, interleaved (measure/gpp_decide.hpp), and the point
+/// kept only when it wins; the BEST line says what was decided and why. Returns false when
+/// a stop was asked for meanwhile.
 bool decide_against_defaults(Campaign& c, Session& s, const PolicyEntry& entry, SpaceKind k, const Tunables& best,
                              double best_s, const char* source, const RunRecord& rec, std::ostream& out,
                              Outcome& outcome) {
@@ -181,7 +172,7 @@ bool decide_against_defaults(Campaign& c, Session& s, const PolicyEntry& entry, 
   if (!why.empty()) {
     // Nothing to compare with: the verified point is the only one that runs here.
     c.plan(1);
-    if (!c.next(entry.name + ": the best point again")) return false;
+    if (!c.next(entry.name + ": the fastest point again")) return false;
     PolicyRun r;
     if (!c.run([&] { r = measure(s, entry, k, best, measure::kDecideRepeats, 1, source); })) return false;
     c.done("", entry.name + ": the defaults cannot run here (" + why + "); the best point is kept");
@@ -203,15 +194,15 @@ bool decide_against_defaults(Campaign& c, Session& s, const PolicyEntry& entry, 
         << " decided=only (the defaults cannot run here)\n";
     return true;
   }
-  if (same_tunables(best, defaults)) {
+  if (best == defaults) {
     outcome.cleared = key;
     out << best_line.str() << describe_tunables(defaults) << " time_median_s=" << std::setprecision(6) << best_s
-        << " decided=defaults (the defaults are the fastest point)\n";
+        << " decided=defaults (the defaults have the lowest median of the points that ran and verified)\n";
     return true;
   }
   // Interleaved: best, defaults, best, defaults, ... each after one warm-up.
   c.plan(1);
-  if (!c.next(entry.name + ": the best point against the defaults")) return false;
+  if (!c.next(entry.name + ": the fastest point against the defaults")) return false;
   std::vector<double> cand, base;
   bool ok = true;
   const bool ran = c.run([&] {
@@ -228,13 +219,14 @@ bool decide_against_defaults(Campaign& c, Session& s, const PolicyEntry& entry, 
   });
   if (!ran) return false;
   if (!ok) {
-    c.done("", entry.name + ": the best point or the defaults did not run and verify again; the defaults stay");
+    c.done("", entry.name + ": the fastest point or the defaults did not run and verify again; the defaults stay");
     outcome.cleared = key;
     out << best_line.str() << describe_tunables(defaults) << " decided=defaults (the comparison did not verify)\n";
     return true;
   }
   const measure::Decision d = measure::decide(cand, base);
-  c.done("", entry.name + " " + describe_tunables(best) + ": " + d.summary());
+  c.done("", entry.name + " " + describe_tunables(best) + " against the defaults: " + d.summary() +
+                 "\n      times [s]: " + d.times_text());
   char stats[160];
   std::snprintf(stats, sizeof stats, " p_value=%.3g gain=%.4f repeats=%d", d.p_value, d.gain, d.repeats);
   if (d.candidate_wins) {
@@ -242,10 +234,17 @@ bool decide_against_defaults(Campaign& c, Session& s, const PolicyEntry& entry, 
     out << best_line.str() << describe_tunables(best) << " time_median_s=" << std::setprecision(6) << d.candidate_median
         << " decided=faster" << stats << "\n";
   } else {
+    // The defaults stay; the line says why, with the evidence: which point, both medians
+    // and spreads of the interleaved runs, and the rule.
+    char evidence[200];
+    std::snprintf(evidence, sizeof evidence,
+                  ", median %.4g s (spread %.1f%%) against the defaults' %.4g s (spread %.1f%%) over %d interleaved "
+                  "runs each",
+                  d.candidate_median, 100 * d.candidate_spread, d.baseline_median, 100 * d.baseline_spread, d.repeats);
     outcome.cleared = key;
     out << best_line.str() << describe_tunables(defaults) << " time_median_s=" << std::setprecision(6)
-        << d.baseline_median << " decided=defaults" << stats << " (the best point, " << describe_tunables(best)
-        << ", is not faster beyond the noise)\n";
+        << d.baseline_median << " decided=defaults" << stats << " (" << d.verdict() << ": the fastest point, "
+        << describe_tunables(best) << evidence << "; " << measure::decision_rule() << ")\n";
   }
   return true;
 }
@@ -282,8 +281,11 @@ void write_tuning(const std::string& path, const std::vector<Outcome>& outcomes,
   }
   if (any || changed)
     out << "tuning file: " << path << " (" << n << " entries)\n";
-  else
+  else if (file_exists(path))
     out << "tuning file: " << path << " not changed (no point is faster than its policy's defaults)\n";
+  else
+    out << "tuning file: nothing to write (no point is faster than its policy's defaults); " << path
+        << " was not created\n";
 }
 
 std::vector<std::string> command_line_of(const std::string& command, const std::vector<std::string>& args) {
@@ -318,13 +320,14 @@ int cmd_sweep(const std::vector<std::string>& args) {
   add_common_options(app, o, resume);
   app.add_option("--policies,--policy", o.policy,
                  "Comma-separated policies, or all (default: tuned on a device, host on the host)");
-  std::string band_block, ig_block, team_size, vector_length, tile, tuning_out;
-  const char* values = ": values and ranges, e.g. 16,32 or 16:256:x2 (geometric) or 16:64:+16 (arithmetic)";
-  app.add_option("--band-block", band_block, std::string("Bands per cache block") + values);
-  app.add_option("--ig-block", ig_block, std::string("G per cache block") + values);
-  app.add_option("--team-size", team_size, std::string("Threads per team") + values);
-  app.add_option("--vector-length", vector_length, std::string("Vector lanes per thread") + values);
-  app.add_option("--tile", tile, "MDRangePolicy tiles, e.g. 128x1x1,64x2x1");
+  std::map<std::string, std::string> grid;  // option -> its values as given
+  for (const TunableSpec& spec : tunable_table())
+    app.add_option(
+        std::string("--") + spec.option, grid[spec.option],
+        std::string(spec.help) +
+            (spec.one_size() ? ": values and ranges, e.g. 16,32 or 16:256:x2 (geometric) or 16:64:+16 (arithmetic)"
+                             : ": values, e.g. 128x1x1,64x2x1"));
+  std::string tuning_out;
   std::vector<std::string> params;
   app.add_option("--param", params,
                  "A policy's named choice and its values, NAME=V1,V2 (repeatable; `gpp policies` lists them)")
@@ -335,13 +338,11 @@ int cmd_sweep(const std::vector<std::string>& args) {
                  "defaults beyond the noise (docs/formats.md); locked while it is merged");
   if (int rc = parse(app, "sweep", args); rc >= 0) return rc;
 
-  // Everything that can be refused is refused before any work.
+  // Everything that can be refused is refused before any work: every value of the grid is
+  // held to the check of gpp run (the tunables' table) and to the policies that read it.
   measure::sweep::Axes axes;
-  if (app.count("--band-block")) axes.band_block = measure::sweep::parse_values("--band-block", band_block);
-  if (app.count("--ig-block")) axes.ig_block = measure::sweep::parse_values("--ig-block", ig_block);
-  if (app.count("--team-size")) axes.team_size = measure::sweep::parse_values("--team-size", team_size);
-  if (app.count("--vector-length")) axes.vector_length = measure::sweep::parse_values("--vector-length", vector_length);
-  if (app.count("--tile")) axes.tile = measure::sweep::parse_tiles("--tile", tile);
+  for (const TunableSpec& spec : tunable_table())
+    if (app.count(std::string("--") + spec.option)) measure::sweep::add_axis(axes, spec, grid[spec.option]);
   for (const std::string& spec : params) measure::sweep::add_param_axis(axes, spec);
   const std::string policy_spec =
       o.policy.empty() ? default_policy_name(o.space.empty() ? default_space() : parse_space(o.space)) : o.policy;
@@ -359,7 +360,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   std::vector<std::vector<Tunables>> grids;
   std::size_t total = 0;
   for (const auto& planned : p.runs) {
-    grids.push_back(measure::sweep::expand(axes, planned.entry->tunables, planned.entry->params));
+    grids.push_back(measure::sweep::expand(axes, *planned.entry));
     total += grids.back().size();
   }
 
@@ -387,8 +388,12 @@ int cmd_sweep(const std::vector<std::string>& args) {
   start_verification(s, o, &progress, true);
   update_after_verification(rec, s);
   std::ostringstream head;
-  head << "sweep: " << total << " points, " << o.repeat << " timed runs each after " << o.warmup << " warm-up"
-       << rows.resumed_text() << "\n";
+  head << "sweep: " << total << " points";
+  if (p.runs.size() > 1)  // each policy over the tunables it reads and the values it takes
+    for (std::size_t i = 0; i < p.runs.size(); ++i)
+      head << (i ? ", " : " (") << p.runs[i].entry->name << " " << grids[i].size()
+           << (i + 1 < p.runs.size() ? "" : ")");
+  head << ", " << o.repeat << " timed runs each after " << o.warmup << " warm-up" << rows.resumed_text() << "\n";
   if (o.csv_path.empty()) head << "(no --csv: a stopped sweep cannot be resumed)\n";
   std::cout << head.str() << "\n" << std::flush;
   const WorkCounter counter(s, &progress);
@@ -521,14 +526,15 @@ int cmd_tune(const std::vector<std::string>& args) {
 
   RunRecord rec = make_record("tune", command_line_of("tune", args), s);
   rows.start(rec);
-  Campaign c("tune", args, 0);
+  Campaign c("tune", args, 0);  // each round's points planned as the round starts
   c.rows_to(rows.file());
   start_verification(s, o, &progress, true);
   update_after_verification(rec, s);
   std::ostringstream head;
   head << "tune: " << entry.name << " on the " << to_string(k) << ", coordinate descent (x2, /2) from "
        << describe_tunables(current) << ", budget " << duration_text(budget)
-       << "; a step is taken only when every run of the neighbour beats every run of the current point"
+       << "; each round tries every tunable doubled and halved, and a step is taken only when every run of "
+          "the neighbour beats every run of the current point; the fastest point is then timed against the defaults"
        << rows.resumed_text() << "\n";
   std::cout << head.str() << "\n" << std::flush;
   const WorkCounter counter(s, &progress);
@@ -547,20 +553,16 @@ int cmd_tune(const std::vector<std::string>& args) {
                        r.status == "ok"});
   auto find = [&](const Tunables& t) -> const Tried* {
     for (const auto& r : tried)
-      if (same_tunables(r.t, t)) return &r;
+      if (r.t == t) return &r;
     return nullptr;
   };
   bool wrong = false;
-  // The point `requested`, measured unless already tried; null when a stop dropped it.
+  // The point `requested`: measured (a planned point) unless already tried, here or in a
+  // resumed CSV (then neither planned nor counted); null when a stop dropped it.
   auto evaluate = [&](const Tunables& requested) -> const Tried* {
     std::string why;
     const Tunables key = resolved_or_requested(s, entry, k, requested, why);
-    if (const Tried* r = find(key)) {
-      c.plan(1);
-      c.skip();
-      return r;
-    }
-    c.plan(1);
+    if (const Tried* r = find(key)) return r;
     if (!c.next(entry.name + " " + describe_tunables(requested))) return nullptr;
     PolicyRun run;
     if (!c.run([&] {
@@ -577,42 +579,59 @@ int cmd_tune(const std::vector<std::string>& args) {
     rows.add(row_of(rec, run), line);
     return &tried.back();
   };
+  // A round: every one-size tunable the policy reads doubled and halved, within what gpp
+  // takes (MDRange tiles are left to gpp sweep --tile).
+  auto neighbours = [&](const Tunables& t) {
+    std::vector<Tunables> out;
+    for (const TunableSpec& spec : tunable_table()) {
+      if (!spec.one_size() || !entry.reads(spec) || !spec.is_set(t)) continue;
+      const long long v = spec.get(t).front();
+      for (const long long n : {2 * v, v / 2})
+        if (size_why_not(n).empty()) {
+          Tunables u = t;
+          spec.set(u, {int(n)});
+          out.push_back(u);
+        }
+    }
+    return out;
+  };
+  // The points of `points` that evaluate will measure: those not tried yet.
+  auto untried = [&](const std::vector<Tunables>& points) {
+    std::size_t n = 0;
+    for (const Tunables& t : points) {
+      std::string why;
+      n += find(resolved_or_requested(s, entry, k, t, why)) == nullptr;
+    }
+    return n;
+  };
 
   const char* stop = "no neighbour is faster beyond the noise";
+  std::vector<Tunables> round = neighbours(current);
+  std::size_t planned = untried(round);
+  c.plan(untried({current}) + planned);  // the defaults and the first round
   const Tried* start = evaluate(current);
-  if (start && !start->good) stop = "the defaults did not run and verify";
+  if (start && !start->good) {
+    stop = "the defaults did not run and verify";
+    c.unplan(planned);
+  }
   std::vector<double> current_times = start && start->good ? start->times : std::vector<double>{};
   while (!c.stopped() && !current_times.empty()) {
     std::optional<Tunables> best;
     std::vector<double> best_times = current_times;
+    const std::size_t measured_before = c.measured();
     bool out_of_time = false;
-    for (const std::string& name : entry.tunables) {
-      // Through an alias: nvcc writes `int Tunables::*field` out as `int (Tunables::*field)`,
-      // which g++ -Wall then reports (-Wparentheses).
-      using Field = int Tunables::*;
-      const Field field = name == "band-block"      ? &Tunables::band_block
-                          : name == "ig-block"      ? &Tunables::ig_block
-                          : name == "team-size"     ? &Tunables::team_size
-                          : name == "vector-length" ? &Tunables::vector_length
-                                                    : nullptr;
-      if (!field) continue;  // MDRange tiles: sweep them with gpp sweep --tile
-      for (const bool up : {true, false}) {
-        Tunables t = current;
-        t.*field = up ? current.*field * 2 : current.*field / 2;
-        if (t.*field < 1 || t.*field > (1 << 20)) continue;
-        if (c.elapsed() >= budget) {
-          out_of_time = true;
-          break;
-        }
-        const Tried* r = evaluate(t);
-        if (!r) break;  // stopped
-        if (r->good && measure::clearly_faster(r->times, current_times) &&
-            measure::median(r->times) < measure::median(best_times)) {
-          best = r->t;
-          best_times = r->times;
-        }
+    for (const Tunables& t : round) {
+      if (c.elapsed() >= budget) {
+        out_of_time = true;
+        break;
       }
-      if (out_of_time || c.stopped()) break;
+      const Tried* r = evaluate(t);
+      if (!r) break;  // stopped
+      if (r->good && measure::clearly_faster(r->times, current_times) &&
+          measure::median(r->times) < measure::median(best_times)) {
+        best = r->t;
+        best_times = r->times;
+      }
     }
     if (c.stopped()) break;
     if (best) {
@@ -620,10 +639,14 @@ int cmd_tune(const std::vector<std::string>& args) {
       current_times = best_times;
     }
     if (out_of_time) {
+      c.unplan(planned - (c.measured() - measured_before));  // the points the budget left out
       stop = "time budget spent";
       break;
     }
     if (!best) break;
+    round = neighbours(current);
+    planned = untried(round);
+    c.plan(planned);
   }
   if (c.stopped())
     return c.stop_summary(out_option + " " + tuning_out + (o.json_path.empty() ? "" : ", --json " + o.json_path));
@@ -640,11 +663,17 @@ int cmd_tune(const std::vector<std::string>& args) {
               << " did not run and verify; no tuning file written\n";
     return wrong ? 2 : 1;
   }
-  std::cout << "\ndeciding the search's end point against the defaults (" << measure::kDecideRepeats
-            << " interleaved runs of each)\n"
-            << std::flush;
+  // The fastest point that ran and verified (the search's end point or one it did not step
+  // to: a neighbour whose runs overlapped the current point's), as a sweep's best.
+  const Tried* fastest = nullptr;
+  for (const Tried& r : tried)
+    if (r.good && (!fastest || measure::median(r.times) < measure::median(fastest->times))) fastest = &r;
+  if (fastest->t != defaults)
+    std::cout << "\ndeciding the fastest point against the defaults (" << measure::kDecideRepeats
+              << " interleaved runs of each)\n"
+              << std::flush;
   Outcome outcome;
-  if (!decide_against_defaults(c, s, entry, k, current, measure::median(current_times), "tune", rec, out, outcome))
+  if (!decide_against_defaults(c, s, entry, k, fastest->t, measure::median(fastest->times), "tune", rec, out, outcome))
     return c.stop_summary(out_option + " " + tuning_out);
   if (!o.json_path.empty()) write_file_atomically(o.json_path, to_json(rec));
   write_tuning(tuning_out, {outcome}, out);

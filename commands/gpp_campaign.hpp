@@ -17,6 +17,7 @@
 #include "gpp_shared_file.hpp"
 #include "gpp_sweep.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <set>
@@ -42,6 +43,8 @@ class Campaign {
   }
   /// More points than planned (a search that finds its points as it goes).
   void plan(std::size_t more) { planned_ += more; }
+  /// Fewer: planned points that will not run (a search that ran out of time).
+  void unplan(std::size_t fewer) { planned_ -= std::min(fewer, planned_ - measured_ - skipped_); }
 
   /// Before each point: false once a stop was asked for (the loop ends there). `what`
   /// names the point in the live line.

@@ -97,45 +97,6 @@ CLI::Validator positive_integer() {
       },
       "POSITIVE");
 }
-// Blocks, teams and tiles: at most kMaxTunable (policies/gpp_policy.hpp). "" if v is one.
-std::string tunable_size_error(const std::string& v) {
-  long long n = 0;
-  if (!CLI::detail::lexical_cast(v, n)) return "expected a positive integer, got '" + excerpt(v) + "'";
-  if (n <= 0) return "must be a positive integer (got " + excerpt(v) + ")";
-  if (n > kMaxTunable) return "must be at most " + std::to_string(kMaxTunable) + " (got " + excerpt(v) + ")";
-  return "";
-}
-CLI::Validator tunable_size() {
-  return CLI::Validator([](std::string& v) { return tunable_size_error(v); }, "SIZE");
-}
-
-// A tile as every output prints it (128x1x1) or as a list (128,1,1; CLI11 has split it at
-// the commas), one size per rank of the policy's MDRange.
-std::vector<int> parse_tile(const std::vector<std::string>& given) {
-  std::vector<std::string> sizes = given;
-  if (given.size() == 1) {  // every part, an empty one too (128x1x is not a tile)
-    sizes.clear();
-    std::size_t start = 0, x = 0;
-    while ((x = given.front().find('x', start)) != std::string::npos) {
-      sizes.push_back(given.front().substr(start, x - start));
-      start = x + 1;
-    }
-    sizes.push_back(given.front().substr(start));
-  }
-  std::vector<int> tile;
-  for (const std::string& v : sizes) {
-    if (v.find('x') != std::string::npos) {
-      std::string all;
-      for (const std::string& g : given) all += (all.empty() ? "" : ",") + g;
-      throw CLI::ValidationError("--tile", "give one tile, as 128x1x1 or 128,1,1 (got '" + excerpt(all) + "')");
-    }
-    if (const std::string why = tunable_size_error(v); !why.empty()) throw CLI::ValidationError("--tile", why);
-    long long n = 0;
-    CLI::detail::lexical_cast(v, n);
-    tile.push_back(int(n));
-  }
-  return tile;
-}
 CLI::Validator non_negative_integer() {
   return CLI::Validator(
       [](std::string& v) -> std::string {
@@ -212,15 +173,21 @@ void add_deck_options(CLI::App& app, DeckParams& p) {
 }
 
 void add_tunable_options(CLI::App& app, Tunables& t) {
-  app.add_option("--band-block", t.band_block, "Bands per cache block (v6 onwards)")->check(tunable_size());
-  app.add_option("--ig-block", t.ig_block, "G per cache block (v6 onwards)")->check(tunable_size());
-  app.add_option("--team-size", t.team_size, "Threads per team (TeamPolicy steps)")->check(tunable_size());
-  app.add_option("--vector-length", t.vector_length, "Vector lanes per thread (TeamPolicy steps)")
-      ->check(tunable_size());
-  app.add_option_function<std::vector<std::string>>(
-         "--tile", [&t](const std::vector<std::string>& given) { t.tile = parse_tile(given); },
-         "MDRangePolicy tile sizes, one per rank, as outputs print them (128x1x1) or as a list (128,1,1)")
-      ->delimiter(',');
+  for (const TunableSpec& spec : tunable_table()) {
+    // One value as every output prints it (a tile as 128x1x1, or as a list 128,1,1), held
+    // to the table's check: the same line a sweep's grid gives for it.
+    const auto set = [&t, &spec](const std::string& text) {
+      try {
+        spec.set(t, spec.parse(text));
+      } catch (const Error& e) {
+        throw CLI::ValidationError(e.what());
+      }
+    };
+    app.add_option_function<std::string>(
+           std::string("--") + spec.option, set,
+           std::string(spec.help) + (spec.one_size() ? "" : ", as outputs print them (128x1x1) or as a list (128,1,1)"))
+        ->type_name(spec.one_size() ? "SIZE" : "SIZES");
+  }
   app.add_option_function<std::vector<std::string>>(
          "--param",
          [&t](const std::vector<std::string>& given) {
@@ -367,15 +334,9 @@ std::vector<const PolicyEntry*> select_policies(const std::string& spec) {
 }
 
 Tunables tunables_for(const PolicyEntry& entry, const Tunables& t) {
-  auto reads = [&](const char* n) {
-    return std::find(entry.tunables.begin(), entry.tunables.end(), n) != entry.tunables.end();
-  };
   Tunables r;
-  if (reads("band-block")) r.band_block = t.band_block;
-  if (reads("ig-block")) r.ig_block = t.ig_block;
-  if (reads("team-size")) r.team_size = t.team_size;
-  if (reads("vector-length")) r.vector_length = t.vector_length;
-  if (reads("tile")) r.tile = t.tile;
+  for (const TunableSpec& spec : tunable_table())
+    if (entry.reads(spec)) spec.set(r, spec.get(t));
   for (const auto& [name, value] : t.params)
     if (entry.param(name)) r.params[name] = value;
   return r;

@@ -25,7 +25,8 @@ void add_deck_options(CLI::App& app, DeckParams& p);
 /// ncouls, saying which are missing (an empty deck file is said to be empty).
 void check_sizes_given(CLI::App& app);
 
-/// --band-block, --ig-block, --team-size, --vector-length, --tile.
+/// An option per tunable of tunable_table() (--band-block, ..., --tile), each value held to
+/// the table's check as it is parsed.
 void add_tunable_options(CLI::App& app, Tunables& t);
 
 /// A positive finite number (CLI11's PositiveNumber states its range as two 309-digit numbers).

@@ -30,7 +30,6 @@ using measure::tuning_source;
 using measure::TuningEntry;
 using measure::TuningFile;
 using record::csv_rows;
-using record::describe_tunables;
 using record::RunRecord;
 using record::space_info;
 using record::SpaceInfo;
@@ -90,8 +89,6 @@ std::string deck_file_of(CLI::App& app) {
 }
 
 namespace {
-bool is_set(int v) { return v > 0; }
-
 // Bytes of this rank's share of a synthetic deck's arrays (aqsntemp, the two G' matrices,
 // aqsmtemp and its gathered copies).
 double deck_bytes(const DeckParams& d, const GpShare& share) {
@@ -104,29 +101,21 @@ double file_size(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 ? double(st.st_size) : 0.0;
 }
-bool is_set(const std::vector<int>& tile) { return !tile.empty(); }
 }  // namespace
 
 std::string apply_tuning(const PolicyEntry& entry, Tunables& t, const Tunables* from, const std::string& file) {
   std::vector<std::pair<std::string, std::string>> sources;  // tunable, source
-  auto fill = [&](const char* option, const char* name, auto& value, const auto& tuned) {
-    if (std::find(entry.tunables.begin(), entry.tunables.end(), option) == entry.tunables.end()) return;
-    if (is_set(value)) {
-      sources.push_back({name, "command line"});
-    } else if (from && is_set(tuned)) {
-      value = tuned;
-      sources.push_back({name, file});
+  for (const TunableSpec& spec : tunable_table()) {
+    if (!entry.reads(spec)) continue;
+    if (spec.is_set(t)) {
+      sources.push_back({spec.name, "command line"});
+    } else if (from && spec.is_set(*from)) {
+      spec.set(t, spec.get(*from));
+      sources.push_back({spec.name, file});
     } else {
-      sources.push_back({name, "default"});
+      sources.push_back({spec.name, "default"});
     }
-  };
-  const Tunables none{};  // {}: nvcc 11.8 warns (#811-D) on a const object without an initializer
-  const Tunables& f = from ? *from : none;
-  fill("band-block", "band_block", t.band_block, f.band_block);
-  fill("ig-block", "ig_block", t.ig_block, f.ig_block);
-  fill("team-size", "team_size", t.team_size, f.team_size);
-  fill("vector-length", "vector_length", t.vector_length, f.vector_length);
-  fill("tile", "tile", t.tile, f.tile);
+  }
   for (const ParamSpec& p : entry.params) {
     if (t.params.count(p.name)) {
       sources.push_back({p.name, "command line"});

@@ -75,7 +75,24 @@ Decision decide(const std::vector<double>& candidate, const std::vector<double>&
   d.gain = 1 - d.candidate_median / d.baseline_median;
   d.p_value = mann_whitney_p_lower(candidate, baseline);
   d.candidate_wins = d.p_value <= kAlpha && d.gain >= kMinGain;
+  d.candidate_times = candidate;
+  d.baseline_times = baseline;
   return d;
+}
+
+std::string decision_rule() {
+  char buf[160];
+  std::snprintf(buf, sizeof buf,
+                "a point replaces the defaults only when a one-sided Mann-Whitney test gives p <= %.2g and its "
+                "median is at least %.0f%% lower",
+                kAlpha, 100 * kMinGain);
+  return buf;
+}
+
+std::string Decision::verdict() const {
+  if (candidate_wins) return "faster";
+  if (!(gain > 0)) return "not faster";
+  return p_value <= kAlpha ? "faster by less than " + std::to_string(int(100 * kMinGain)) + "%" : "tie within noise";
 }
 
 std::string Decision::summary() const {
@@ -85,15 +102,20 @@ std::string Decision::summary() const {
                 "each (spread %.1f%% and %.1f%%)",
                 candidate_median, baseline_median, -100 * gain, p_value, repeats, 100 * candidate_spread,
                 100 * baseline_spread);
-  std::string s = candidate_wins ? "faster than the defaults: " : "not faster than the defaults beyond the noise: ";
-  s += buf;
-  if (!candidate_wins) {
-    char why[128];
-    if (p_value > kAlpha)
-      std::snprintf(why, sizeof why, "; p > %.2g", kAlpha);
-    else
-      std::snprintf(why, sizeof why, "; gain below %.0f%%", 100 * kMinGain);
-    s += why;
+  return verdict() + ": " + buf + (candidate_wins ? "" : "; " + decision_rule());
+}
+
+std::string Decision::times_text() const {
+  std::string s = "point";
+  char buf[32];
+  for (const double t : candidate_times) {
+    std::snprintf(buf, sizeof buf, " %.4g", t);
+    s += buf;
+  }
+  s += "; defaults";
+  for (const double t : baseline_times) {
+    std::snprintf(buf, sizeof buf, " %.4g", t);
+    s += buf;
   }
   return s;
 }

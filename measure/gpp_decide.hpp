@@ -30,16 +30,27 @@ double median(std::vector<double> v);
 /// (max - min) / median: how far the repeats of one point spread.
 double relative_spread(const std::vector<double>& v);
 
+/// The rule above in words, as every decision that keeps the defaults states it.
+std::string decision_rule();
+
 struct Decision {
   bool candidate_wins = false;
   double p_value = 1;
   double candidate_median = 0, baseline_median = 0;
   double gain = 0;  // 1 - candidate_median / baseline_median
   double candidate_spread = 0, baseline_spread = 0;
-  int repeats = 0;  // of each
-  /// "faster than the defaults: median 0.0473 s vs 0.0489 s (-3.3%), p = 0.0002 over 8
-  /// interleaved repeats each" or why not.
+  int repeats = 0;                                      // of each
+  std::vector<double> candidate_times, baseline_times;  // in the order they were taken
+  /// What the rule concluded: "faster", "tie within noise" (a lower median that the noise
+  /// does not prove), "faster by less than 1%" (proven, too small to be worth a setting),
+  /// or "not faster" (the median was not lower when timed again).
+  std::string verdict() const;
+  /// "tie within noise: median 0.0473 s vs the defaults' 0.0489 s (-3.3%), Mann-Whitney p =
+  /// 0.12 over 8 interleaved repeats each (spread 4.1% and 6.0%); RULE": the verdict and its
+  /// evidence, and the rule where the defaults stay.
   std::string summary() const;
+  /// "point 0.0471 0.0473 ...; defaults 0.0489 ...": every time, in seconds.
+  std::string times_text() const;
 };
 
 /// The rule above, on the interleaved times of the candidate and the baseline.

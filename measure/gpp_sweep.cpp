@@ -38,21 +38,17 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
-/// A positive int written in decimal digits only (no sign, no spaces).
-long long positive(const std::string& option, const std::string& item, const std::string& text) {
-  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos)
-    throw Error(option + " " + item + ": '" + text + "' is not a positive integer");
-  const long long v = std::stoll(text);
-  if (v <= 0) throw Error(option + " " + item + ": values must be positive (got " + text + ")");
-  return v;
-}
-
-void add_unique(std::vector<int>& out, long long v) {
-  if (std::find(out.begin(), out.end(), int(v)) == out.end()) out.push_back(int(v));
-}
-
-bool reads(const std::vector<std::string>& tunables, const char* name) {
-  return std::find(tunables.begin(), tunables.end(), name) != tunables.end();
+// Why `entry` would refuse the value `v` of `spec` (check_tunables, as gpp run checks it),
+// "" when it takes it.
+std::string refusal(const PolicyEntry& entry, const TunableSpec& spec, const TunableValue& v) {
+  Tunables t;
+  spec.set(t, v);
+  try {
+    check_tunables(entry, t);
+    return "";
+  } catch (const Error& e) {
+    return e.what();
+  }
 }
 
 double real_field(const std::string& at, const char* name, const std::string& v) {
@@ -76,57 +72,14 @@ int int_field(const std::string& at, const std::string& name, const std::string&
 
 }  // namespace
 
-std::vector<int> parse_values(const std::string& option, const std::string& spec) {
-  if (spec.empty()) throw Error(option + ": no values");
-  std::vector<int> out;
-  for (const std::string& item : split(spec, ',')) {
-    if (item.empty()) throw Error(option + " " + spec + ": empty item");
-    const auto parts = split(item, ':');
-    if (parts.size() == 1) {
-      add_unique(out, positive(option, item, item));
-    } else if (parts.size() == 3) {
-      const long long a = positive(option, item, parts[0]), b = positive(option, item, parts[1]);
-      if (b < a)
-        throw Error(option + " " + item + ": the range ends (" + parts[1] + ") before it starts (" + parts[0] + ")");
-      const std::string& step = parts[2];
-      if (step.size() < 2 || (step[0] != 'x' && step[0] != '+'))
-        throw Error(option + " " + item + ": the step must be xK (geometric) or +K (arithmetic), got '" + step + "'");
-      const long long k = positive(option, item, step.substr(1));
-      if (step[0] == 'x' && k < 2) throw Error(option + " " + item + ": a geometric step needs a factor of 2 or more");
-      std::size_t n = 0;
-      for (long long v = a; v <= b; v = step[0] == 'x' ? v * k : v + k) {
-        if (++n > kMaxValues)
-          throw Error(option + " " + item + ": the range has more than " + std::to_string(kMaxValues) + " values");
-        add_unique(out, v);
-      }
-    } else {
-      throw Error(option + " " + item + ": expected a value or a range a:b:xK or a:b:+K");
-    }
-    if (out.size() > kMaxValues) throw Error(option + ": more than " + std::to_string(kMaxValues) + " values");
-  }
-  return out;
-}
-
-std::vector<std::vector<int>> parse_tiles(const std::string& option, const std::string& spec) {
-  if (spec.empty()) throw Error(option + ": no values");
-  std::vector<std::vector<int>> out;
-  for (const std::string& item : split(spec, ',')) {
-    if (item.empty()) throw Error(option + " " + spec + ": empty item");
-    std::vector<int> tile;
-    for (const std::string& s : split(item, 'x')) tile.push_back(int(positive(option, item, s)));
-    if (tile.size() > 3) throw Error(option + " " + item + ": a tile has at most 3 sizes");
-    if (std::find(out.begin(), out.end(), tile) == out.end()) out.push_back(tile);
-  }
-  return out;
+void add_axis(Axes& a, const TunableSpec& spec, const std::string& text) {
+  a.tunables[spec.option] = spec.parse_grid(text);
 }
 
 std::vector<std::string> listed(const Axes& a) {
   std::vector<std::string> out;
-  if (!a.band_block.empty()) out.push_back("band-block");
-  if (!a.ig_block.empty()) out.push_back("ig-block");
-  if (!a.team_size.empty()) out.push_back("team-size");
-  if (!a.vector_length.empty()) out.push_back("vector-length");
-  if (!a.tile.empty()) out.push_back("tile");
+  for (const TunableSpec& spec : tunable_table())
+    if (a.tunables.count(spec.option)) out.push_back(spec.option);
   return out;
 }
 
@@ -161,54 +114,62 @@ void check_axes_used(const Axes& a, const std::vector<const PolicyEntry*>& polic
     }
     if (!used) throw Error("--param " + name + ": none of the selected policies has this param");
   }
-  for (const std::string& name : listed(a)) {
-    bool used = false;
+  for (const TunableSpec& spec : tunable_table()) {
+    const auto axis = a.tunables.find(spec.option);
+    if (axis == a.tunables.end()) continue;
     std::string names;
+    std::vector<const PolicyEntry*> readers;
     for (const PolicyEntry* e : policies) {
-      used = used || reads(e->tunables, name.c_str());
       names += (names.empty() ? "" : ", ") + e->name;
+      if (e->reads(spec)) readers.push_back(e);
     }
-    if (!used) throw Error("--" + name + ": none of the selected policies (" + names + ") has this tunable");
+    if (readers.empty())
+      throw Error(std::string("--") + spec.option + ": none of the selected policies (" + names + ") has this tunable");
+    // Every value is one a policy that reads it takes, as gpp run would take it, and every
+    // such policy takes one of the values. why[i][j]: why policy i refuses value j ("" if not).
+    const std::vector<TunableValue>& values = axis->second;
+    std::vector<std::vector<std::string>> why(readers.size());
+    for (std::size_t i = 0; i < readers.size(); ++i)
+      for (const TunableValue& v : values) why[i].push_back(refusal(*readers[i], spec, v));
+    for (std::size_t j = 0; j < values.size(); ++j) {
+      bool taken = false;
+      for (std::size_t i = 0; i < readers.size(); ++i) taken = taken || why[i][j].empty();
+      if (!taken) throw Error(why[0][j]);
+    }
+    for (std::size_t i = 0; i < readers.size(); ++i)
+      if (std::none_of(why[i].begin(), why[i].end(), [](const std::string& w) { return w.empty(); }))
+        throw Error(why[i][0]);
   }
 }
 
-std::vector<Tunables> expand(const Axes& a, const std::vector<std::string>& policy_tunables,
-                             const std::vector<ParamSpec>& policy_params) {
+std::vector<Tunables> expand(const Axes& a, const PolicyEntry& entry) {
   std::vector<Tunables> points{Tunables{}};
-  auto axis = [&](const char* name, const auto& values, auto set) {
-    if (values.empty() || !reads(policy_tunables, name)) return;
-    std::vector<Tunables> next;
-    if (points.size() * values.size() > kMaxPoints)
+  // Each axis varies faster than the ones before it.
+  const auto multiply = [&](const std::size_t n, const auto& set) {
+    if (points.size() * n > kMaxPoints)
       throw Error("the grid has more than " + std::to_string(kMaxPoints) + " points per policy");
+    std::vector<Tunables> next;
     for (const Tunables& p : points)
-      for (const auto& v : values) {
+      for (std::size_t i = 0; i < n; ++i) {
         Tunables t = p;
-        set(t, v);
+        set(t, i);
         next.push_back(t);
       }
     points = std::move(next);
   };
-  axis("band-block", a.band_block, [](Tunables& t, int v) { t.band_block = v; });
-  axis("ig-block", a.ig_block, [](Tunables& t, int v) { t.ig_block = v; });
-  axis("team-size", a.team_size, [](Tunables& t, int v) { t.team_size = v; });
-  axis("vector-length", a.vector_length, [](Tunables& t, int v) { t.vector_length = v; });
-  axis("tile", a.tile, [](Tunables& t, const std::vector<int>& v) { t.tile = v; });
+  for (const TunableSpec& spec : tunable_table()) {
+    const auto axis = a.tunables.find(spec.option);
+    if (axis == a.tunables.end() || !entry.reads(spec)) continue;
+    std::vector<TunableValue> values;
+    for (const TunableValue& v : axis->second)
+      if (refusal(entry, spec, v).empty()) values.push_back(v);
+    multiply(values.size(), [&](Tunables& t, std::size_t i) { spec.set(t, values[i]); });
+  }
   for (const auto& [name, values] : a.params) {
-    // (a copy: C++17 lambdas cannot capture a structured binding, and clang refuses it)
-    const std::string& param = name;
-    const bool has =
-        std::any_of(policy_params.begin(), policy_params.end(), [&](const ParamSpec& p) { return p.name == param; });
-    if (!has) continue;
-    std::vector<Tunables> next;
-    if (points.size() * values.size() > kMaxPoints)
-      throw Error("the grid has more than " + std::to_string(kMaxPoints) + " points per policy");
-    for (const Tunables& p : points)
-      for (const std::string& v : values) {
-        Tunables t = p;
-        t.params[name] = v;
-        next.push_back(t);
-      }
-    points = std::move(next);
+    if (!entry.param(name)) continue;
+    const std::string& param = name;  // (C++17 lambdas cannot capture a structured binding)
+    const std::vector<std::string>& vs = values;
+    multiply(vs.size(), [&](Tunables& t, std::size_t i) { t.params[param] = vs[i]; });
   }
   return points;
 }
@@ -219,17 +180,9 @@ std::string size_class(double updates) {
   return "large";
 }
 
-std::string tile_text(const std::vector<int>& tile) {
-  std::string s;
-  for (std::size_t i = 0; i < tile.size(); ++i) s += (i ? "x" : "") + std::to_string(tile[i]);
-  return s;
-}
-
 namespace {
 
 using formats::Field;
-
-Json count_or_empty(int v) { return v > 0 ? Json(v) : Json(nullptr); }
 
 Field<Row> text(const char* name, std::string Row::*m) {
   return {name, [m](const Row& r) { return Json(r.*m); },
@@ -239,9 +192,13 @@ Field<Row> count(const char* name, int DeckSizes::*m) {
   return {name, [m](const Row& r) { return Json(r.sizes.*m); },
           [m, name](Row& r, const std::string& t, const std::string& at) { r.sizes.*m = int_field(at, name, t); }};
 }
-Field<Row> tunable(const char* name, int Tunables::*m) {
-  return {name, [m](const Row& r) { return count_or_empty(r.tunables.*m); },
-          [m, name](Row& r, const std::string& t, const std::string& at) { r.tunables.*m = int_field(at, name, t); }};
+/// A tunable's cell: its text form (64, 128x1x1; empty when not set), read back with the
+/// check of every other source.
+Field<Row> tunable(const TunableSpec& spec) {
+  return {spec.name, [&spec](const Row& r) { return Json(tunable_text(spec.get(r.tunables))); },
+          [&spec](Row& r, const std::string& t, const std::string& at) {
+            if (!t.empty()) spec.set(r.tunables, spec.parse(t, at + "column " + spec.name));
+          }};
 }
 /// A number that may be absent (an empty cell, NaN in the row).
 Field<Row> measured(const char* name, double Row::*m) {
@@ -252,7 +209,7 @@ Field<Row> measured(const char* name, double Row::*m) {
 }
 
 formats::Table<Row> make_csv_table() {
-  return {
+  formats::Table<Row> t = {
       {"schema_version", [](const Row&) { return Json(1); }},  // checked through the header
       text("date", &Row::date),
       text("git", &Row::git),
@@ -271,19 +228,6 @@ formats::Table<Row> make_csv_table() {
          r.updates = t.empty() ? NAN : real_field(at, "updates", t);
        }},
       text("policy", &Row::policy),
-      tunable("band_block", &Tunables::band_block),
-      tunable("ig_block", &Tunables::ig_block),
-      tunable("team_size", &Tunables::team_size),
-      tunable("vector_length", &Tunables::vector_length),
-      {"tile", [](const Row& r) { return Json(tile_text(r.tunables.tile)); },
-       [](Row& r, const std::string& t, const std::string& at) {
-         if (t.empty()) return;
-         try {
-           r.tunables.tile = parse_tiles("tile", t).front();
-         } catch (const Error& e) {
-           throw Error(at + e.what());
-         }
-       }},
       {"repeats", [](const Row& r) { return Json(r.repeats); },
        [](Row& r, const std::string& t, const std::string& at) { r.repeats = int_field(at, "repeats", t); }},
       measured("time_min_s", &Row::time_min_s),
@@ -306,6 +250,10 @@ formats::Table<Row> make_csv_table() {
          }
        }},
   };
+  // The tunables, in the table's order, after the policy.
+  auto at = t.begin() + std::ptrdiff_t(formats::field_index(t, "policy") + 1);
+  for (const TunableSpec& spec : tunable_table()) at = t.insert(at, tunable(spec)) + 1;
+  return t;
 }
 
 }  // namespace
@@ -350,14 +298,7 @@ CsvFile parse_sweep_csv(std::string text, const std::string& where) {
     Row row = formats::read_csv_cells(csv_table(), fields, at);
     if (row.status != "ok" && row.status != "wrong" && row.status != "invalid")
       throw Error(at + "unknown status '" + excerpt(row.status) + "'");
-    // Tunables as gpp run takes them: at most kMaxTunable, ones the policy has.
-    for (const int v :
-         {row.tunables.band_block, row.tunables.ig_block, row.tunables.team_size, row.tunables.vector_length})
-      if (v > kMaxTunable)
-        throw Error(at + "a tunable " + std::to_string(v) + " is not at most " + std::to_string(kMaxTunable));
-    for (const int v : row.tunables.tile)
-      if (v > kMaxTunable)
-        throw Error(at + "a tile size " + std::to_string(v) + " is not at most " + std::to_string(kMaxTunable));
+    // Tunables as gpp run takes them: each value by its cell; ones the policy has.
     try {
       check_tunables(find_policy(row.policy), row.tunables);
     } catch (const Error& e) {
@@ -416,10 +357,7 @@ std::string origin_difference(const Row& old, const Row& now) {
 }
 
 bool same_point(const Row& a, const Row& b) {
-  return a.policy == b.policy && a.space == b.space && a.sizes == b.sizes &&
-         a.tunables.band_block == b.tunables.band_block && a.tunables.ig_block == b.tunables.ig_block &&
-         a.tunables.team_size == b.tunables.team_size && a.tunables.vector_length == b.tunables.vector_length &&
-         a.tunables.tile == b.tunables.tile && a.tunables.params == b.tunables.params;
+  return a.policy == b.policy && a.space == b.space && a.sizes == b.sizes && a.tunables == b.tunables;
 }
 
 }  // namespace gpp::measure::sweep

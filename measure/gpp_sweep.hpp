@@ -8,54 +8,48 @@
 
 #include <cmath>
 
+#include <map>
 #include <string>
 #include <vector>
 
 namespace gpp::measure::sweep {
 
-/// Most values one option may list, and most points one policy's grid may have.
-inline constexpr std::size_t kMaxValues = 4096;
+/// Most points one policy's grid may have.
 inline constexpr std::size_t kMaxPoints = 100000;
 
-/// A comma-separated list of positive integers and ranges: `a:b:xK` (a, a*K, a*K^2, ...
-/// up to b; K >= 2) and `a:b:+K` (a, a+K, ... up to b; K >= 1). Duplicates are dropped,
-/// the order of first appearance kept. Throws gpp::Error naming `option`.
-std::vector<int> parse_values(const std::string& option, const std::string& spec);
-
-/// A comma-separated list of tiles, each sizes joined by 'x' (`128x1x1,64x2x1`).
-std::vector<std::vector<int>> parse_tiles(const std::string& option, const std::string& spec);
-
-/// The values listed for each tunable (empty: not swept), and for each param named
-/// (--param NAME=V1,V2), in the order given.
+/// The values listed for each tunable (by its option; not there: not swept), and for each
+/// param named (--param NAME=V1,V2), in the order given.
 struct Axes {
-  std::vector<int> band_block, ig_block, team_size, vector_length;
-  std::vector<std::vector<int>> tile;
+  std::map<std::string, std::vector<TunableValue>> tunables;
   std::vector<std::pair<std::string, std::vector<std::string>>> params;
 };
+
+/// `--OPTION TEXT` of a grid into `a`: its values (TunableSpec::parse_grid: lists, ranges,
+/// every value held to the check of gpp run).
+void add_axis(Axes& a, const TunableSpec& spec, const std::string& text);
 
 /// `--param NAME=V1,V2` into `a`'s params (a name given twice, an empty value or a
 /// repeated one is refused).
 void add_param_axis(Axes& a, const std::string& spec);
 
-/// Option names ("band-block", ...) of the tunables `a` lists (params not included).
+/// Option names ("band-block", ...) of the tunables `a` lists, in the table's order
+/// (params not included).
 std::vector<std::string> listed(const Axes& a);
 
-/// Throws gpp::Error when `a` lists a tunable none of `policies` reads.
+/// Throws gpp::Error, before any work, when `a` lists a tunable none of `policies` reads, a
+/// value none of the policies reading it takes (check_tunables: a tile of another rank),
+/// or values none of which one of those policies takes; or a param value none takes.
 void check_axes_used(const Axes& a, const std::vector<const PolicyEntry*>& policies);
 
-/// The cartesian product of the axes `policy_tunables` names (option names, as in
-/// PolicyEntry::tunables); tunables the policy lacks stay 0 (default). One point with
-/// every default when the policy reads none of the listed tunables. The last listed
-/// tunable varies fastest (band_block, ig_block, team_size, vector_length, tile).
-/// The params' axes come last (varying fastest), those the policy has (`policy_params`).
-std::vector<Tunables> expand(const Axes& a, const std::vector<std::string>& policy_tunables,
-                             const std::vector<ParamSpec>& policy_params = {});
+/// The cartesian product of the axes of the tunables `entry` reads, each over the values
+/// it takes (a tile of its rank); tunables it lacks stay 0 (default). One point with every
+/// default when it reads none of the listed tunables. The tunables vary in the table's
+/// order, the last fastest (band_block first, tile last); the params' axes come last
+/// (varying fastest), those the policy has.
+std::vector<Tunables> expand(const Axes& a, const PolicyEntry& entry);
 
 /// small (< 1e9 updates), medium (< 1e11), large.
 std::string size_class(double updates);
-
-/// "128x1x1" <-> {128, 1, 1}; "" <-> {}.
-std::string tile_text(const std::vector<int>& tile);
 
 /// One row of a sweep CSV (docs/formats.md "Sweep CSV"): one point of a sweep, tune or
 /// bench. Declared once, as the table of fields csv_table(): the CSV header, the line a
@@ -84,9 +78,9 @@ std::string csv_line(const Row& r);
 
 /// A sweep CSV's rows (a regular file of at most kMaxCsvBytes): its header must be
 /// csv_header() exactly (else gpp::Error naming `path`), each row must have every field, a
-/// known policy and status, tunables gpp run accepts, and for a row that ran (ok, wrong)
-/// times a run can give (finite, 0 < min <= median <= max, at most a year) that agree
-/// with its updates_per_s; a row that did not run (invalid) has no times. Whether the
+/// known policy and status, tunables gpp run accepts (the table's check and the
+/// policy's), and for a row that ran (ok, wrong) times a run can give (finite, 0 < min <=
+/// median <= max, at most a year) that agree with its updates_per_s; a row that did not run (invalid) has no times. Whether the
 /// rows are of this run's device, build and deck is the caller's check (same_origin).
 struct CsvFile {
   std::vector<std::string> lines;  // the data records as written (no header, no newline)
@@ -97,7 +91,7 @@ CsvFile read_sweep_csv(const std::string& path);
 /// (a writer killed mid-row) is left out.
 CsvFile parse_sweep_csv(std::string text, const std::string& where);
 
-/// Same configuration: policy, space, deck sizes and every tunable.
+/// Same configuration: policy, space, deck sizes and every tunable (Tunables' ==).
 bool same_point(const Row& a, const Row& b);
 
 /// "" when `old` was measured where `now` is (device, backend, build: git, version and

@@ -53,12 +53,29 @@ std::string short_name(const JsonIn& v, const char* key, const std::string& wher
   return s;
 }
 
-// A tunable as gpp run accepts it: an integer from 1 to kMaxTunable, written as one.
-int tunable_value(const JsonIn& v, const std::string& where) {
-  if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > kMaxTunable)
-    throw Error(where + "is not a positive integer of at most " + std::to_string(kMaxTunable) + " (got " +
-                excerpt(v.dump(), 40) + ")");
-  return int(v.get<long long>());
+// A tunable as gpp run accepts it: for a one-size tunable an integer, for a tile an array
+// of integers, each held to the table's check.
+TunableValue tunable_value(const TunableSpec& spec, const JsonIn& v, const std::string& where) {
+  const auto size = [&](const JsonIn& n) {
+    if (!n.is_number_integer()) throw Error(where + "is " + json_kind(n) + ", not an integer");
+    // beyond long long (up to 2^64 - 1): too large, said with the number as written
+    const bool huge = n.is_number_unsigned() && n.get<unsigned long long>() > (unsigned long long)kMaxTunable;
+    const long long x = huge ? kMaxTunable + 1LL : n.get<long long>();
+    if (const std::string why = size_why_not(x); !why.empty())
+      throw Error(where + why.substr(0, why.find(" (got ")) + " (got " + excerpt(n.dump(), 40) + ")");
+    return int(x);
+  };
+  TunableValue value;
+  if (spec.one_size()) {
+    value.push_back(size(v));
+  } else {
+    if (!v.is_array() || v.empty())
+      throw Error(where + "is " + (v.is_array() ? std::string("an empty array") : json_kind(v)) +
+                  ", not an array of sizes");
+    for (const JsonIn& s : v) value.push_back(size(s));
+  }
+  if (const std::string why = spec.why_not(value); !why.empty()) throw Error(where + why);
+  return value;
 }
 
 bool known(const std::string& key, const char* const* begin, const char* const* end) {
@@ -199,17 +216,8 @@ Tunables read_tunables(const JsonIn& tun, const std::string& where) {
     const std::string& k = it.key();
     const JsonIn& v = it.value();
     const std::string w = where + "tunables." + excerpt(k, 40) + " ";
-    if (k == "band_block") {
-      t.band_block = tunable_value(v, w);
-    } else if (k == "ig_block") {
-      t.ig_block = tunable_value(v, w);
-    } else if (k == "team_size") {
-      t.team_size = tunable_value(v, w);
-    } else if (k == "vector_length") {
-      t.vector_length = tunable_value(v, w);
-    } else if (k == "tile") {
-      if (!v.is_array() || v.empty() || v.size() > 3) throw Error(w + "is not an array of 1 to 3 sizes");
-      for (const JsonIn& s : v) t.tile.push_back(tunable_value(s, w));
+    if (const TunableSpec* spec = find_tunable(k); spec && k == spec->name) {
+      spec->set(t, tunable_value(*spec, v, w));
     } else if (k == "params") {
       if (!v.is_object()) throw Error(w + "is " + json_kind(v) + ", not an object of NAME: VALUE");
       for (auto p = v.begin(); p != v.end(); ++p) {
@@ -223,8 +231,9 @@ Tunables read_tunables(const JsonIn& tun, const std::string& where) {
         }
       }
     } else {
-      throw Error(where + "unknown tunable \"" + excerpt(k, 40) +
-                  "\" (band_block, ig_block, team_size, vector_length, tile, params)");
+      std::string known;
+      for (const TunableSpec& spec : tunable_table()) known += std::string(spec.name) + ", ";
+      throw Error(where + "unknown tunable \"" + excerpt(k, 40) + "\" (" + known + "params)");
     }
   }
   return t;
@@ -331,14 +340,11 @@ TuningFile read_tuning_file(const std::string& path) {
 
 Json json_tunables(const Tunables& t) {
   Json j = Json::object();
-  // A named array: nvcc 11.8 cannot deduce a range-for over a braced list of pairs.
-  const std::pair<const char*, int> tunables[] = {{"band_block", t.band_block},
-                                                  {"ig_block", t.ig_block},
-                                                  {"team_size", t.team_size},
-                                                  {"vector_length", t.vector_length}};
-  for (const auto& [name, v] : tunables)
-    if (v > 0) j[name] = v;
-  if (!t.tile.empty()) j["tile"] = t.tile;
+  for (const TunableSpec& spec : tunable_table()) {
+    if (!spec.is_set(t)) continue;
+    const TunableValue v = spec.get(t);
+    j[spec.name] = spec.one_size() ? Json(v.front()) : Json(v);
+  }
   if (!t.params.empty()) {
     Json p = Json::object();
     for (const auto& [name, value] : t.params) p[name] = value;

@@ -30,10 +30,11 @@ inline std::vector<int> resolve_tile(int rank, const std::vector<int>& tile) {
 }
 
 /// Throws gpp::Error unless `tile` has `rank` positive sizes whose product `space` can
-/// launch (space-independent checks only when max_threads is 0).
-inline void check_tile(int rank, const std::vector<int>& tile, long max_threads = 0) {
+/// launch (space-independent checks only when max_threads is 0); `who` names the policy.
+inline void check_tile(int rank, const std::vector<int>& tile, long max_threads = 0,
+                       const std::string& who = "this policy") {
   if (int(tile.size()) != rank)
-    throw Error("--tile needs " + std::to_string(rank) + " sizes for this policy (got " + std::to_string(tile.size()) +
+    throw Error("--tile needs " + std::to_string(rank) + " sizes for " + who + " (got " + std::to_string(tile.size()) +
                 ")");
   long product = 1;
   for (const int s : tile) {

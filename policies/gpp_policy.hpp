@@ -5,6 +5,7 @@
 // is built for.
 #include "gpp_passes.hpp"
 #include "gpp_spaces.hpp"
+#include "gpp_tunables.hpp"
 #include "gpp_types.hpp"
 
 #include <map>
@@ -14,19 +15,6 @@
 #include <vector>
 
 namespace gpp {
-
-/// Strategy parameters. In a request, 0 (or an empty tile, an absent param) means the
-/// policy's default; after a runner has seen them (resolve), the values that run.
-struct Tunables {
-  int band_block = 0;     // bands per cache block (v6+)
-  int ig_block = 0;       // G per cache block (v6+)
-  int team_size = 0;      // threads per team (TeamPolicy steps)
-  int vector_length = 0;  // vector lanes per thread (TeamPolicy steps)
-  std::vector<int> tile;  // MDRangePolicy tile sizes, one per rank
-  /// A policy's named code-path choices (PolicyEntry::params): name -> value (--param
-  /// NAME=VALUE); a resolved set names every param of the policy.
-  std::map<std::string, std::string> params;
-};
 
 /// A named choice of a policy's code path (a loop's vector type, how reciprocals are
 /// shared): its name, the values it takes (the first the default) and what each means.
@@ -41,11 +29,6 @@ inline const std::string& param_value(const Tunables& t, const ParamSpec& spec) 
   const auto it = t.params.find(spec.name);
   return it != t.params.end() ? it->second : spec.values.front();
 }
-
-/// The largest value of any tunable (blocks, teams, lanes, tile sizes), from every
-/// source (command line, tuning file, sweep CSV): 2^20 keeps block arithmetic (n +
-/// block) and tile products far inside int and long with sizes up to 2^30.
-inline constexpr int kMaxTunable = 1 << 20;
 
 /// Run: compute the sums. Check: refuse what cannot work (tunables the backend or the
 /// kernel cannot launch), resolve the defaults, and return without launching anything.
@@ -63,7 +46,7 @@ using PolicyRunner = SigmaSums (*)(const ExecSpace&, const DataFor<ExecSpace>&, 
 struct PolicyEntry {
   std::string name;
   std::string description;
-  std::vector<std::string> tunables;  // names of the Tunables fields the policy reads
+  std::vector<std::string> tunables;  // options of the tunables it reads (rows of tunable_table())
   int tile_rank = 0;                  // ranks of --tile (MDRangePolicy steps)
   std::vector<ParamSpec> params;      // its named choices (Tunables::params)
   /// The shipped defaults its defaults were compiled from ("tuning/sm_90.json") and
@@ -82,6 +65,11 @@ struct PolicyEntry {
       return on_host;
     else
       return on_device;
+  }
+  bool reads(const TunableSpec& s) const {
+    for (const std::string& t : tunables)
+      if (t == s.option) return true;
+    return false;
   }
   bool runs_on(SpaceKind k) const { return k == SpaceKind::Host ? on_host != nullptr : on_device != nullptr; }
   /// Its param called `name`, or null.
@@ -144,16 +132,13 @@ inline const PolicyEntry& find_policy(const char* name) { return find_policy(std
 /// The policy a plain run uses on space `k`: `tuned` on a device, `host` on the host.
 std::string default_policy_name(SpaceKind k = default_space());
 
-/// Throws gpp::Error when a tunable is set that `entry` does not read, is not positive,
-/// or a tile does not fit the policy's rank or the backend; or a param is one the policy
-/// does not have, or has a value it does not take.
+/// Throws gpp::Error when a tunable is set that `entry` does not read or with a value gpp
+/// does not take (TunableSpec::why_not), or a tile does not fit the policy's rank; or a
+/// param is one the policy does not have, or has a value it does not take.
 void check_tunables(const PolicyEntry& entry, const Tunables& t);
 
 /// "NAME=VALUE" as a param (--param); gpp::Error naming `option` for anything else.
 std::pair<std::string, std::string> parse_param(const std::string& option, const std::string& text);
-
-/// "loops=vector rcp_empty=share": the params of `t`, in name order ("" for none).
-std::string describe_params(const Tunables& t);
 
 /// Calls f(std::integral_constant<int, NW>{}) for NW == nw (1..GPP_MAX_NW): the runner
 /// of a policy registered with max_nw = GPP_MAX_NW, which PolicyEntry::run calls in

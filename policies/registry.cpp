@@ -27,6 +27,10 @@ namespace {
 
 PolicyEntry entry(const char* name, const char* description, int tile_rank, int max_nw,
                   std::vector<std::string> tunables, PolicyRunner<HostExec> host, PolicyRunner<DeviceExec> device) {
+  for (const std::string& t : tunables)
+    if (!find_tunable(t) || t != find_tunable(t)->option)
+      throw Error(std::string("policy ") + name + " names the tunable '" + t +
+                  "', which is no option of tunable_table()");
   PolicyEntry e{name, description, std::move(tunables), tile_rank, {}, {}, {}, max_nw};
   e.on_host = host;
 #if GPP_HAS_DEVICE_SPACE
@@ -127,21 +131,13 @@ Tunables& PolicyEntry::check_tunables_of(Tunables& t) const {
 }
 
 void check_tunables(const PolicyEntry& entry, const Tunables& t) {
-  auto reads = [&](const char* n) {
-    return std::find(entry.tunables.begin(), entry.tunables.end(), n) != entry.tunables.end();
-  };
-  auto check = [&](int v, const char* n) {
-    if (v < 0) throw Error(std::string("--") + n + " must be positive (got " + std::to_string(v) + ")");
-    if (v > 0 && !reads(n)) throw Error("policy " + entry.name + " has no tunable --" + n);
-  };
-  check(t.band_block, "band-block");
-  check(t.ig_block, "ig-block");
-  check(t.team_size, "team-size");
-  check(t.vector_length, "vector-length");
-  if (!t.tile.empty()) {
-    if (!reads("tile")) throw Error("policy " + entry.name + " has no tunable --tile");
-    check_tile(entry.tile_rank, t.tile);
+  for (const TunableSpec& s : tunable_table()) {
+    if (!s.is_set(t)) continue;
+    if (const std::string why = s.why_not(s.get(t)); !why.empty())
+      throw Error(std::string("--") + s.option + ": " + why);
+    if (!entry.reads(s)) throw Error("policy " + entry.name + " has no tunable --" + s.option);
   }
+  if (!t.tile.empty()) check_tile(entry.tile_rank, t.tile, 0, "policy " + entry.name);
   for (const auto& [name, value] : t.params) {
     const ParamSpec* spec = entry.param(name);
     if (!spec) {
@@ -170,12 +166,6 @@ std::pair<std::string, std::string> parse_param(const std::string& option, const
   if (eq == std::string::npos || !word(text.substr(0, eq)) || !word(text.substr(eq + 1)))
     throw Error(option + " '" + text.substr(0, 80) + "': expected NAME=VALUE (letters, digits, _ - .)");
   return {text.substr(0, eq), text.substr(eq + 1)};
-}
-
-std::string describe_params(const Tunables& t) {
-  std::string s;
-  for (const auto& [name, value] : t.params) s += (s.empty() ? "" : " ") + name + "=" + value;
-  return s;
 }
 
 }  // namespace gpp

@@ -96,23 +96,6 @@ std::string utc_now() {
   return buf;
 }
 
-std::string describe_tunables(const Tunables& t) {
-  std::ostringstream o;
-  auto add = [&](const char* n, int v) {
-    if (v > 0) o << (o.tellp() > 0 ? " " : "") << n << "=" << v;
-  };
-  add("band_block", t.band_block);
-  add("ig_block", t.ig_block);
-  add("team_size", t.team_size);
-  add("vector_length", t.vector_length);
-  if (!t.tile.empty()) {
-    o << (o.tellp() > 0 ? " " : "") << "tile=";
-    for (std::size_t i = 0; i < t.tile.size(); ++i) o << (i ? "x" : "") << t.tile[i];
-  }
-  if (!t.params.empty()) o << (o.tellp() > 0 ? " " : "") << describe_params(t);
-  return o.tellp() > 0 ? o.str() : "none";
-}
-
 namespace {
 
 std::string num(double v, int digits = 6) {

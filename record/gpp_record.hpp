@@ -142,9 +142,6 @@ struct RunRecord {
 /// Today's date and time, UTC, ISO 8601.
 std::string utc_now();
 
-/// "band_block=64 team_size=128 tile=128x1x1": the tunables that are set.
-std::string describe_tunables(const Tunables& t);
-
 // ---- the record's parts as tables of fields (JSON objects, HDF5 attributes) ----
 
 const formats::Table<BuildInfo>& build_fields();               // "build"

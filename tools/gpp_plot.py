@@ -41,7 +41,9 @@ SWEEP_COLUMNS = (
     "policy,band_block,ig_block,team_size,vector_length,tile,repeats,time_min_s,time_median_s,"
     "time_max_s,updates_per_s,gflops,rel_error,status,reason").split(",")
 
-TUNABLES = ["band_block", "ig_block", "team_size", "vector_length", "tile"]
+# The tunables' columns: those between policy and repeats (one per row of gpp's table of
+# tunables, policies/gpp_tunables.cpp).
+TUNABLES = SWEEP_COLUMNS[SWEEP_COLUMNS.index("policy") + 1:SWEEP_COLUMNS.index("repeats")]
 
 # The optimisation path of the paper, as gpp's policies name its steps (policies/registry.cpp).
 PATH_ORDER = ["v0-collapse3", "v1-reciprocal", "v2-branch2", "v3-noabs", "v4-collapse2", "v5-iw-outside",

@@ -99,6 +99,45 @@ TEST(Decide, WinsOnlyBeyondTheNoiseAndByEnough) {
   EXPECT_FALSE(decide(sample(1.1), sample(1.0)).candidate_wins);
 }
 
+// Each verdict in its own words, with its evidence: both medians, the spreads, every time
+// taken and, when the defaults stay, the rule; a tie is a lower median the test does not
+// prove, never a slower one.
+TEST(Decide, VerdictsSayWhyWithTheEvidence) {
+  // Interleaved samples: the candidate's median 2% lower, but the two overlap (p > 0.01).
+  const std::vector<double> a = {0.98, 1.10, 0.97, 1.02, 0.95, 1.08, 0.99, 0.96};
+  const std::vector<double> b = {1.00, 0.97, 1.05, 0.99, 1.03, 1.01, 0.98, 1.06};
+  const auto tie = decide(a, b);
+  ASSERT_FALSE(tie.candidate_wins);
+  ASSERT_GT(tie.gain, 0);
+  ASSERT_GT(tie.p_value, gpp::measure::kAlpha);
+  EXPECT_EQ(tie.verdict(), "tie within noise");
+  const std::string s = tie.summary();
+  EXPECT_EQ(s.rfind("tie within noise: median 0.985 s vs the defaults' 1.005 s (-2.0%), Mann-Whitney p = ", 0), 0u)
+      << s;
+  EXPECT_NE(s.find("over 8 interleaved repeats each (spread 15.2% and 9.0%); " + gpp::measure::decision_rule()),
+            std::string::npos)
+      << s;
+  EXPECT_EQ(tie.times_text(),
+            "point 0.98 1.1 0.97 1.02 0.95 1.08 0.99 0.96; defaults 1 0.97 1.05 0.99 1.03 1.01 0.98 1.06");
+  EXPECT_NE(gpp::measure::decision_rule().find("p <= 0.01 and its median is at least 1% lower"), std::string::npos);
+  // The same samples the other way round: slower is "not faster", never a tie.
+  const auto slower = decide(b, a);
+  EXPECT_EQ(slower.verdict(), "not faster");
+  EXPECT_EQ(slower.summary().rfind("not faster: median 1.005 s", 0), 0u) << slower.summary();
+  // Proven (every run lower) but by 0.3%: too small to be worth a setting.
+  std::vector<double> c(8), d(8);
+  for (int i = 0; i < 8; ++i) {
+    c[i] = 0.997 + 1e-6 * i;
+    d[i] = 1.0 + 1e-6 * i;
+  }
+  EXPECT_EQ(decide(c, d).verdict(), "faster by less than 1%");
+  // A win says so, without the rule.
+  for (auto& x : c) x -= 0.1;
+  const auto win = decide(c, d);
+  EXPECT_EQ(win.verdict(), "faster");
+  EXPECT_EQ(win.summary().find(gpp::measure::decision_rule()), std::string::npos) << win.summary();
+}
+
 TEST(Decide, ClearlyFasterNeedsRangesApart) {
   EXPECT_TRUE(gpp::measure::clearly_faster({0.90, 0.91, 0.92}, {1.0, 1.01, 1.02}));
   EXPECT_FALSE(gpp::measure::clearly_faster({0.90, 0.91, 1.005}, {1.0, 1.01, 1.02}));  // overlap

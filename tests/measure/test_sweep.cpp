@@ -19,6 +19,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <sys/stat.h>
@@ -67,52 +68,81 @@ void expect_refused(const std::string& args, const std::string& what) {
 
 // ---- value lists and ranges ----
 
+const gpp::TunableSpec& spec(const char* option) { return *gpp::find_tunable(option); }
+std::vector<gpp::TunableValue> grid(const char* option, const std::string& text) {
+  return spec(option).parse_grid(text);
+}
+// One-size values: {16, 32} as {{16}, {32}}.
+std::vector<gpp::TunableValue> sizes(const std::vector<int>& v) {
+  std::vector<gpp::TunableValue> out;
+  for (const int x : v) out.push_back({x});
+  return out;
+}
+
 TEST(SweepGrid, ListsAndRanges) {
-  EXPECT_EQ(sweep::parse_values("--x", "16,32,64"), (std::vector<int>{16, 32, 64}));
-  EXPECT_EQ(sweep::parse_values("--x", "32:256:x2"), (std::vector<int>{32, 64, 128, 256}));
-  EXPECT_EQ(sweep::parse_values("--x", "5:44:x3"), (std::vector<int>{5, 15}));  // 45 is past the end
-  EXPECT_EQ(sweep::parse_values("--x", "8:30:+8"), (std::vector<int>{8, 16, 24}));
-  EXPECT_EQ(sweep::parse_values("--x", "4:4:x2"), (std::vector<int>{4}));
-  EXPECT_EQ(sweep::parse_values("--x", "7"), (std::vector<int>{7}));
+  EXPECT_EQ(grid("team-size", "16,32,64"), sizes({16, 32, 64}));
+  EXPECT_EQ(grid("team-size", "32:256:x2"), sizes({32, 64, 128, 256}));
+  EXPECT_EQ(grid("team-size", "5:44:x3"), sizes({5, 15}));  // 45 is past the end
+  EXPECT_EQ(grid("team-size", "8:30:+8"), sizes({8, 16, 24}));
+  EXPECT_EQ(grid("team-size", "4:4:x2"), sizes({4}));
+  EXPECT_EQ(grid("team-size", "7"), sizes({7}));
   // Mixed, duplicates dropped, the order of first appearance kept.
-  EXPECT_EQ(sweep::parse_values("--x", "48,16:64:x2,32,3"), (std::vector<int>{48, 16, 32, 64, 3}));
-  // The largest range allowed, and its length from the arithmetic.
-  EXPECT_EQ(sweep::parse_values("--x", "1:4096:+1").size(), 4096u);
-  EXPECT_EQ(sweep::parse_values("--x", "1:536870912:x2").size(), 30u);
+  EXPECT_EQ(grid("team-size", "48,16:64:x2,32,3"), sizes({48, 16, 32, 64, 3}));
+  // The largest range allowed, and its length from the arithmetic; every value up to the
+  // largest gpp run takes.
+  EXPECT_EQ(grid("team-size", "1:4096:+1").size(), 4096u);
+  EXPECT_EQ(grid("team-size", "1:1048576:x2").size(), 21u);
 }
 
 TEST(SweepGrid, BadValuesAreRefusedWithTheOption) {
-  for (const char* bad : {"", "a", "0", "-4", "16,", ",16", "16,,32", "32:16:x2", "8:64:x1", "8:64", "8:64:*2",
-                          "8:64:+0", "8:64:x", "1:5000:+1", "1:2:3:4", "1.5", " 8", "8:64:+-2", "9999999999"}) {
+  for (const char* bad :
+       {"",        "a",        "0",          "-4",      "16,",          ",16",          "16,,32",  "32:16:x2",
+        "8:64:x1", "8:64",     "8:64:*2",    "8:64:+0", "8:64:x",       "1:5000:+1",    "1:2:3:4", "1.5",
+        " 8",      "8:64:+-2", "9999999999", "1048577", "16,100000000", "1:2097152:x2", "0x10"}) {
     SCOPED_TRACE(std::string("'") + bad + "'");
     try {
-      sweep::parse_values("--team-size", bad);
+      grid("team-size", bad);
       ADD_FAILURE() << "accepted";
     } catch (const gpp::Error& e) {
       EXPECT_EQ(std::string(e.what()).rfind("--team-size", 0), 0u) << e.what();
     }
   }
+  // A value too large is called too large, in the words of gpp run.
+  for (const char* large : {"16,100000000", "1:2097152:x2", "99999999999", "123456789012345678901234567890"}) {
+    SCOPED_TRACE(large);
+    try {
+      grid("band-block", large);
+      ADD_FAILURE() << "accepted";
+    } catch (const gpp::Error& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("--band-block: must be at most 1048576 (got ", 0), 0u) << e.what();
+    }
+  }
 }
 
 TEST(SweepGrid, Tiles) {
-  EXPECT_EQ(sweep::parse_tiles("--tile", "128x1x1,64x2x1"), (std::vector<std::vector<int>>{{128, 1, 1}, {64, 2, 1}}));
-  EXPECT_EQ(sweep::parse_tiles("--tile", "16x8,16x8,4"), (std::vector<std::vector<int>>{{16, 8}, {4}}));
-  for (const char* bad : {"", "128x0x1", "x1", "1x2x3x4", "128x1x1,", "4*4"}) {
+  EXPECT_EQ(grid("tile", "128x1x1,64x2x1"), (std::vector<gpp::TunableValue>{{128, 1, 1}, {64, 2, 1}}));
+  EXPECT_EQ(grid("tile", "16x8,16x8,4"), (std::vector<gpp::TunableValue>{{16, 8}, {4}}));
+  for (const char* bad : {"", "128x0x1", "x1", "1x2x3x4", "128x1x1,", "4*4", "4x2097152x1", "1:4:x2"}) {
     SCOPED_TRACE(bad);
-    EXPECT_THROW(sweep::parse_tiles("--tile", bad), gpp::Error);
+    EXPECT_THROW(grid("tile", bad), gpp::Error);
   }
-  EXPECT_EQ(sweep::tile_text({128, 1, 1}), "128x1x1");
-  EXPECT_EQ(sweep::tile_text({}), "");
+  EXPECT_EQ(gpp::tunable_text({128, 1, 1}), "128x1x1");
+  EXPECT_EQ(gpp::tunable_text({}), "");
+}
+
+sweep::Axes axes(const std::vector<std::pair<const char*, std::vector<gpp::TunableValue>>>& values) {
+  sweep::Axes a;
+  for (const auto& [option, v] : values) a.tunables[option] = v;
+  return a;
 }
 
 TEST(SweepGrid, ProductPerPolicyOverItsOwnTunables) {
-  Axes a;
-  a.band_block = {16, 32};
-  a.ig_block = {8};
-  a.team_size = {64, 128, 256};
-  a.tile = {{4, 4, 4}};
+  const Axes a = axes({{"band-block", sizes({16, 32})},
+                       {"ig-block", sizes({8})},
+                       {"team-size", sizes({64, 128, 256})},
+                       {"tile", {{4, 4, 4}}}});
   // tuned reads band-block and team-size only.
-  const auto tuned = sweep::expand(a, {"band-block", "team-size"});
+  const auto tuned = sweep::expand(a, gpp::find_policy("tuned"));
   std::set<std::tuple<int, int, int, int>> got, want;
   for (const auto& t : tuned) {
     got.insert({t.band_block, t.ig_block, t.team_size, t.vector_length});
@@ -127,23 +157,47 @@ TEST(SweepGrid, ProductPerPolicyOverItsOwnTunables) {
   EXPECT_EQ(tuned[1].team_size, 128);
   EXPECT_EQ(tuned[3].band_block, 32);
   // host: band-block x ig-block.
-  const auto host = sweep::expand(a, {"band-block", "ig-block"});
+  const auto host = sweep::expand(a, gpp::find_policy("host"));
   ASSERT_EQ(host.size(), 2u);
   EXPECT_EQ(host[1].band_block, 32);
   EXPECT_EQ(host[1].ig_block, 8);
   EXPECT_EQ(host[1].team_size, 0);
   // An MDRange policy: the tile axis only.
-  const auto v0 = sweep::expand(a, {"tile"});
+  const auto v0 = sweep::expand(a, gpp::find_policy("v0-collapse3"));
   ASSERT_EQ(v0.size(), 1u);
   EXPECT_EQ(v0[0].tile, (std::vector<int>{4, 4, 4}));
   EXPECT_EQ(v0[0].band_block, 0);
   // A policy that reads none of the listed tunables: one point, every default.
-  EXPECT_EQ(sweep::expand(Axes{}, {"band-block"}).size(), 1u);
+  EXPECT_EQ(sweep::expand(Axes{}, gpp::find_policy("host")).size(), 1u);
+}
+
+// Each policy gets the tiles of its own rank; a tile no selected policy takes, or a policy
+// that takes none of the tiles, is refused before any work, as gpp run refuses it.
+TEST(SweepGrid, TilesGoToThePoliciesOfTheirRank) {
+  const Axes a = axes({{"tile", {{4, 4, 4}, {8, 2}, {16, 1, 1}}}});
+  const gpp::PolicyEntry& v0 = gpp::find_policy("v0-collapse3");
+  const gpp::PolicyEntry& v4 = gpp::find_policy("v4-collapse2");
+  EXPECT_NO_THROW(sweep::check_axes_used(a, {&v0, &v4}));
+  const auto rank3 = sweep::expand(a, v0), rank2 = sweep::expand(a, v4);
+  ASSERT_EQ(rank3.size(), 2u);
+  EXPECT_EQ(rank3[1].tile, (std::vector<int>{16, 1, 1}));
+  ASSERT_EQ(rank2.size(), 1u);
+  EXPECT_EQ(rank2[0].tile, (std::vector<int>{8, 2}));
+  for (const auto& [policies, what] :
+       std::vector<std::pair<std::vector<const gpp::PolicyEntry*>, std::string>>{{{&v0}, "--tile needs 3 sizes"},
+                                                                                 {{&v4}, "--tile needs 2 sizes"}}) {
+    try {
+      sweep::check_axes_used(a, policies);
+      ADD_FAILURE() << "accepted";
+    } catch (const gpp::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW(sweep::check_axes_used(axes({{"tile", {{4, 4, 4}}}}), {&v0, &v4}), gpp::Error);  // v4 takes none
 }
 
 TEST(SweepGrid, ATunableNoSelectedPolicyHasIsRefused) {
-  Axes a;
-  a.tile = {{4, 4, 4}};
+  const Axes a = axes({{"tile", {{4, 4, 4}}}});
   const std::vector<const gpp::PolicyEntry*> tuned{&gpp::find_policy("tuned")};
   try {
     sweep::check_axes_used(a, tuned);
@@ -157,10 +211,10 @@ TEST(SweepGrid, ATunableNoSelectedPolicyHasIsRefused) {
 
 TEST(SweepGrid, TooManyPoints) {
   Axes a;
-  a.band_block = sweep::parse_values("--band-block", "1:400:+1");
-  a.ig_block = sweep::parse_values("--ig-block", "1:400:+1");
-  EXPECT_THROW(sweep::expand(a, {"band-block", "ig-block"}), gpp::Error);  // 160000 > 100000
-  EXPECT_EQ(sweep::expand(a, {"band-block"}).size(), 400u);
+  sweep::add_axis(a, spec("band-block"), "1:400:+1");
+  sweep::add_axis(a, spec("ig-block"), "1:400:+1");
+  EXPECT_THROW(sweep::expand(a, gpp::find_policy("host")), gpp::Error);  // 160000 > 100000
+  EXPECT_EQ(sweep::expand(a, gpp::find_policy("tuned")).size(), 400u);   // tuned has no ig-block
 }
 
 TEST(SweepGrid, SizeClasses) {
@@ -597,9 +651,13 @@ TEST(Tuning, BadFilesAreRefused) {
       {with(entry + R"(, "tunables": {}, "time_median_s": "fast")"), "not a number"},
       {with(R"("device": "d\nRESULT x", "backend": "b", "policy": "tuned", "size_class": "small", "tunables": {})"),
        "not a short printable name"},
-      {with(entry + R"(, "tunables": {"band_block": 0})"), "tunables.band_block is not a positive integer"},
-      {with(entry + R"(, "tunables": {"band_block": 1.5})"), "not a positive integer"},
-      {with(entry + R"(, "tunables": {"band_block": "32"})"), "not a positive integer"},
+      {with(entry + R"(, "tunables": {"band_block": 0})"), "tunables.band_block must be a positive integer (got 0)"},
+      {with(entry + R"(, "tunables": {"band_block": 1.5})"), "tunables.band_block is a number, not an integer"},
+      {with(entry + R"(, "tunables": {"band_block": "32"})"), "is a string, not an integer"},
+      {with(entry + R"(, "tunables": {"tile": [4, 4, 4, 4]})"), "tunables.tile takes at most 3 sizes (got 4x4x4x4)"},
+      {with(entry + R"(, "tunables": {"tile": [1, 18446744073709551615, 1]})"),
+       "tunables.tile must be at most 1048576 (got 18446744073709551615)"},
+      {with(entry + R"(, "tunables": {"tile": 4})"), "tunables.tile is a number, not an array of sizes"},
       {with(entry + R"(, "tunables": {"warp": 2})"), "unknown tunable \"warp\""},
       {with(entry + R"(, "tunables": {"ig_block": 8})"), "no tunable --ig-block"},
       {with(entry), "no \"tunables\""},
@@ -960,6 +1018,93 @@ std::pair<std::string, std::string> best_line(const std::string& out, const std:
   return {line, d == std::string::npos ? "" : line.substr(d + 9, line.find(' ', d + 9) - d - 9)};
 }
 
+// One [k/n] line of a campaign's stdout: its counter, and for a point that ran its
+// tunables, median and status.
+struct PointLine {
+  int k = 0, n = 0;
+  std::string tunables, status;
+  double median = NAN;
+};
+std::vector<PointLine> point_lines(const std::string& out) {
+  std::vector<PointLine> lines;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) {
+    PointLine p;
+    char close = 0;
+    std::istringstream words(line);
+    if (line.rfind("[", 0) != 0 || std::sscanf(line.c_str(), "[%d/%d%c", &p.k, &p.n, &close) != 3 || close != ']')
+      continue;
+    std::string w, policy, space;
+    words >> w >> policy >> space;
+    while (words >> w && w != "median" && w != "invalid:" && w != "against")
+      p.tunables += (p.tunables.empty() ? "" : " ") + w;
+    if (w == "median") {
+      words >> p.median;
+      while (words >> w) p.status = w;
+    }
+    lines.push_back(p);
+  }
+  return lines;
+}
+
+// tune's counters count the points each round will run, and what it decides agrees with the
+// times it printed: the defaults are called the fastest only when no point that ran had a
+// lower median; otherwise the point timed against them is the one of the lowest median, and
+// a tie is a lower median not proven, with its evidence. Either outcome may happen on a
+// shared machine; the output must agree with itself in both.
+void expect_tune_agrees_with_itself(const std::string& out) {
+  const std::vector<PointLine> lines = point_lines(out);
+  ASSERT_GE(lines.size(), 3u);
+  // host's first round: the defaults and band_block, ig_block doubled and halved.
+  EXPECT_EQ(lines[0].k, 1);
+  EXPECT_EQ(lines[0].n, 5);
+  // Each point counted once, as it runs, out of what was planned (a point tried before is
+  // neither planned nor run again).
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    EXPECT_EQ(lines[i].k, int(i) + 1);
+    EXPECT_LE(lines[i].k, lines[i].n);
+  }
+  EXPECT_EQ(lines.back().k, lines.back().n);
+  double lowest = INFINITY;  // as printed (5 digits)
+  for (const PointLine& p : lines)
+    if (p.status == "ok") lowest = std::min(lowest, p.median);
+  ASSERT_TRUE(std::isfinite(lowest));
+  const auto [best, decided] = best_line(out, "host");
+  ASSERT_FALSE(best.empty());
+  if (best.find("(the defaults have the lowest median") != std::string::npos) {
+    EXPECT_EQ(decided, "defaults");
+    EXPECT_EQ(lines[0].status, "ok");
+    EXPECT_EQ(lines[0].median, lowest) << "a point faster than the defaults was printed";
+    EXPECT_NE(best.find(lines[0].tunables + " "), std::string::npos);
+    return;
+  }
+  // A comparison ran: against a point of the lowest median.
+  EXPECT_NE(out.find("deciding the fastest point against the defaults"), std::string::npos);
+  const std::string named = decided == "faster" ? best : best.substr(best.find("the fastest point, "));
+  bool found = false;
+  for (const PointLine& p : lines)
+    if (p.status == "ok" && p.median == lowest)
+      found =
+          found || named.find(p.tunables + (decided == "faster" ? " time_median_s=" : ", median")) != std::string::npos;
+  EXPECT_TRUE(found) << "the point decided on is not one of the lowest median";
+  if (decided == "defaults") {
+    // The verdict, the evidence and the rule, and the verdict agrees with the medians.
+    double point = 0, defaults = 0;
+    const auto m = best.find(", median ");
+    ASSERT_NE(m, std::string::npos);
+    ASSERT_EQ(
+        std::sscanf(best.c_str() + m, ", median %lf s (spread %*f%%) against the defaults' %lf s", &point, &defaults),
+        2)
+        << best;
+    if (best.find("(tie within noise: ") != std::string::npos)
+      EXPECT_LE(point, defaults);
+    else
+      EXPECT_NE(best.find("(not faster: "), std::string::npos) << best;
+    EXPECT_NE(best.find(gpp::measure::decision_rule()), std::string::npos);
+    EXPECT_NE(out.find("times [s]: point "), std::string::npos);
+  }
+}
+
 // A search's end point goes into the tuning file only when it beats the defaults beyond
 // the noise (measure/gpp_decide.hpp); otherwise the defaults stay, the output says so,
 // and an entry left by an earlier (noisy) tune of the same key is removed. Either outcome
@@ -988,6 +1133,7 @@ TEST(TuneCli, CoordinateDescentDecidesAgainstTheDefaults) {
   const auto [line, decided] = best_line(o.out, "host");
   ASSERT_FALSE(line.empty());
   EXPECT_GE(csv_rows_of(csv).size(), 3u);  // the defaults and at least two neighbours
+  expect_tune_agrees_with_itself(o.out);
   const auto after = gpp::measure::read_tuning_file(tuning);
   const gpp::measure::TuningEntry* kept = after.find("another machine", backend, "host", "small");
   ASSERT_NE(kept, nullptr);
@@ -1000,7 +1146,7 @@ TEST(TuneCli, CoordinateDescentDecidesAgainstTheDefaults) {
     EXPECT_GE(mine->evidence->gain, gpp::measure::kMinGain);
     EXPECT_EQ(mine->evidence->repeats, gpp::measure::kDecideRepeats);
     EXPECT_LT(mine->evidence->time_median_s, mine->evidence->default_time_median_s);
-    EXPECT_NE(line.find(gpp::record::describe_tunables(mine->tunables) + " "), std::string::npos);
+    EXPECT_NE(line.find(gpp::describe_tunables(mine->tunables) + " "), std::string::npos);
   } else {
     EXPECT_EQ(decided, "defaults");
     EXPECT_EQ(mine, nullptr);  // the stale entry is gone: its defaults are as fast
@@ -1026,8 +1172,14 @@ TEST(TuneCli, StopsWhenTheBudgetIsSpent) {
             std::string::npos);
   EXPECT_EQ(best_line(o.out, "host").second, "defaults");
   EXPECT_NE(o.out.find("no tuning entry written"), std::string::npos);
+  // Planned with the first round's four neighbours, which the budget then left out.
+  EXPECT_NE(o.out.find("[1/5] host"), std::string::npos);
   struct stat st;
-  EXPECT_NE(::stat(tuning.c_str(), &st), 0);  // no file: nothing to write
+  EXPECT_NE(::stat(tuning.c_str(), &st), 0);  // no file: nothing to write, and it says so
+  EXPECT_NE(o.out.find("tuning file: nothing to write (no point is faster than its policy's defaults); " + tuning +
+                       " was not created"),
+            std::string::npos);
+  EXPECT_EQ(o.out.find("not changed"), std::string::npos);
   std::remove(csv.c_str());
 }
 

@@ -279,7 +279,7 @@ TEST(Tunables, BlocksThatDivideNothing) {
     cases.push_back({"tuned", t});
   }
   Tunables whole;
-  whole.band_block = 2147483647;  // every band of a kind in one block (and no int overflow)
+  whole.band_block = kMaxTunable;  // every band of a kind in one block: the largest block any source takes
   cases.push_back({"tuned", whole});
   for (const char* p : {"v0-collapse3", "v3-noabs"}) {
     Tunables t;

@@ -399,6 +399,14 @@ void run_on(const ExecSpace& space, const DataFor<ExecSpace>& d, const PolicyEnt
 
 }  // namespace
 
+void check_communicator(std::int64_t fortran_comm) {
+  try {
+    session::mpi::CommunicatorScope probe(fortran_comm == -1 ? session::mpi::kNoCommunicator : fortran_comm);
+  } catch (const gpp::Error& e) {
+    throw Error(Status::mpi, e.what());
+  }
+}
+
 namespace {
 Result checked_compute(const Arrays& arrays, const Options& o) {
   if (!Kokkos::is_initialized())
@@ -407,7 +415,7 @@ Result checked_compute(const Arrays& arrays, const Options& o) {
                                      : "Kokkos is not running: make a gpp::api::Runtime first (C: gpp_context_create)");
   std::optional<session::mpi::CommunicatorScope> scope;
   try {
-    scope.emplace(o.mpi_comm < 0 ? session::mpi::kNoCommunicator : o.mpi_comm);
+    scope.emplace(o.mpi_comm == -1 ? session::mpi::kNoCommunicator : o.mpi_comm);
   } catch (const gpp::Error& e) {
     throw Error(Status::mpi, e.what());
   }

@@ -22,6 +22,10 @@ struct Sizes {
 /// naming the first problem. Reads no element.
 Sizes check_arrays(const Arrays& a);
 
+/// Throws Error (Status::mpi) unless `fortran_comm` is -1 (none) or a communicator of this
+/// process in a build with MPI, while MPI runs.
+void check_communicator(std::int64_t fortran_comm);
+
 /// The caller's tunables as the policy's: "band-block", "ig-block", "team-size",
 /// "vector-length" (positive integers), "tile" ("32,4,1"), or a param of the policy
 /// ("loops" = "vector"). Throws gpp::Error for a name the policy does not read or a value

@@ -214,9 +214,7 @@ gpp_status gpp_set_tunable(gpp_context* context, const char* name_c, const char*
 gpp_status gpp_set_mpi_comm(gpp_context* context, int64_t fortran_comm) {
   return guarded([&] {
     need(context, "context");
-    if (fortran_comm != -1 && !build_features().mpi)
-      throw Error(Status::mpi,
-                  "an MPI communicator was given, but this gpp was built without MPI (GPP_ENABLE_MPI=OFF)");
+    check_communicator(fortran_comm);
     context->options.mpi_comm = fortran_comm;
     return GPP_OK;
   });

@@ -6,6 +6,9 @@
 #   share/gpp/fortran/gpp.f90       its source, for a program built with another compiler
 #   lib/cmake/gpp/                  the CMake package: find_package(gpp CONFIG)
 #   lib/pythonX.Y/site-packages/    the Python module gpp (api/python/CMakeLists.txt)
+if(NOT TARGET gpp_api)
+  return()  # no library in this build (api/CMakeLists.txt says why)
+endif()
 include(CMakePackageConfigHelpers)
 set(GPP_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/gpp)
 

@@ -4,7 +4,9 @@
 // non-uniform decks of tests/oracle/ (every arm, the cutoff in both arms, the TOL_Zero
 // clamp deciding cuts, occupied/half/empty bands, skipped G'). Its results are stored in
 // tests/oracle/<deck>.expected; docs/oracle.md says how they were made.
+#if GPP_TEST_LIBRARY
 #include <gpp/gpp.hpp>
+#endif
 
 #include "gpp_counts.hpp"
 #include "gpp_fast_reference.hpp"
@@ -163,6 +165,7 @@ const session::ReferencePass& fast_pass(SpaceKind k, const OracleProblem& p) {
 
 // What is checked against the oracle: every registered policy on every space it is built
 // for ("policy@space"), and the two references (the fast reference on every space).
+#if GPP_TEST_LIBRARY
 // The library's C++ API on the deck's host arrays (the caller's arrays: wrapped, not
 // copied), with the default policy of space k.
 SigmaSums run_api(SpaceKind k, const OracleProblem& p) {
@@ -190,13 +193,16 @@ SigmaSums run_api(SpaceKind k, const OracleProblem& p) {
   for (const auto& z : r.asxtemp) s.ssx_sum.push_back(-z);
   return s;
 }
+#endif
 
 SigmaSums run_implementation(const std::string& name, const OracleProblem& p) {
   if (name == "host-reference") return reference_sums(p.data->host);
   const auto at = name.find('@');
   const SpaceKind k = name.substr(at + 1) == "device" ? SpaceKind::Device : SpaceKind::Host;
   if (name.substr(0, at) == "fast-reference") return fast_pass(k, p).sums;
+#if GPP_TEST_LIBRARY
   if (name.substr(0, at) == "api") return run_api(k, p);
+#endif
   return run_policy(find_policy(name.substr(0, at)), k, *p.data);
 }
 
@@ -204,7 +210,9 @@ std::vector<std::string> implementations() {
   std::vector<std::string> names = {"host-reference"};
   for (const SpaceKind k : build_spaces()) {
     names.push_back(std::string("fast-reference@") + to_string(k));
+#if GPP_TEST_LIBRARY
     names.push_back(std::string("api@") + to_string(k));
+#endif
     for (const auto& e : policy_registry())
       if (e.runs_on(k)) names.push_back(e.name + "@" + to_string(k));
   }

@@ -6,6 +6,7 @@
 
 #include "gpp_api_internal.hpp"
 #include "gpp_compat.hpp"
+#include "gpp_estimate.hpp"
 #include "gpp_fast_reference.hpp"
 #include "gpp_mpi.hpp"
 #include "gpp_record.hpp"
@@ -351,6 +352,24 @@ void run_on(const ExecSpace& space, const DataFor<ExecSpace>& d, const PolicyEnt
     throw Error(Status::policy, e.what());
   }
   compat::ScopedRegion region("gpp::api::compute");
+  // What the call does, where the caller asked (Options::progress): each run, then the
+  // static remainder and the reference, with the command's estimates.
+  std::optional<session::Progress> progress;
+  if (o.progress) progress.emplace();
+  const double updates = d.updates();
+  const auto phase = [&](const std::string& what, double total, double rate, const char* unit) {
+    if (progress) progress->start("gpp::api: " + what, total, total / rate, unit);
+  };
+  const auto advance = [&](double units) {
+    if (progress) progress->advance(units);
+  };
+  const auto done = [&] {
+    if (progress) progress->finish();
+  };
+  phase(entry.name + " on the " + to_string(kind_of<ExecSpace>()) + ": " +
+            (o.warmup > 0 ? std::to_string(o.warmup) + " warm-up + " : std::string()) + std::to_string(o.repeat) +
+            " timed run" + (o.repeat == 1 ? "" : "s"),
+        double(o.warmup + o.repeat) * updates, session::prior_update_rate(entry.name, kind_of<ExecSpace>()), "updates");
   SigmaSums sums;
   for (int i = 0; i < o.warmup + o.repeat; ++i) {
     session::mpi::barrier();  // every rank starts together: the slowest rank's time is the run's
@@ -360,7 +379,9 @@ void run_on(const ExecSpace& space, const DataFor<ExecSpace>& d, const PolicyEnt
     space.fence();
     const double kernel = seconds_since(t0);
     if (i >= o.warmup) r.times.push_back(session::mpi::max(kernel));
+    advance(updates);
   }
+  done();
   r.rank_kernel_s = session::mpi::gather(r.times.empty() ? 0.0 : r.times.back());
   const auto t1 = std::chrono::steady_clock::now();
   sum_over_ranks(sums);
@@ -369,6 +390,8 @@ void run_on(const ExecSpace& space, const DataFor<ExecSpace>& d, const PolicyEnt
   r.ranks = session::mpi::size();
   r.times_with_transfers = r.times;
   if (o.static_remainder) {
+    const double macs = double(d.nbands) * d.ngpown * double(d.ncouls);
+    phase("static remainder", macs, session::prior_static_rate(kind_of<ExecSpace>()), "multiply-adds");
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<std::complex<double>> achstemp{static_remainder(space, d)};
     space.fence();
@@ -376,10 +399,14 @@ void run_on(const ExecSpace& space, const DataFor<ExecSpace>& d, const PolicyEnt
     rec.achstemp = achstemp[0];
     rec.static_s = session::mpi::max(seconds_since(t0));
     rec.achstemp_space = r.space;
+    advance(macs);
+    done();
   }
   if (o.verify) {
+    phase("verification reference", updates, session::prior_reference_rate(kind_of<ExecSpace>()), "updates");
     const auto t0 = std::chrono::steady_clock::now();
-    session::ReferencePass pass = session::fast_reference(space, d);
+    session::ReferencePass pass = session::fast_reference(space, d, [&](double n) { advance(n); });
+    done();
     sum_over_ranks(pass.sums);
     std::vector<std::complex<double>> achstemp{pass.achstemp};
     session::mpi::sum(achstemp);

@@ -187,12 +187,14 @@ gpp_status gpp_set_option(gpp_context* context, const char* name_c, const char* 
       o.static_remainder = yes_no(name, value);
     } else if (name == "check_finite") {
       o.check_finite = yes_no(name, value);
+    } else if (name == "progress") {
+      o.progress = yes_no(name, value);
     } else if (name == "tuning_file") {
       o.tuning_file = value;
     } else {
       throw Error(Status::argument, "unknown option '" + name +
                                         "' (options: policy, space, verify, rtol, warmup, repeat, static_remainder, "
-                                        "check_finite, tuning_file; tunables: gpp_set_tunable)");
+                                        "check_finite, progress, tuning_file; tunables: gpp_set_tunable)");
     }
     return GPP_OK;
   });

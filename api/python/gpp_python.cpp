@@ -102,7 +102,7 @@ py::dict compute(const py::handle& aqsntemp, const py::handle& aqsmtemp_local, c
                  const py::handle& asxtemp0, const std::string& policy, const std::string& space,
                  const std::map<std::string, py::object>& tunables, const std::string& tuning_file, bool verify,
                  double rtol, int warmup, int repeat, bool static_remainder, bool check_finite, std::int64_t mpi_comm,
-                 bool copy) {
+                 bool copy, bool progress) {
   std::vector<std::string> copied;
   const py::array a_aqsn = take("aqsntemp", aqsntemp, true, 2, copy, copied);
   const py::array a_aqsm = take("aqsmtemp_local", aqsmtemp_local, true, 2, copy, copied);
@@ -136,6 +136,7 @@ py::dict compute(const py::handle& aqsntemp, const py::handle& aqsmtemp_local, c
   o.static_remainder = static_remainder;
   o.check_finite = check_finite;
   o.mpi_comm = mpi_comm;
+  o.progress = progress;
   initialize({});
   gpp::api::Result r;
   {
@@ -203,11 +204,12 @@ PYBIND11_MODULE(gpp, m) {
         py::arg("tunables") = std::map<std::string, py::object>{}, py::arg("tuning_file") = "",
         py::arg("verify") = false, py::arg("rtol") = 1e-10, py::arg("warmup") = 0, py::arg("repeat") = 1,
         py::arg("static_remainder") = true, py::arg("check_finite") = true, py::arg("mpi_comm") = -1,
-        py::arg("copy") = false,
+        py::arg("copy") = false, py::arg("progress") = false,
         "The sums of the arrays (Fortran order, the benchmark's shapes: aqsntemp (ncouls, nbands), aqsmtemp_local "
         "(ngpown, nbands), I_eps_array and wtilde_array (ncouls, ngpown) complex128; wx_array_t (nw, nbands), "
         "occ_array (nbands), vcoul_loc (ngpown) float64). Returns a dict: achtemp, asxtemp (NumPy, nw), achstemp, "
-        "times, policy, space, tunables, verified, rel_error, copied, record (the run record). Raises gpp.Error "
+        "times, policy, space, tunables, verified, rel_error, copied, record (the run record); progress=True says on "
+        "stderr what it does and how long it takes. Raises gpp.Error "
         "(its .status: argument, runtime, policy, memory, mpi, internal).");
   // Kokkos ends before the interpreter does (atexit runs while the module still exists).
   py::module_::import("atexit").attr("register")(py::cpp_function([] { runtime().reset(); }));

@@ -62,6 +62,8 @@ gpp_status gpp_context_destroy(gpp_context* context);
  *   warmup, repeat    untimed and timed runs (default 0 and 1)
  *   static_remainder  "yes" (default) or "no": compute achstemp
  *   check_finite      "yes" (default) or "no": refuse NaN and Inf in the inputs
+ *   progress          "yes" or "no" (default): say on stderr what the call does and how
+ *                     long it will take, as the gpp command does
  *   tuning_file       a tuning file's path, "default" ($GPP_TUNING_FILE, else
  *                     ~/.config/gpp/tuning.json), or "" (default: none)
  * A tunable or param of the policy by its name ("band-block" = "64", "tile" = "32,4,1",

@@ -155,6 +155,9 @@ struct Options {
   bool static_remainder = true;
   /// Refuse NaN and Inf in the inputs (one pass over every array where it lives).
   bool check_finite = true;
+  /// Say on stderr what the call does and how long it will take, as the command does (a
+  /// live line on a terminal, a line every 30 s in a batch log; rank 0 only). Off: silent.
+  bool progress = false;
   /// MPI over G': each rank passes its own G' columns and the sums are added over this
   /// communicator, given as its Fortran handle (MPI_Comm_c2f(comm); mpi4py: comm.py2f()).
   /// -1: this process alone.

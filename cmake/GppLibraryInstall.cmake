@@ -1,5 +1,5 @@
 # `cmake --install` of the library (docs/install.md, "The library"):
-#   lib/libgpp.so*                  the C++ API and the C interface (target gpp::gpp)
+#   lib/libgpp.so*                  the C++ API (target gpp::gpp: with Kokkos) and the C interface (gpp::c)
 #   lib/libgpp_fortran.so*          the Fortran module's procedures (gpp::fortran), with a Fortran compiler
 #   include/gpp/gpp.hpp, gpp.h      the public headers, nothing else of the source tree
 #   include/gpp/fortran/gpp.mod     the module as this build's Fortran compiler wrote it
@@ -15,9 +15,10 @@ set(GPP_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/gpp)
 # The installed libgpp finds a Kokkos outside the system directories by RPATH, as the
 # program does (cmake/GppInstall.cmake; HDF5's and MPI's come with the link path).
 set_property(TARGET gpp_api APPEND PROPERTY INSTALL_RPATH ${_gpp_kokkos_dirs} ${_gpp_kk_dirs})
-set_target_properties(gpp_api PROPERTIES EXPORT_NAME gpp)
+set_target_properties(gpp_api PROPERTIES EXPORT_NAME c)
+set_target_properties(gpp_cxx PROPERTIES EXPORT_NAME gpp)
 set_target_properties(gpp_kokkos PROPERTIES EXPORT_NAME kokkos)
-set(_gpp_export_targets gpp_api gpp_kokkos)
+set(_gpp_export_targets gpp_api gpp_cxx gpp_kokkos)
 if(TARGET gpp_fortran)
   set_target_properties(gpp_fortran PROPERTIES EXPORT_NAME fortran)
   set_property(TARGET gpp_fortran APPEND PROPERTY INSTALL_RPATH ${_gpp_kokkos_dirs})

@@ -54,6 +54,16 @@ inline std::string kokkos_version_string() {
   return std::to_string(v / 10000) + "." + std::to_string((v / 100) % 100) + "." + std::to_string(v % 100);
 }
 
+/// Whether Kokkos was finalized in this process (it cannot start again): Kokkos 4 says so;
+/// Kokkos 3.4 has no such query, and its callers track what they finalized themselves.
+inline bool kokkos_finalized() {
+#if KOKKOS_VERSION >= 40000
+  return Kokkos::is_finalized();
+#else
+  return false;
+#endif
+}
+
 /// Kokkos::Profiling::ScopedRegion (Kokkos 4.x) for Kokkos 3.4 as well.
 class ScopedRegion {
  public:

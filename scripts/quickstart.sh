@@ -28,7 +28,8 @@ packages=(
   nlohmann-json3-dev                   # JSON: run records, ceilings and tuning files
   libgtest-dev                         # the test suite (ctest --preset serial)
   python3 python3-h5py                 # the tests that read gpp's HDF5 files with h5py
-  gfortran                             # the .dat round trip and the independent oracle (tests)
+  gfortran                             # the .dat round trip, the independent oracle (tests), the library's Fortran module
+  python3-dev python3-numpy pybind11-dev  # the library's Python module (docs/library.md)
   python3-matplotlib                   # tools/gpp_plot.py and its tests
 )
 
@@ -59,10 +60,18 @@ cmake --preset serial
 cmake --build --preset serial
 ./build/serial/app/gpp run inputs/small.toml
 
+# The library's parts (docs/library.md): what the configure step built, what it left out and why.
+library=$(sed -n 's/^GPP_LIBRARY_SUMMARY:INTERNAL=//p' build/serial/CMakeCache.txt)
+case "$library" in
+  *"Fortran module OFF"*|*"Python module OFF"*|OFF*) echo "quickstart: the library left something out: $library" ;;
+esac
+
 cat <<EOF
 
 quickstart: gpp is built: $PWD/build/serial/app/gpp
+  the library:       ${library:-(not reported by the configure step)}
   run the tests:     ctest --preset serial
   call it gpp:       export PATH="$PWD/build/serial/app:\$PATH"
-  or install it:     cmake --install build/serial --prefix "\$HOME/.local"   (bin/gpp, share/gpp/inputs, share/doc/gpp)
+  or install it:     cmake --install build/serial --prefix "\$HOME/.local"   (bin/gpp, share/gpp/inputs, share/doc/gpp;
+                     the library: lib/libgpp.so, include/gpp/, lib/cmake/gpp/, docs/install.md)
 EOF

@@ -118,6 +118,36 @@ void remove_private_session_base() {
 
 bool enabled() { return true; }
 
+namespace {
+// The communicator of the collectives: MPI_COMM_WORLD for the command, a caller's for the
+// library (CommunicatorScope).
+MPI_Comm& current_comm() {
+  static MPI_Comm c = MPI_COMM_WORLD;
+  return c;
+}
+MPI_Comm comm() { return current_comm(); }
+}  // namespace
+
+CommunicatorScope::CommunicatorScope(long long fortran_handle) {
+  int init = 0, fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  const bool mpi_runs = init && !fin;
+  if (fortran_handle != kNoCommunicator) {
+    if (!mpi_runs) throw Error("an MPI communicator was given, but MPI is not running (MPI_Init first)");
+    if (fortran_handle < INT_MIN || fortran_handle > INT_MAX || MPI_Comm_f2c(MPI_Fint(fortran_handle)) == MPI_COMM_NULL)
+      throw Error("the MPI communicator given (Fortran handle " + std::to_string(fortran_handle) +
+                  ") is not a communicator of this process");
+  }
+  saved_ = mpi_runs ? (long long)MPI_Comm_c2f(current_comm()) : kNoCommunicator;
+  if (mpi_runs)
+    current_comm() = fortran_handle == kNoCommunicator ? MPI_COMM_SELF : MPI_Comm_f2c(MPI_Fint(fortran_handle));
+}
+
+CommunicatorScope::~CommunicatorScope() {
+  if (saved_ != kNoCommunicator) current_comm() = MPI_Comm_f2c(MPI_Fint(saved_));
+}
+
 Environment::Environment(int& argc, char**& argv) {
   int already = 0;
   MPI_Initialized(&already);
@@ -149,13 +179,13 @@ bool running() {
 int rank() {
   if (!running()) return 0;
   int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  MPI_Comm_rank(comm(), &r);
   return r;
 }
 int size() {
   if (!running()) return 1;
   int n = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  MPI_Comm_size(comm(), &n);
   return n;
 }
 int local_rank() {
@@ -171,29 +201,27 @@ int local_size() {
   return n;
 }
 void barrier() {
-  if (size() > 1) MPI_Barrier(MPI_COMM_WORLD);
+  if (size() > 1) MPI_Barrier(comm());
 }
 void sum(double* values, int n) {
-  if (size() > 1) MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  if (size() > 1) MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_SUM, comm());
 }
 void sum(long long* values, int n) {
-  if (size() > 1) MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  if (size() > 1) MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_LONG_LONG, MPI_SUM, comm());
 }
 void sum(std::vector<std::complex<double>>& values) {
   // std::complex<double> is two doubles (re, im) by the standard's array-compatibility rule.
   sum(reinterpret_cast<double*>(values.data()), int_count(2 * values.size()));
 }
 void max(std::vector<double>& values) {
-  if (size() > 1)
-    MPI_Allreduce(MPI_IN_PLACE, values.data(), int_count(values.size()), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  if (size() > 1) MPI_Allreduce(MPI_IN_PLACE, values.data(), int_count(values.size()), MPI_DOUBLE, MPI_MAX, comm());
 }
 void min(std::vector<double>& values) {
-  if (size() > 1)
-    MPI_Allreduce(MPI_IN_PLACE, values.data(), int_count(values.size()), MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+  if (size() > 1) MPI_Allreduce(MPI_IN_PLACE, values.data(), int_count(values.size()), MPI_DOUBLE, MPI_MIN, comm());
 }
 std::vector<double> gather(double v) {
   std::vector<double> all(size(), v);
-  if (size() > 1) MPI_Allgather(&v, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, MPI_COMM_WORLD);
+  if (size() > 1) MPI_Allgather(&v, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, comm());
   return all;
 }
 std::vector<std::string> gather(const std::string& s) {
@@ -201,14 +229,14 @@ std::vector<std::string> gather(const std::string& s) {
   if (n == 1) return {s};
   const int len = int_count(s.size());
   std::vector<int> lens(n), offsets(n, 0);
-  MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, comm());
   long long total = 0;
   for (int r = 0; r < n; ++r) {
     offsets[r] = int(total);
     total += lens[r];
   }
   std::string all(std::size_t(int_count(std::size_t(total))), '\0');
-  MPI_Allgatherv(s.data(), len, MPI_CHAR, all.data(), lens.data(), offsets.data(), MPI_CHAR, MPI_COMM_WORLD);
+  MPI_Allgatherv(s.data(), len, MPI_CHAR, all.data(), lens.data(), offsets.data(), MPI_CHAR, comm());
   std::vector<std::string> out(n);
   for (int r = 0; r < n; ++r) out[r] = all.substr(offsets[r], lens[r]);
   return out;
@@ -221,18 +249,18 @@ void agree(const std::string& error) {
     return;
   }
   int mine = error.empty() ? n : rank(), first = n;
-  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm());
   if (first == n) return;
   int len = rank() == first ? int(std::min<std::size_t>(error.size(), 4096)) : 0;
-  MPI_Bcast(&len, 1, MPI_INT, first, MPI_COMM_WORLD);
+  MPI_Bcast(&len, 1, MPI_INT, first, comm());
   std::string message(std::size_t(len), '\0');
   if (rank() == first) message = error.substr(0, std::size_t(len));
-  MPI_Bcast(message.data(), len, MPI_CHAR, first, MPI_COMM_WORLD);
+  MPI_Bcast(message.data(), len, MPI_CHAR, first, comm());
   throw CollectiveError(first == 0 ? message : "rank " + std::to_string(first) + ": " + message);
 }
 
 int abort_all(int code) {
-  if (size() > 1) MPI_Abort(MPI_COMM_WORLD, code);
+  if (size() > 1) MPI_Abort(comm(), code);
   return code;
 }
 
@@ -241,12 +269,12 @@ std::string compare_with_rank0(const std::string& what, const std::string& mine)
   // Rank 0's length, then its bytes (lengths first: a rank never waits for more bytes
   // than are sent). Long values are compared whole but quoted short.
   long long len = rank() == 0 ? (long long)mine.size() : 0;
-  MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+  MPI_Bcast(&len, 1, MPI_LONG_LONG, 0, comm());
   std::string root(std::size_t(len), '\0');
   if (rank() == 0) root = mine;
   for (long long off = 0; off < len; off += INT_MAX / 2) {
     const int n = int(std::min<long long>(len - off, INT_MAX / 2));
-    MPI_Bcast(root.data() + off, n, MPI_CHAR, 0, MPI_COMM_WORLD);
+    MPI_Bcast(root.data() + off, n, MPI_CHAR, 0, comm());
   }
   if (root == mine) return "";
   auto quote = [](const std::string& s) { return "'" + (s.size() > 80 ? s.substr(0, 80) + "..." : s) + "'"; };
@@ -257,6 +285,11 @@ std::string compare_with_rank0(const std::string& what, const std::string& mine)
 #else  // one rank
 
 bool enabled() { return false; }
+CommunicatorScope::CommunicatorScope(long long fortran_handle) {
+  if (fortran_handle != kNoCommunicator)
+    throw Error("an MPI communicator was given, but this gpp was built without MPI (GPP_ENABLE_MPI=OFF)");
+}
+CommunicatorScope::~CommunicatorScope() = default;
 Environment::Environment(int&, char**&) {}
 Environment::~Environment() = default;
 int rank() { return 0; }

@@ -22,7 +22,23 @@ class Environment {
   Environment& operator=(const Environment&) = delete;
 };
 
-int rank();  // in MPI_COMM_WORLD; 0 without MPI
+/// The communicator of every collective below while it lives, given as its Fortran handle
+/// (MPI_Comm_c2f): the library's calls on a caller's communicator. kNoCommunicator: this
+/// process alone (MPI_COMM_SELF). Outside any scope (the command) it is MPI_COMM_WORLD.
+/// Throws gpp::Error for a handle given to a build without MPI, or while MPI is not running.
+inline constexpr long long kNoCommunicator = -1;
+class CommunicatorScope {
+ public:
+  explicit CommunicatorScope(long long fortran_handle);
+  ~CommunicatorScope();
+  CommunicatorScope(const CommunicatorScope&) = delete;
+  CommunicatorScope& operator=(const CommunicatorScope&) = delete;
+
+ private:
+  long long saved_ = kNoCommunicator;
+};
+
+int rank();  // in the communicator (MPI_COMM_WORLD outside a CommunicatorScope); 0 without MPI
 int size();  // 1 without MPI
 /// Rank among the ranks of this node (MPI_Comm_split_type shared), and their count.
 int local_rank();

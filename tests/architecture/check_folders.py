@@ -15,12 +15,15 @@
             behind the lab log (docs/lab/); shell and Python
   tests/    the tests, with the independent Fortran oracle (tests/oracle/) and the Fortran
             reader of the .dat round trip (tests/formats/)
+  examples/ the library's examples (docs/library.md), each a program a user builds against
+            an install: C++, C, Fortran, Python
 
 A shell script is executable with `#!/usr/bin/env bash` and runs `set -euo pipefail` (or
 -uo, where it carries on after a failed step), or is a library other scripts source: not
 executable, no shebang, its first line "# Sourced by ...". A Python script is executable
 with `#!/usr/bin/env python3`. No script lies outside these folders (docs/ keeps the
-command lists it records, spack/ its package), no Fortran outside tests/, no text names a
+command lists it records, spack/ its package), no Fortran outside tests/, examples/ and
+the library's Fortran module (api/fortran/), no text names a
 file of tools/ that is not there (a script that moved), and cmake/GppInstall.cmake
 installs tools/ and neither scripts/ nor lab/. Exit 0 when all holds, else 1 with one line
 per violation.
@@ -34,7 +37,9 @@ import checker
 
 PRODUCT, BUILD, LAB = "tools", "scripts", "lab"
 # Where each kind of file may live, by extension.
-SCRIPT_HOMES = {PRODUCT, BUILD, LAB, "tests", "docs", "spack", ".ci"}
+SCRIPT_HOMES = {PRODUCT, BUILD, LAB, "tests", "docs", "spack", ".ci", "examples"}
+# Where Fortran may live: with the tests, the library's examples, the library's module.
+FORTRAN_HOMES = ("tests" + os.sep, "examples" + os.sep, os.path.join("api", "fortran", ""))
 PRODUCT_IMPORTS = {"numpy", "matplotlib", "h5py"}
 SOURCE_TREE_ONLY = re.compile(r"(?<![\w/.-])(scripts|lab|tests)/")
 SKIP = re.compile(r"^(build.*|\.git|\.spack-env|out|__pycache__)$")
@@ -125,8 +130,9 @@ def check(src):
             ext = os.path.splitext(rel)[1]
             if ext in (".sh", ".py") and top not in SCRIPT_HOMES:
                 problems.append("%s: a script outside tools/, scripts/, lab/ and tests/" % rel)
-            if ext in (".f90", ".f", ".F90") and top != "tests":
-                problems.append("%s: Fortran belongs with the tests it serves (tests/)" % rel)
+            if ext in (".f90", ".f", ".F90") and not rel.startswith(FORTRAN_HOMES):
+                problems.append("%s: Fortran belongs with the tests it serves (tests/), the library's module "
+                                "(api/fortran/) or its examples (examples/)" % rel)
     if PRODUCT in tops:
         neighbours = {os.path.splitext(os.path.basename(f))[0] for f in files_of(src, PRODUCT)}
         for rel in files_of(src, PRODUCT):
@@ -232,6 +238,13 @@ def cases():
         ("a script at the top of another folder",
          dict(good, **{"inputs/make.py": ("#!/usr/bin/env python3\n", True)}), 1),
         ("the oracle outside tests/", dict(good, **{"lab/oracle.f90": ("program oracle\nend program\n", False)}), 2),
+        ("the library's Fortran module and its examples",
+         dict(good, **{"api/fortran/gpp.f90": ("module gpp\nend module\n", False),
+                       "examples/fortran/main.f90": ("program example\nend program\n", False),
+                       "examples/python/example.py": ("#!/usr/bin/env python3\n", True)}), 0),
+        ("Fortran and a script elsewhere in the library's room",
+         dict(good, **{"api/gpp.f90": ("module gpp\nend module\n", False),
+                       "api/python/make.py": ("#!/usr/bin/env python3\n", True)}), 2),
         ("a page that names a script where it was",
          dict(good, **{"docs/install.md": "Run `tools/build.sh`, then `python3 tools/plot.py`.\n"}), 1),
         ("scripts/ installed", dict(good, **{"cmake/GppInstall.cmake": (

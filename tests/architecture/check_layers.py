@@ -13,6 +13,10 @@ name). The compiler already refuses most upward includes (a room sees only the i
 directories of the rooms below it), but not one in a header that only rooms above include:
 this check does.
 
+The public headers (include/gpp/, installed) belong to the library's room (PUBLIC_ROOM, api/):
+only that room and the rooms above it include them (`#include <gpp/...>`), and they include
+no room's header (`#include "..."`): what is installed stands on its own.
+
 Namespaces follow the rooms: the rooms of the kernel itself (KERNEL_ROOMS: its types and
 physics, its spaces, its policies) may open `gpp`, whose names every room uses unqualified;
 every other room opens only `gpp::<room>` and namespaces nested in it; and no namespace but
@@ -36,6 +40,9 @@ SOURCE_EXT = (".cpp", ".hpp", ".h", ".cc")
 # The rooms whose names are the kernel's vocabulary (Deck, SpaceKind, Tunables, PolicyEntry),
 # declared in `gpp` itself.
 KERNEL_ROOMS = {"backend", "core", "policies"}
+# The room that owns the public headers, include/gpp/ (the library: docs/library.md).
+PUBLIC_ROOM = "api"
+PUBLIC_DIR = os.path.join("include", "gpp")
 NAMESPACE = re.compile(r"\s*namespace\s+([A-Za-z_][\w:]*)\s*\{")
 
 
@@ -68,7 +75,7 @@ def closure(rooms):
     return below
 
 
-def check(src, kernel=KERNEL_ROOMS):
+def check(src, kernel=KERNEL_ROOMS, public_room=PUBLIC_ROOM):
     problems = []
     rooms = rooms_of(src)
     if not rooms:
@@ -88,6 +95,19 @@ def check(src, kernel=KERNEL_ROOMS):
                 if f in owner:
                     problems.append("header %s is in both %s/ and %s/" % (f, owner[f], r))
                 owner[f] = r
+    public = os.path.join(src, PUBLIC_DIR)
+    if os.path.isdir(public):
+        if public_room not in rooms:
+            problems.append("%s/ exists but its room %s/ does not" % (PUBLIC_DIR, public_room))
+        for f in sorted(os.listdir(public)):
+            path = os.path.join(public, f)
+            if not os.path.isfile(path):
+                continue
+            for n, line in enumerate(open(path, encoding="utf-8", errors="replace"), 1):
+                m = re.match(r'\s*#\s*include\s*"([^"]+)"', line)
+                if m:
+                    problems.append('%s/%s:%d includes "%s": a public header includes only <...> headers'
+                                    % (PUBLIC_DIR, f, n, m.group(1)))
     # One pass over every source line: its includes and the namespaces it opens.
     opened = {}
     for r in rooms:
@@ -103,6 +123,12 @@ def check(src, kernel=KERNEL_ROOMS):
                     home = owner.get(name)
                     if home is not None and home != r and home not in below[r]:
                         problems.append("%s includes %s from %s/, which %s/ does not depend on" % (where, name, home, r))
+                    continue
+                m = re.match(r"\s*#\s*include\s*<gpp/([^>]+)>", line)
+                if m:
+                    if r != public_room and public_room not in below[r]:
+                        problems.append("%s includes the public header gpp/%s, which belongs to %s/, which %s/ does "
+                                        "not depend on" % (where, m.group(1), public_room, r))
                     continue
                 m = NAMESPACE.match(line)
                 if not m:
@@ -372,6 +398,11 @@ def cases():
         ("a room in another room's namespace", dict(good, **{"top/c.cpp": "namespace gpp::mid {\n}\n"}), 1),
         ("a room's namespace nested elsewhere",
          dict(good, **{"top/c.cpp": "namespace gpp::top {\n}\n  namespace gpp::other::top {\n}\n"}), 1),
+        ("the public headers included from below their room",
+         dict(good, **{"include/gpp/pub.hpp": "#pragma once\n", "low/a.cpp": "#include <gpp/pub.hpp>\n",
+                       "mid/b.cpp": "#include <gpp/pub.hpp>\n"}), 1),
+        ("a public header that includes a room's header",
+         dict(good, **{"include/gpp/pub.hpp": '#pragma once\n#include "low.hpp"\n#include <vector>\n'}), 1),
         ("one namespace in two kernel rooms",
          dict(good, **{"low/a.cpp": "namespace gpp::util {\n}\n", "mid/b.cpp": "namespace gpp {\nnamespace gpp::util {\n}\n"}), 1),
     ]
@@ -410,4 +441,4 @@ def summary(src):
 
 
 if __name__ == "__main__":
-    sys.exit(checker.main(sys.argv, __doc__, check, cases, summary, lambda d: check(d, kernel={"low", "mid"})))
+    sys.exit(checker.main(sys.argv, __doc__, check, cases, summary, lambda d: check(d, kernel={"low", "mid"}, public_room="mid")))

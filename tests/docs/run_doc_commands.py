@@ -11,12 +11,17 @@ A block is runnable when the line just before its opening fence is an HTML comme
   <!-- runnable -->             the block must exit 0
   <!-- runnable exit=N -->      the block must exit N (a refusal shown on purpose)
 
-and its fence is ```sh or ```bash. The blocks of a page run in order, as a reader would
+and its fence is ```sh or ```bash, or ```python (the library's Python module, docs/library.md).
+The blocks of a page run in order, as a reader would
 type them, in one fresh empty folder (a later block may read what an earlier one wrote),
 each with bash -e (-o pipefail), GPP's folder first on PATH, HOME a fresh folder (no
 tuning file of the user's), GPP_TUNING_FILE unset and OMP_PROC_BIND=false: so decks are
 found by name (`gpp run small`) and a command that works only from the repository root
-fails here.
+fails here. A python block runs with the --python interpreter, the --python-path folder (the
+built module gpp) first on PYTHONPATH and MPLBACKEND=Agg, as a notebook cell: after the
+page's earlier python blocks, in the same namespace (they run again first, their output
+not shown). A page with a python block is skipped (exit 77) when no --python is given: a
+build without the Python module.
 
 A fenced block right after a runnable one may be marked, on the line before its fence:
 
@@ -30,6 +35,7 @@ A fenced block right after a runnable one may be marked, on the line before its 
 so a shown output or error message cannot drift from what gpp prints. A page with no
 runnable block is an error: the test that names it would check nothing."""
 import argparse
+import json
 import os
 import re
 import shutil
@@ -78,8 +84,8 @@ def runnable(path):
             if OUT.match(b.marker) and not (k and RUN.match(bs[k - 1].marker)):
                 raise SystemExit(f"{path}:{b.line}: an <!-- output --> block must follow a runnable block")
             continue
-        if b.lang not in ("sh", "bash"):
-            raise SystemExit(f"{path}:{b.line}: a runnable block must be ```sh or ```bash, not '{b.lang}'")
+        if b.lang not in ("sh", "bash", "python"):
+            raise SystemExit(f"{path}:{b.line}: a runnable block must be ```sh, ```bash or ```python, not '{b.lang}'")
         b.expect_exit = int(m.group(1) or 0)
         if k + 1 < len(bs) and OUT.match(bs[k + 1].marker):
             b.output = bs[k + 1]
@@ -126,16 +132,38 @@ def check_output(block, printed):
     return None
 
 
-def run_block(block, gpp, timeout, work):
-    """Run one block in the page's folder WORK; a problem as text, or None."""
+# A python block as a notebook cell: the earlier cells run first, quietly, in one namespace.
+PYTHON_DRIVER = """
+import contextlib, io, json, sys
+cells = json.load(open(sys.argv[1]))
+scope = {"__name__": "__main__"}
+for n, cell in enumerate(cells):
+    last = n == len(cells) - 1
+    with contextlib.ExitStack() as quiet:
+        if not last:
+            quiet.enter_context(contextlib.redirect_stdout(io.StringIO()))
+        exec(compile(cell, "<block %d>" % (n + 1), "exec"), scope)
+"""
+
+
+def run_block(block, gpp, timeout, work, python=None, earlier=()):
+    """Run one block in the page's folder WORK (a python block after the page's `earlier`
+    python blocks); a problem as text, or None."""
     home = os.path.join(work, ".home")
     os.makedirs(home, exist_ok=True)
     env = {k: v for k, v in os.environ.items() if k != "GPP_TUNING_FILE"}
     env.update(PATH=os.path.dirname(gpp) + os.pathsep + env.get("PATH", ""), HOME=home, OMP_PROC_BIND="false")
-    script = "set -eo pipefail\n" + block.text + "\n"
+    if block.lang == "python":
+        interpreter, path = python
+        env.update(PYTHONPATH=path + os.pathsep + env.get("PYTHONPATH", ""), MPLBACKEND="Agg")
+        cells = os.path.join(home, "cells.json")
+        with open(cells, "w", encoding="utf-8") as f:
+            json.dump([b.text for b in earlier] + [block.text], f)
+        command = [interpreter, "-c", PYTHON_DRIVER, cells]
+    else:
+        command = ["bash", "-c", "set -eo pipefail\n" + block.text + "\n"]
     try:
-        r = subprocess.run(["bash", "-c", script], cwd=work, env=env, capture_output=True, text=True,
-                           timeout=timeout)
+        r = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return f"did not finish in {timeout} s"
     printed = r.stdout + r.stderr
@@ -151,7 +179,11 @@ def run_block(block, gpp, timeout, work):
     return None
 
 
-def check_pages(pages, gpp, source_dir, timeout):
+SKIPPED = 77
+
+
+def check_pages(pages, gpp, source_dir, timeout, python=None):
+    """The failures; SKIPPED when a page has python blocks and no python is given."""
     failures = 0
     for page in pages:
         bs = runnable(page)
@@ -159,10 +191,15 @@ def check_pages(pages, gpp, source_dir, timeout):
             print(f"{page}: no runnable block (<!-- runnable --> before a ```sh fence)")
             failures += 1
             continue
+        if python is None and any(b.lang == "python" for b in bs):
+            print(f"{page}: skipped: it has python blocks, and this build has no Python module (no --python)")
+            return SKIPPED
         work = tempfile.mkdtemp(prefix="gpp-docs.")
+        done = []
         for b in bs:
             first = b.text.strip().split("\n")[0]
-            problem = run_block(b, gpp, timeout, work)
+            problem = run_block(b, gpp, timeout, work, python, [e for e in done if e.lang == "python"])
+            done.append(b)
             where = f"{os.path.relpath(page, source_dir)}:{b.line}"
             if problem:
                 failures += 1
@@ -188,6 +225,12 @@ def self_test(gpp, source_dir, timeout):
         ("<!-- runnable -->\n```sh\ngpp --version\n```\n<!-- output: labels -->\n```text\ngpp 0.0.0\nnolabel here\n```\n", False),
         ("<!-- runnable -->\n```sh\necho one > f\n```\n<!-- runnable -->\n```sh\ntest -f f\n```\n", True),
         ("Only prose, no runnable block.\n", False),
+        ("<!-- runnable -->\n```python\nx = 6 * 7\n```\n<!-- runnable -->\n```python\nprint('x is', x)\n```\n"
+         "<!-- output -->\n```text\nx is 42\n```\n", True),
+        ("<!-- runnable -->\n```python\nraise SystemExit(3)\n```\n", False),
+        ("<!-- runnable -->\n```python\nprint('a')\n```\n<!-- runnable -->\n```python\nprint('b')\n```\n"
+         "<!-- output -->\n```text\na\n```\n", False),
+        ("<!-- runnable -->\n```python\nprint(undefined_name)\n```\n", False),
     ]
     bad = 0
     with tempfile.TemporaryDirectory() as d:
@@ -198,7 +241,7 @@ def self_test(gpp, source_dir, timeout):
             with open(os.devnull, "w") as null:
                 saved, sys.stdout = sys.stdout, null
                 try:
-                    failed = check_pages([page], gpp, source_dir, timeout) > 0
+                    failed = check_pages([page], gpp, source_dir, timeout, (sys.executable, d)) > 0
                 finally:
                     sys.stdout = saved
             if failed == passes:
@@ -214,6 +257,8 @@ def main():
     ap.add_argument("--gpp")
     ap.add_argument("--source-dir", default=".")
     ap.add_argument("--timeout", type=int, default=900, help="seconds per block")
+    ap.add_argument("--python", help="the interpreter of python blocks (one that imports the module gpp)")
+    ap.add_argument("--python-path", default="", help="the folder holding the module gpp, first on PYTHONPATH")
     ap.add_argument("--self-test", action="store_true")
     ap.add_argument("--list", metavar="DIR", help="print the pages under DIR that have a runnable block, one a line")
     ap.add_argument("pages", nargs="*")
@@ -234,7 +279,9 @@ def main():
         return 1 if self_test(gpp, os.path.abspath(a.source_dir), 120) else 0
     if not a.pages:
         raise SystemExit("no page given")
-    return 1 if check_pages([os.path.abspath(p) for p in a.pages], gpp, os.path.abspath(a.source_dir), a.timeout) else 0
+    python = (a.python, os.path.abspath(a.python_path) if a.python_path else "") if a.python else None
+    failures = check_pages([os.path.abspath(p) for p in a.pages], gpp, os.path.abspath(a.source_dir), a.timeout, python)
+    return SKIPPED if failures == SKIPPED else (1 if failures else 0)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,10 @@
 // non-uniform decks of tests/oracle/ (every arm, the cutoff in both arms, the TOL_Zero
 // clamp deciding cuts, occupied/half/empty bands, skipped G'). Its results are stored in
 // tests/oracle/<deck>.expected; docs/oracle.md says how they were made.
+#if GPP_TEST_LIBRARY
+#include <gpp/gpp.hpp>
+#endif
+
 #include "gpp_counts.hpp"
 #include "gpp_fast_reference.hpp"
 #include "gpp_fortran_io.hpp"
@@ -161,11 +165,44 @@ const session::ReferencePass& fast_pass(SpaceKind k, const OracleProblem& p) {
 
 // What is checked against the oracle: every registered policy on every space it is built
 // for ("policy@space"), and the two references (the fast reference on every space).
+#if GPP_TEST_LIBRARY
+// The library's C++ API on the deck's host arrays (the caller's arrays: wrapped, not
+// copied), with the default policy of space k.
+SigmaSums run_api(SpaceKind k, const OracleProblem& p) {
+  const GppData<Kokkos::HostSpace>& h = p.data->host;
+  const auto c = [](const auto& v) {
+    return api::Matrix<std::complex<double>>{reinterpret_cast<const std::complex<double>*>(v.data()),
+                                             std::int64_t(v.extent(0)), std::int64_t(v.extent(1))};
+  };
+  api::Arrays a;
+  a.aqsntemp = c(h.aqsntemp);
+  a.aqsmtemp_local = c(h.aqsmtemp_local);
+  a.I_eps_array = c(h.I_eps_array);
+  a.wtilde_array = c(h.wtilde_array);
+  a.wx_array_t = {h.wx_array_t.data(), h.nw, h.nbands};
+  a.occ_array = {h.occ_array.data(), h.nbands};
+  a.vcoul_loc = {h.vcoul_loc.data(), h.ngpown};
+  a.sexcut = h.sexcut;
+  a.limittwo = h.limittwo;
+  api::Options o;
+  o.space = to_string(k);
+  o.static_remainder = false;
+  const api::Result r = api::compute(a, o);
+  SigmaSums s;
+  s.sch_sum = r.achtemp;  // zero start values: achtemp = sch_sum, asxtemp = -ssx_sum
+  for (const auto& z : r.asxtemp) s.ssx_sum.push_back(-z);
+  return s;
+}
+#endif
+
 SigmaSums run_implementation(const std::string& name, const OracleProblem& p) {
   if (name == "host-reference") return reference_sums(p.data->host);
   const auto at = name.find('@');
   const SpaceKind k = name.substr(at + 1) == "device" ? SpaceKind::Device : SpaceKind::Host;
   if (name.substr(0, at) == "fast-reference") return fast_pass(k, p).sums;
+#if GPP_TEST_LIBRARY
+  if (name.substr(0, at) == "api") return run_api(k, p);
+#endif
   return run_policy(find_policy(name.substr(0, at)), k, *p.data);
 }
 
@@ -173,6 +210,9 @@ std::vector<std::string> implementations() {
   std::vector<std::string> names = {"host-reference"};
   for (const SpaceKind k : build_spaces()) {
     names.push_back(std::string("fast-reference@") + to_string(k));
+#if GPP_TEST_LIBRARY
+    names.push_back(std::string("api@") + to_string(k));
+#endif
     for (const auto& e : policy_registry())
       if (e.runs_on(k)) names.push_back(e.name + "@" + to_string(k));
   }

@@ -13,11 +13,12 @@ When PyYAML is importable (Debian: python3-yaml) it reads the file too, as an in
 oracle, and both must find the same specs.
 
 The package: package.py must compile, start with spack's license header, derive from
-CMakePackage, CudaPackage and ROCmPackage, declare the openmp, hdf5, kokkos-kernels and mpi
-variants and cuda_arch and amdgpu_target again as single-valued (the base classes' take
+CMakePackage, CudaPackage and ROCmPackage, declare the openmp, hdf5, kokkos-kernels, mpi,
+library, fortran and python variants and cuda_arch and amdgpu_target again as single-valued (the base classes' take
 several, which Kokkos cannot honour), have a homepage, url, maintainers and license, the
 versions main and a released one with a sha256, the stand-alone tests (test_version,
-test_small_deck, test_installed_deck, each with a docstring), accept exactly the Kokkos
+test_small_deck, test_installed_deck, and the library's test_library_cxx, _c, _fortran and
+_python, each with a docstring), accept exactly the Kokkos
 range that was tested (KOKKOS_RANGE), and every GPP_* CMake option it sets must be one the
 project's CMake declares. The repository must be laid out as spack 1.x expects
 (<...>/spack_repo/<namespace>/repo.yaml, packages/gpp/package.py).
@@ -37,9 +38,10 @@ import tempfile
 
 SPEC_LIST_KEYS = ("specs",)
 SPEC_VALUE_KEYS = ("spec",)
-REQUIRED_VARIANTS = ("openmp", "hdf5", "kokkos-kernels", "mpi", "cxxstd")
+REQUIRED_VARIANTS = ("openmp", "hdf5", "kokkos-kernels", "mpi", "cxxstd", "library", "fortran", "python")
 SINGLE_VALUED = ("cuda_arch", "amdgpu_target")
-REQUIRED_TESTS = ("test_version", "test_small_deck", "test_installed_deck")
+REQUIRED_TESTS = ("test_version", "test_small_deck", "test_installed_deck", "test_library_cxx", "test_library_c",
+                  "test_library_fortran", "test_library_python")
 # The Kokkos releases gpp was built and tested with: 3.4 (Debian 12), 4.6, 4.7, 5.2.
 KOKKOS_RANGE = "kokkos@3.4:5"
 LICENSE_HEADER = (
@@ -379,10 +381,15 @@ def check_package(package, source_dir):
     problems += check_package_class(cls, package)
     strings = {n.value for n in ast.walk(cls) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
     declared = set()
-    cmake_files = [os.path.join(source_dir, "CMakeLists.txt")]
+    cmake_files = []
     cmake_dir = os.path.join(source_dir, "cmake")
     if os.path.isdir(cmake_dir):
         cmake_files += [os.path.join(cmake_dir, n) for n in os.listdir(cmake_dir) if n.endswith(".cmake")]
+    # Every CMakeLists.txt of the project (the rooms declare options too: api/python), not
+    # the build folders' nor the examples' (separate projects).
+    for base, dirs, files in os.walk(source_dir):
+        dirs[:] = [d for d in dirs if d not in ("build", "examples", "spack") and not d.startswith(".")]
+        cmake_files += [os.path.join(base, n) for n in files if n == "CMakeLists.txt"]
     for path in cmake_files:
         with open(path, encoding="utf-8") as f:
             declared.update(re.findall(r"(?:option|set)\(\s*(GPP_\w+)", f.read()))
@@ -410,6 +417,9 @@ class Gpp(CMakePackage, CudaPackage, ROCmPackage):
     variant("kokkos-kernels", default=True, description="d")
     variant("mpi", default=False, description="d")
     variant("cxxstd", default="17", values=("17", "20"), multi=False, description="d")
+    variant("library", default=True, description="d")
+    variant("fortran", default=True, when="+library", description="d")
+    variant("python", default=False, when="+library", description="d")
     variant("cuda_arch", values=("none", "70"), default="none", multi=False, description="d")
     variant("amdgpu_target", values=("none",), default="none", multi=False, description="d")
     depends_on("kokkos@3.4:5")
@@ -419,6 +429,14 @@ class Gpp(CMakePackage, CudaPackage, ROCmPackage):
         """s"""
     def test_installed_deck(self):
         """i"""
+    def test_library_cxx(self):
+        """x"""
+    def test_library_c(self):
+        """c"""
+    def test_library_fortran(self):
+        """f"""
+    def test_library_python(self):
+        """p"""
 ''' % ("0" * 64)
 _GOOD_YAML = (
     "spack:\n  packages:\n    kokkos:\n      require: \"@4.7.00\"\n"

@@ -49,6 +49,11 @@ class Gpp(CMakePackage, CudaPackage, ROCmPackage):
         description="the host policy's loops on xsimd vectors (off: portable packs, GPP_ENABLE_XSIMD)",
     )
     variant("cxxstd", default="17", values=("17", "20"), multi=False, description="C++ standard")
+    # The library (docs/library.md): libgpp with the C++ API and the C interface; its
+    # Fortran module and Python module where asked for.
+    variant("library", default=True, description="libgpp, <gpp/gpp.hpp> and <gpp/gpp.h> (needs a shared Kokkos)")
+    variant("fortran", default=True, when="+library", description="the Fortran module gpp (libgpp_fortran)")
+    variant("python", default=False, when="+library", description="the Python module gpp (pybind11, NumPy)")
 
     # Kokkos builds for exactly one GPU architecture: one value, not a list (the base
     # classes' variants take several, which Kokkos cannot honour).
@@ -73,6 +78,7 @@ class Gpp(CMakePackage, CudaPackage, ROCmPackage):
 
     depends_on("c", type="build")  # project(... LANGUAGES C CXX): FindHDF5 needs C
     depends_on("cxx", type="build")
+    depends_on("fortran", type="build", when="+fortran")
     depends_on("cmake@3.21:", type="build")  # cmake_minimum_required, as the presets
 
     # Tested: Kokkos 3.4 (Debian 12), 4.6, 4.7 and 5.2 (backend/gpp_compat.hpp). Kokkos 5
@@ -137,6 +143,16 @@ class Gpp(CMakePackage, CudaPackage, ROCmPackage):
     depends_on("nlohmann-json@3.10:")  # run records, ceilings and tuning files
     depends_on("googletest@1.12:", type="test")
 
+    # One Kokkos for the library and its caller: a shared one.
+    depends_on("kokkos+shared", when="+library")
+    with when("+python"):
+        extends("python")
+        depends_on("python@3.8:", type=("build", "run"))
+        depends_on("py-pybind11@2.6:", type="build")
+        depends_on("py-numpy", type=("build", "run", "test"))
+    # The stand-alone tests build the installed examples with CMake.
+    depends_on("cmake@3.21:", type="test", when="+library")
+
     sanity_check_is_file = [
         join_path("bin", "gpp"),
         join_path("share", "gpp", "inputs", "small.toml"),
@@ -177,7 +193,14 @@ class Gpp(CMakePackage, CudaPackage, ROCmPackage):
             # The host ISA is the spec's target: spack's compiler wrapper adds its flags
             # (e.g. -march=sapphirerapids for target=sapphirerapids), so no -march=native.
             self.define("GPP_HOST_ARCH", "OFF"),
+            self.define("GPP_ENABLE_LIBRARY", "ON" if self.spec.satisfies("+library") else "OFF"),
+            self.define("GPP_ENABLE_FORTRAN", "ON" if self.spec.satisfies("+fortran") else "OFF"),
+            self.define("GPP_ENABLE_PYTHON", "ON" if self.spec.satisfies("+python") else "OFF"),
         ]
+        if self.spec.satisfies("+python"):
+            # spack's python, and its site-packages layout under the prefix (extends).
+            args.append(self.define("GPP_PYTHON", self.spec["python"].command.path))
+            args.append(self.define("GPP_PYTHON_INSTALL_DIR", os.path.relpath(python_platlib, self.prefix)))
         if self.spec.satisfies("+cuda"):
             # nvcc_wrapper of the kokkos-nvcc-wrapper package, itself wrapping spack's C++.
             args.append(self.define("CMAKE_CXX_COMPILER", self["kokkos"].kokkos_cxx))
@@ -215,6 +238,57 @@ class Gpp(CMakePackage, CudaPackage, ROCmPackage):
         results = [line for line in out.splitlines() if line.startswith("RESULT ")]
         assert len(results) >= 10, out
         assert all("verified=yes" in line for line in results), out
+
+    # The library's stand-alone tests build the installed examples (cached with the
+    # package) against the prefix, as a user's project would, and run them: each exits 1
+    # when gpp's sums differ from its own loop.
+    @run_after("install")
+    def cache_examples(self):
+        if self.spec.satisfies("+library"):
+            cache_extra_test_sources(self, ["examples"])
+
+    def _example(self, language):
+        """builds examples/LANGUAGE against the install with CMake and runs it"""
+        src = join_path(self.test_suite.current_test_cache_dir, "examples", language)
+        build = join_path(self.test_suite.current_test_cache_dir, "build-" + language)
+        cmake = which("cmake", required=True)
+        cmake("-S", src, "-B", build, f"-DCMAKE_PREFIX_PATH={self.prefix}", "-DCMAKE_BUILD_TYPE=Release")
+        cmake("--build", build)
+        example = which(join_path(build, "gpp_example_" + language), required=True)
+        with set_env(OMP_NUM_THREADS="2", OMP_PROC_BIND="false"):
+            out = example(output=str.split, error=str.split)
+        return out
+
+    def test_library_cxx(self):
+        """the C++ example, built against the installed package, agrees with its own loop"""
+        if not self.spec.satisfies("+library"):
+            raise SkipTest("built without the library (~library)")
+        out = self._example("cxx")
+        assert "DIFFERS" not in out and "agrees" in out, out
+
+    def test_library_c(self):
+        """the C example, built against the installed package, agrees with its own loop"""
+        if not self.spec.satisfies("+library"):
+            raise SkipTest("built without the library (~library)")
+        out = self._example("c")
+        assert "agree" in out and "DIFFER" not in out, out
+
+    def test_library_fortran(self):
+        """the Fortran example calls gpp through the module and agrees with its own loop"""
+        if not self.spec.satisfies("+fortran"):
+            raise SkipTest("built without the Fortran module (~fortran)")
+        out = self._example("fortran")
+        assert "the sums agree with the loop" in out, out
+
+    def test_library_python(self):
+        """the Python example calls the installed module and agrees with its own loop"""
+        if not self.spec.satisfies("+python"):
+            raise SkipTest("built without the Python module (~python)")
+        script = join_path(self.test_suite.current_test_cache_dir, "examples", "python", "gpp_example.py")
+        python = which(self.spec["python"].command.path, required=True)
+        with set_env(PYTHONPATH=python_platlib, OMP_NUM_THREADS="2", OMP_PROC_BIND="false"):
+            out = python(script, output=str.split, error=str.split)
+        assert "imported gpp from " + python_platlib in out and "DIFFERS" not in out, out
 
     def test_installed_deck(self):
         """a deck given by name is found in the installed share/gpp/inputs"""

@@ -384,6 +384,10 @@ TEST(ReferenceStore, DeckDigestSeesEveryArrayTheKernelReads) {
 
 const std::string kDeck = std::string(GPP_SOURCE_DIR) + "/inputs/small.toml";
 const std::string kFast = " --policy host --space host --repeat 1 --warmup 0";
+// Where --verify auto computes a reference, and so where the store keeps it: the device
+// in a GPU build, else the host; and the backend the text names for it.
+const std::string kAutoSpace = kHasDeviceSpace ? "device" : "host";
+const std::string kAutoBackend = DeviceExec::name();
 
 struct GppRun {
   SplitOutcome o;
@@ -422,7 +426,7 @@ class ReferenceCache : public ::testing::Test {
   void expect_passed(const GppRun& r, const std::string& what) {
     ASSERT_EQ(r.o.code, 0) << what << "\n" << r.o.out << r.o.err;
     EXPECT_TRUE(r.record["passed"].get<bool>()) << what;
-    EXPECT_NE(r.o.out.find("verification (host): against the host reference"), std::string::npos) << what;
+    EXPECT_NE(r.o.out.find("verification (host): against the " + kAutoSpace + " reference"), std::string::npos) << what;
     EXPECT_NE(r.o.out.find("PASSED"), std::string::npos) << what;
   }
 };
@@ -448,11 +452,11 @@ TEST_F(ReferenceCache, ASecondRunVerifiesAgainstTheStoredReference) {
   EXPECT_EQ(second.record["static_remainder"]["rel_error"].is_number(), true);  // achstemp verified too
   const auto& v = second.record["verification"];
   EXPECT_EQ(v["reference_date"], first.record["verification"]["reference_date"]);
-  EXPECT_EQ(v["reference_space"], "host");
+  EXPECT_EQ(v["reference_space"], kAutoSpace);
   EXPECT_EQ(v["reference_file"].get<std::string>(), file);
   EXPECT_EQ(v["reference_pass_s"], first.record["verification"]["reference_pass_s"]);
-  EXPECT_NE(second.o.out.find("verifying against the host reference (stored reference, computed " +
-                              v["reference_date"].get<std::string>() + " on the host (Serial"),
+  EXPECT_NE(second.o.out.find("verifying against the " + kAutoSpace + " reference (stored reference, computed " +
+                              v["reference_date"].get<std::string>() + " on the " + kAutoSpace + " (" + kAutoBackend),
             std::string::npos)
       << second.o.out;
   EXPECT_NE(second.o.out.find("read from " + file + "; tolerance"), std::string::npos) << second.o.out;
@@ -462,12 +466,12 @@ TEST_F(ReferenceCache, ASecondRunVerifiesAgainstTheStoredReference) {
   expect_passed(renamed, "renamed");
   EXPECT_EQ(source_of(renamed), "stored");
 
-  // --verify host recomputes and refreshes the file; --no-reference-cache neither reads
-  // nor writes it.
+  // --verify host (device in a GPU build: the space auto took) recomputes and refreshes
+  // the file; --no-reference-cache neither reads nor writes it.
   struct stat before, after;
   ASSERT_EQ(::stat(file.c_str(), &before), 0);
-  const GppRun again = run_gpp("run " + kDeck + kFast + " --verify host", env(), json);
-  expect_passed(again, "--verify host");
+  const GppRun again = run_gpp("run " + kDeck + kFast + " --verify " + kAutoSpace, env(), json);
+  expect_passed(again, "--verify " + kAutoSpace);
   EXPECT_EQ(source_of(again), "computed");
   EXPECT_EQ(reference_of(again), reference_of(first));
   EXPECT_EQ(stored_files().size(), 1u);

@@ -30,8 +30,11 @@ if(MODE STREQUAL "install")
       fail("${f} is not installed")
     endif()
   endforeach()
-  # The public headers only: no header of a room is installed.
+  # The public headers only: nothing else in include/gpp, and no header of a room (each is
+  # named gpp_*.hpp) anywhere. Other headers may be there: a Kokkos built in-tree
+  # (GPP_KOKKOS_SOURCE_DIR) installs its own beside gpp's, as its consumers need them.
   file(GLOB_RECURSE headers RELATIVE ${PREFIX}/${CMAKE_INSTALL_INCLUDEDIR} ${PREFIX}/${CMAKE_INSTALL_INCLUDEDIR}/*)
+  list(FILTER headers INCLUDE REGEX "^gpp/|(^|/)gpp_[^/]*\\.(h|hpp)$")
   list(FILTER headers EXCLUDE REGEX "^gpp/(gpp\\.hpp|gpp\\.h|fortran/gpp\\.mod)$")
   if(headers)
     fail("installed headers beyond the public ones: ${headers}")

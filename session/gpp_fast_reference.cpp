@@ -54,9 +54,7 @@ enum BandField : int {
   kPr,
   kPi,  // P = I_eps aqsntemp
   kQr,
-  kQi,  // Q = Omega2 aqsntemp
-  kQrW,
-  kQiW,  // Re Q and Im Q times Im(wtilde^2)
+  kQi,  // Q = Omega2 aqsntemp (occupied bands only)
   kBandFields
 };
 
@@ -105,8 +103,6 @@ KOKKOS_FORCEINLINE_FUNCTION Band make_band_values(const Row& p, const double nr,
   b.f[kPi] = p[kIr] * ni + p[kIi] * nr;
   b.f[kQr] = p[kOr] * nr - p[kOi] * ni;
   b.f[kQi] = p[kOr] * ni + p[kOi] * nr;
-  b.f[kQrW] = b.f[kQr] * p[kW2i];
-  b.f[kQiW] = b.f[kQi] * p[kW2i];
   return b;
 }
 
@@ -178,8 +174,8 @@ KOKKOS_FORCEINLINE_FUNCTION Term term_from(const Row& p, const BandRow& n, const
   // range): a select would make g++ load Q's rows under a mask, which it then did not
   // vectorise.
   const double m = u.regular ? 1.0 : 0.0;
-  t.ssx_r = m * (n[kQr] * u.cr - n[kQiW]) + (1.0 - m) * (n[kPr] * nr - n[kPi] * ni);
-  t.ssx_i = m * (n[kQi] * u.cr + n[kQrW]) + (1.0 - m) * (n[kPr] * ni + n[kPi] * nr);
+  t.ssx_r = m * (n[kQr] * u.cr - n[kQi] * p[kW2i]) + (1.0 - m) * (n[kPr] * nr - n[kPi] * ni);
+  t.ssx_i = m * (n[kQi] * u.cr + n[kQr] * p[kW2i]) + (1.0 - m) * (n[kPr] * ni + n[kPi] * nr);
   t.ssx_scale = u.regular ? rc : -0.25 * rn;
   const bool regular_over = p[kOsq] * rc > p[kCut2];
   const bool near_over = p[kIsq16] * (u.a * u.a + u.bb) * rn > p[kCut2];
@@ -290,6 +286,94 @@ KOKKOS_FORCEINLINE_FUNCTION int arm_of(const Term& t) { return t.regular ? kRegu
 KOKKOS_FORCEINLINE_FUNCTION bool adds_sch(const Term& t) { return t.regular; }
 KOKKOS_FORCEINLINE_FUNCTION bool adds_ssx(const Term& t) { return (t.regular | t.near) & !t.cut; }
 
+// ---- the lean form: one ssx denominator a term -------------------------------------------
+
+// The same term with fewer operations, for the loops where every value is in range: the
+// regular and the near-pole arm's ssx differ only in their operands, so each term takes
+// its arm's: ssx aqsn = A B / d2 with (A, B, d2) = (Q, conj(cden), |cden|^2) on the
+// regular arm and (P, (a + ib) conj(c), |c|^2), times -1/4, on the near-pole arm; one
+// reciprocal of den = |wdiff|^2 d2 gives 1/|wdiff|^2 (sch) and 1/d2 (ssx, the cut), and
+// two frequencies share one division. Its values are term_from's up to the order of a few
+// roundings; its arms and cuts are decided by the same comparisons of the same values.
+struct LeanParts {
+  double wd, a, b, cr, c_r, bb, d2, den;  // |wdiff|^2, wtilde conj(wdiff) = a + ib, Re cden, Re c, b^2, d2, den
+  bool regular, near;
+};
+
+template <class Row>
+KOKKOS_FORCEINLINE_FUNCTION LeanParts lean_parts(const Row& p, const double x, const double x2) {
+  LeanParts u;
+  const double dr = x - p[kWr];
+  u.wd = dr * dr + p[kWi2];
+  u.a = p[kWr] * dr - p[kWi2];
+  u.b = p[kWi] * x;
+  u.regular = u.wd > p[kThrRegular];
+  u.near = !u.regular & (u.wd < p[kThrNear]);
+  u.cr = x2 - p[kW2r];
+  const double cden2 = u.cr * u.cr + p[kW2i2];
+  u.c_r = u.a + 0.5 * u.wd;
+  u.bb = u.b * u.b;
+  const double c2 = u.c_r * u.c_r + u.bb;
+  u.d2 = u.regular ? cden2 : c2;
+  u.den = u.wd * u.d2;
+  return u;
+}
+
+// What an occupied band's term adds (sch aqsn, ssx aqsn, before occ and conj(aqsm)), from
+// its parts and r = 1/den, and its arm_code (below); `Negative`: wx < 0 (the sexcut test
+// applies). A term whose reciprocal is out of range where it is used is flagged in the
+// code (exceptional): the chunk is then redone by the careful form. Reciprocals enter
+// only through selects, so that a term that adds nothing (the zero arm, |wdiff| = 0)
+// leaves no inf or NaN in the sums.
+template <bool Negative, class Row, class BandRow>
+KOKKOS_FORCEINLINE_FUNCTION void lean_occupied(const Row& p, const BandRow& n, const LeanParts& u, const double r,
+                                               double& sch_r, double& sch_i, double& ssx_r, double& ssx_i,
+                                               double& code) {
+  const double rw = r * u.d2, rs = r * u.wd;  // 1/|wdiff|^2, 1/d2
+  const double pr = n[kPr], pi = n[kPi], qr = n[kQr], qi = n[kQi];
+  const double sw = u.regular ? rw : 0.0;
+  sch_r += sw * (u.a * pr - u.b * pi);
+  sch_i += sw * (u.a * pi + u.b * pr);
+  const double ar = u.regular ? qr : pr, ai = u.regular ? qi : pi;
+  const double br = u.regular ? u.cr : u.a * u.c_r + u.bb, bi = u.regular ? p[kW2i] : 0.5 * u.b * u.wd;
+  bool adds = u.regular | u.near, cut = false;
+  if constexpr (Negative) {
+    const double big = u.regular ? p[kOsq] : p[kIsq16] * (u.a * u.a + u.bb);  // |ssx|^2 d2
+    cut = adds & (big * rs > p[kCut2]);
+    adds = adds & !cut;
+  }
+  const double sx = adds ? (u.regular ? rs : -0.25 * rs) : 0.0;
+  ssx_r += sx * (ar * br - ai * bi);
+  ssx_i += sx * (ar * bi + ai * br);
+  const bool exceptional = (u.regular | u.near) & !(r <= kRecipMax);
+  code += (u.regular ? (cut ? 0x1.004p10 : 1.0)
+           : u.near  ? (cut ? 0x1.004p30 : 0x1p20)
+                     : 0.0) +
+          (exceptional ? 0x1p40 : 0.0);
+}
+
+// An empty band's term (sch only) where every term of the chunk is regular (the caller
+// checks the count and otherwise redoes the chunk by the careful form), from rw =
+// 1/|wdiff|^2; its arm_code. Regular terms have |wdiff|^2 > limittwo, so that rw stays in
+// range wherever limittwo >= kLeanLimittwo (checked per deck).
+template <bool Negative, class Row, class BandRow>
+KOKKOS_FORCEINLINE_FUNCTION void lean_empty(const Row& p, const BandRow& n, const double x, const double x2,
+                                            const double dr, const bool regular, const double rw, double& sch_r,
+                                            double& sch_i, double& code) {
+  const double a = p[kWr] * dr - p[kWi2], b = p[kWi] * x;
+  const double pr = n[kPr], pi = n[kPi];
+  const double sw = regular ? rw : 0.0;
+  sch_r += sw * (a * pr - b * pi);
+  sch_i += sw * (a * pi + b * pr);
+  bool cut = false;
+  if constexpr (Negative) {
+    const double cr = x2 - p[kW2r];
+    cut = regular & (p[kOsq] > p[kCut2] * (cr * cr + p[kW2i2]));
+  }
+  code += regular ? (cut ? 0x1.004p10 : 1.0) : 0.0;
+}
+constexpr double kLeanLimittwo = 1e-120;
+
 // ---- host spaces: G' in parallel, G in vector lanes --------------------------------------
 
 // G per chunk: a chunk's pair rows stay in L1 while every band of the block and every
@@ -298,7 +382,7 @@ KOKKOS_FORCEINLINE_FUNCTION bool adds_ssx(const Term& t) { return (t.regular | t
 constexpr int kChunk = 128;
 static_assert(kChunk < 1024, "a chunk's arm counts are summed in fields of 10 bits");
 // and per frequency of a pair, the terms the vector form left to literal_term (1.0)
-enum Scratch : int { kBandRows = kFields, kAqsnR = kBandRows + kBandFields, kAqsnI, kFlag0, kFlag1, kRows };
+enum Scratch : int { kBandRows = kFields, kFlag0 = kBandRows + kBandFields, kFlag1, kRows };
 
 // One pair's fields in a chunk's rows (one buffer, rows kChunk apart: one base register).
 struct RowsAt {
@@ -350,7 +434,7 @@ KOKKOS_FORCEINLINE_FUNCTION void add_term(const Term& t, double& sch_r, double& 
 
 // The arm counts of a chunk from arm_code's sum, then the exceptional terms one by one
 // (literal_term): those the pass flagged (flags[k] != 0), or all where it did not run.
-inline void finish_chunk(const double* rows, const int len, const double x, const bool vector_form,
+inline void finish_chunk(const double* rows, const double* an, const int len, const double x, const bool vector_form,
                          const double limittwo, const double sexcut, const double* flags, ChunkSums& c) {
   const bool negative = x < 0.0;
   const auto code = std::int64_t(vector_form ? c.arms : 0x1p40 * len);
@@ -365,7 +449,8 @@ inline void finish_chunk(const double* rows, const int len, const double x, cons
   for (int k = 0; k < len; ++k) {
     if (vector_form && flags[k] == 0.0) continue;
     const RowsAt p{rows, k};
-    const Term t = literal_term(p[kWr], p[kWi], p[kIr], p[kIi], x, negative, limittwo, sexcut, p[kAqsnR], p[kAqsnI]);
+    const Term t =
+        literal_term(p[kWr], p[kWi], p[kIr], p[kIi], x, negative, limittwo, sexcut, an[2 * k], an[2 * k + 1]);
     if (adds_sch(t)) {
       c.sums[0] += t.sch_r;
       c.sums[1] += t.sch_i;
@@ -474,19 +559,140 @@ inline void finish_chunk(const double* rows, const int len, const double x, cons
   c1.arms = arms1;
 }
 
-// One frequency (x1 unused) or two of a band over a chunk, then the exceptional terms (or
-// all where the vector form's range does not hold) by literal_term.
-inline void chunk_terms(double* rows, const int len, const int frequencies, const double x0, const double x1,
-                        const bool occupied, const bool vector_form, const double limittwo, const double sexcut,
-                        ChunkSums (&c)[2]) {
-  if (vector_form) {
-    if (frequencies == 2)
-      (occupied ? occupied_two : empty_two)(rows, len, x0, x1, c[0], c[1]);
-    else
-      (occupied ? occupied_one : empty_one)(rows, len, x0, c[0]);
+// The lean loops (lean_occupied, lean_empty) of one frequency (x1 unused) or two of a
+// band over a chunk, one `omp simd` loop per kind of band, number of frequencies and
+// signs of wx, each in a function of its own (see above).
+template <bool N0, bool N1>
+[[gnu::noinline]] void lean_occupied_two(const double* rows, const int len, const double x0, const double x1,
+                                         ChunkSums& c0, ChunkSums& c1) {
+  const double x02 = x0 * x0, x12 = x1 * x1;
+  double sch_r0 = 0, sch_i0 = 0, ssx_r0 = 0, ssx_i0 = 0, code0 = 0;
+  double sch_r1 = 0, sch_i1 = 0, ssx_r1 = 0, ssx_i1 = 0, code1 = 0;
+#pragma omp simd reduction(+ : sch_r0, sch_i0, ssx_r0, ssx_i0, code0, sch_r1, sch_i1, ssx_r1, ssx_i1, code1)
+  for (int k = 0; k < len; ++k) {
+    const RowsAt p{rows, k};
+    const BandRowsAt n{rows, k};
+    const LeanParts u0 = lean_parts(p, x0, x02), u1 = lean_parts(p, x1, x12);
+    const double q = 1.0 / (u0.den * u1.den);
+    lean_occupied<N0>(p, n, u0, u1.den * q, sch_r0, sch_i0, ssx_r0, ssx_i0, code0);
+    lean_occupied<N1>(p, n, u1, u0.den * q, sch_r1, sch_i1, ssx_r1, ssx_i1, code1);
   }
-  finish_chunk(rows, len, x0, vector_form, limittwo, sexcut, rows + kFlag0 * kChunk, c[0]);
-  if (frequencies == 2) finish_chunk(rows, len, x1, vector_form, limittwo, sexcut, rows + kFlag1 * kChunk, c[1]);
+  c0 = ChunkSums{{sch_r0, sch_i0, ssx_r0, ssx_i0}, code0};
+  c1 = ChunkSums{{sch_r1, sch_i1, ssx_r1, ssx_i1}, code1};
+}
+
+template <bool N0>
+[[gnu::noinline]] void lean_occupied_one(const double* rows, const int len, const double x0, ChunkSums& c0) {
+  const double x02 = x0 * x0;
+  double sch_r0 = 0, sch_i0 = 0, ssx_r0 = 0, ssx_i0 = 0, code0 = 0;
+#pragma omp simd reduction(+ : sch_r0, sch_i0, ssx_r0, ssx_i0, code0)
+  for (int k = 0; k < len; ++k) {
+    const RowsAt p{rows, k};
+    const LeanParts u0 = lean_parts(p, x0, x02);
+    lean_occupied<N0>(p, BandRowsAt{rows, k}, u0, 1.0 / u0.den, sch_r0, sch_i0, ssx_r0, ssx_i0, code0);
+  }
+  c0 = ChunkSums{{sch_r0, sch_i0, ssx_r0, ssx_i0}, code0};
+}
+
+template <bool N0, bool N1>
+[[gnu::noinline]] void lean_empty_two(const double* rows, const int len, const double x0, const double x1,
+                                      ChunkSums& c0, ChunkSums& c1) {
+  const double x02 = x0 * x0, x12 = x1 * x1;
+  double sch_r0 = 0, sch_i0 = 0, code0 = 0, sch_r1 = 0, sch_i1 = 0, code1 = 0;
+#pragma omp simd reduction(+ : sch_r0, sch_i0, code0, sch_r1, sch_i1, code1)
+  for (int k = 0; k < len; ++k) {
+    const RowsAt p{rows, k};
+    const BandRowsAt n{rows, k};
+    const double dr0 = x0 - p[kWr], dr1 = x1 - p[kWr];
+    const double wd0 = dr0 * dr0 + p[kWi2], wd1 = dr1 * dr1 + p[kWi2];
+    const double q = 1.0 / (wd0 * wd1);
+    lean_empty<N0>(p, n, x0, x02, dr0, wd0 > p[kThrRegular], q * wd1, sch_r0, sch_i0, code0);
+    lean_empty<N1>(p, n, x1, x12, dr1, wd1 > p[kThrRegular], q * wd0, sch_r1, sch_i1, code1);
+  }
+  c0 = ChunkSums{{sch_r0, sch_i0, 0.0, 0.0}, code0};
+  c1 = ChunkSums{{sch_r1, sch_i1, 0.0, 0.0}, code1};
+}
+
+template <bool N0>
+[[gnu::noinline]] void lean_empty_one(const double* rows, const int len, const double x0, ChunkSums& c0) {
+  const double x02 = x0 * x0;
+  double sch_r0 = 0, sch_i0 = 0, code0 = 0;
+#pragma omp simd reduction(+ : sch_r0, sch_i0, code0)
+  for (int k = 0; k < len; ++k) {
+    const RowsAt p{rows, k};
+    const double dr0 = x0 - p[kWr];
+    const double wd0 = dr0 * dr0 + p[kWi2];
+    lean_empty<N0>(p, BandRowsAt{rows, k}, x0, x02, dr0, wd0 > p[kThrRegular], 1.0 / wd0, sch_r0, sch_i0, code0);
+  }
+  c0 = ChunkSums{{sch_r0, sch_i0, 0.0, 0.0}, code0};
+}
+
+// The lean loops for a band's one or two frequencies; false where the chunk needs the
+// careful form: an occupied band's exceptional term, an empty band's term off the regular
+// arm.
+inline bool lean_chunk(const double* rows, const int len, const int frequencies, const double x0, const double x1,
+                       const bool occupied, ChunkSums (&c)[2]) {
+  const bool n0 = x0 < 0.0, n1 = x1 < 0.0;
+  if (frequencies == 2) {
+    using Two = void (*)(const double*, int, double, double, ChunkSums&, ChunkSums&);
+    static constexpr Two occupied_loops[4] = {lean_occupied_two<false, false>, lean_occupied_two<false, true>,
+                                              lean_occupied_two<true, false>, lean_occupied_two<true, true>};
+    static constexpr Two empty_loops[4] = {lean_empty_two<false, false>, lean_empty_two<false, true>,
+                                           lean_empty_two<true, false>, lean_empty_two<true, true>};
+    (occupied ? occupied_loops : empty_loops)[2 * n0 + n1](rows, len, x0, x1, c[0], c[1]);
+  } else {
+    using One = void (*)(const double*, int, double, ChunkSums&);
+    static constexpr One occupied_loops[2] = {lean_occupied_one<false>, lean_occupied_one<true>};
+    static constexpr One empty_loops[2] = {lean_empty_one<false>, lean_empty_one<true>};
+    (occupied ? occupied_loops : empty_loops)[n0](rows, len, x0, c[0]);
+  }
+  for (int j = 0; j < frequencies; ++j) {
+    const auto code = std::int64_t(c[j].arms);
+    if (occupied ? (code >> 40) != 0 : (code & 1023) != len) return false;
+  }
+  return true;
+}
+
+// One frequency (x1 unused) or two of a band over a chunk: the lean loops where they
+// apply, else the careful ones and then the exceptional terms (or all where the vector
+// form's range does not hold) by literal_term. `an`: the band's aqsntemp at the chunk.
+inline void chunk_terms(double* rows, const double* an, const int len, const int frequencies, const double x0,
+                        const double x1, const bool occupied, const bool vector_form, const bool lean_empty_ok,
+                        const double limittwo, const double sexcut, ChunkSums (&c)[2]) {
+  if (!(vector_form && (occupied || lean_empty_ok) && lean_chunk(rows, len, frequencies, x0, x1, occupied, c))) {
+    c[0] = c[1] = ChunkSums{};
+    if (vector_form) {
+      if (frequencies == 2)
+        (occupied ? occupied_two : empty_two)(rows, len, x0, x1, c[0], c[1]);
+      else
+        (occupied ? occupied_one : empty_one)(rows, len, x0, c[0]);
+    }
+  }
+  finish_chunk(rows, an, len, x0, vector_form, limittwo, sexcut, rows + kFlag0 * kChunk, c[0]);
+  if (frequencies == 2) finish_chunk(rows, an, len, x1, vector_form, limittwo, sexcut, rows + kFlag1 * kChunk, c[1]);
+}
+
+// A band's rows over a chunk (P, and Q where `WithQ`: an occupied band's) from its
+// aqsntemp `an`, and the chunk's sum of P.
+template <bool WithQ>
+[[gnu::noinline]] void band_rows(double* rows, const double* __restrict an, const int len, double& s_r, double& s_i) {
+  const double* in = rows;
+  double* __restrict band = rows + kBandRows * kChunk;
+  double sum_r = 0, sum_i = 0;
+#pragma omp simd reduction(+ : sum_r, sum_i)
+  for (int k = 0; k < len; ++k) {
+    const Band b = make_band_values(RowsAt{in, k}, an[2 * k], an[2 * k + 1]);
+    band[kPr * kChunk + k] = b.f[kPr];
+    band[kPi * kChunk + k] = b.f[kPi];
+    if constexpr (WithQ) {
+      band[kQr * kChunk + k] = b.f[kQr];
+      band[kQi * kChunk + k] = b.f[kQi];
+    }
+    sum_r += b.f[kPr];
+    sum_i += b.f[kPi];
+  }
+  s_r = sum_r;
+  s_i = sum_i;
 }
 
 template <class ExecSpace>
@@ -496,10 +702,11 @@ void host_block(const ExecSpace& space, const GppData<typename ExecSpace::memory
                 const Kokkos::Experimental::UniqueToken<ExecSpace>& token) {
   const int nw = d.nw, ncouls = d.ncouls;
   const double limittwo = d.limittwo, sexcut = d.sexcut, sexcut2 = d.sexcut * d.sexcut;
+  const bool lean_empty_ok = limittwo >= kLeanLimittwo;
   Kokkos::parallel_for(
       "gpp::reference::fast_host",
       Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, d.ngpown),
-      [&, b0, b1, nw, ncouls, limittwo, sexcut, sexcut2](const int igp) {
+      [&, b0, b1, nw, ncouls, limittwo, sexcut, sexcut2, lean_empty_ok](const int igp) {
         const int id = token.acquire();
         double* const rows = &scratch(id, 0);  // kRows rows of kChunk
         Compensated* sums = &acc.sums(igp, 0);
@@ -528,29 +735,16 @@ void host_block(const ExecSpace& space, const GppData<typename ExecSpace::memory
               const char* next = reinterpret_cast<const char*>(&d.aqsntemp(c0, n1 + 1));
               for (int byte = 0; byte < len * int(sizeof(complex_t)); byte += 64) __builtin_prefetch(next + byte);
             }
-            // The band's rows (its aqsntemp, P and Q) and the static remainder's sum over
-            // the chunk of aqsntemp I_eps (= P).
+            // The band's rows (P, and Q for an occupied band) and the static remainder's
+            // sum over the chunk of aqsntemp I_eps (= P).
+            const double occ = d.occ_array(n1);
+            const double* __restrict an = reinterpret_cast<const double*>(&d.aqsntemp(c0, n1));
             double s_r = 0, s_i = 0;
-            {
-              const double* __restrict an = reinterpret_cast<const double*>(&d.aqsntemp(c0, n1));
-              const double* in = rows;
-              double* __restrict band = rows + kBandRows * kChunk;  // the band rows, then aqsntemp's
-#pragma omp simd reduction(+ : s_r, s_i)
-              for (int k = 0; k < len; ++k) {
-                const double nr = an[2 * k], ni = an[2 * k + 1];
-                const Band b = make_band_values(RowsAt{in, k}, nr, ni);
-                for (int f = 0; f < kBandFields; ++f) band[f * kChunk + k] = b.f[f];
-                band[kBandFields * kChunk + k] = nr;
-                band[(kBandFields + 1) * kChunk + k] = ni;
-                s_r += b.f[kPr];
-                s_i += b.f[kPi];
-              }
-            }
+            (occ != 0.0 ? band_rows<true> : band_rows<false>)(rows, an, len, s_r, s_i);
             const complex_t aqsm = d.aqsmtemp_local(igp, n1);
             const double mr = aqsm.real(), mi = -aqsm.imag();  // conj(aqsm): mat = conj(aqsm) aqsntemp
             sums[4 * nw].add(-(mr * s_r - mi * s_i));          // achstemp: -conj(aqsm) sum(aqsn I_eps)
             sums[4 * nw + 1].add(-(mr * s_i + mi * s_r));
-            const double occ = d.occ_array(n1);
             // Frequencies two at a time, the last alone where nw is odd.
             const auto in_range = [&](const double x) { return outside == 0 && x <= kWxMax && x >= -kWxMax; };
             for (int iw = 0; iw < nw;) {
@@ -562,8 +756,8 @@ void host_block(const ExecSpace& space, const GppData<typename ExecSpace::memory
                 x1 = d.wx_array_t(iw + 1, n1);
                 taken = 2;
               }
-              chunk_terms(rows, len, taken, x0, x1, occ != 0.0, in_range(x0) && (taken == 1 || in_range(x1)), limittwo,
-                          sexcut, c);
+              chunk_terms(rows, an, len, taken, x0, x1, occ != 0.0, in_range(x0) && (taken == 1 || in_range(x1)),
+                          lean_empty_ok, limittwo, sexcut, c);
               for (int j = 0; j < taken; ++j, ++iw) {
                 const double* chunk = c[j].sums;
                 Compensated* s = sums + 4 * iw;

@@ -1,6 +1,7 @@
 #include "gpp_fast_reference.hpp"
 
 #include "gpp_compat.hpp"
+#include "gpp_error.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -850,7 +851,7 @@ constexpr int kTeamMax = 128;    // threads per team at most (the launch bounds)
 // Teams of kTeamMax per multiprocessor the registers must allow (launch bounds): 4 -> at
 // most 128 registers a thread, 5 -> 102; the empty blocks' kernel has no ssx.
 constexpr int kOccupiedTeamsPerSm = 5, kEmptyTeamsPerSm = 6;
-constexpr int kQueue = 2048;           // flagged terms a team evaluates per round
+constexpr int kQueue = 1024;           // flagged terms a team evaluates per round
 constexpr int kTreeGroups = 8;         // the team's sums: kTreeGroups partial sums per field, then their sum
 constexpr double kLaunchTerms = 1e11;  // terms per launch at most (progress between launches)
 // A reciprocal at or above 2^831 (about 1.7e250; biased exponent 0x73E), inf or NaN: the
@@ -1336,6 +1337,13 @@ void team_launch(const ExecSpace& space, const GppData<typename ExecSpace::memor
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::reference::team_counts"), league, Pass::kCounts);
   const int team_max = typename Pass::Policy(space, 1, 1).team_size_max(pass, Kokkos::ParallelForTag());
   const int team = team_max < kTeamMax ? team_max : kTeamMax;
+  // (at most 46 KB for four frequencies: within the 48 KB every CUDA and HIP device gives a
+  // block without asking for more)
+  const std::size_t scratch_max = std::size_t(Pass::Policy::scratch_size_max(0));
+  if (Pass::scratch_bytes(team) > scratch_max)
+    throw Error(std::string("the fast reference's teams need ") + std::to_string(Pass::scratch_bytes(team)) +
+                " bytes of team scratch memory, more than the " + std::to_string(scratch_max) + " " +
+                ExecSpace::name() + " allows");
   Kokkos::parallel_for(
       "gpp::reference::fast_teams",
       typename Pass::Policy(space, league, team).set_scratch_size(0, Kokkos::PerTeam(Pass::scratch_bytes(team))), pass);

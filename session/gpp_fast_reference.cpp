@@ -1,11 +1,17 @@
 #include "gpp_fast_reference.hpp"
 
 #include "gpp_compat.hpp"
+#include "gpp_error.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <cfloat>
+#include <string>
+#include <tuple>
 #include <type_traits>
+#include <vector>
 
 namespace gpp::session {
 namespace {
@@ -54,9 +60,7 @@ enum BandField : int {
   kPr,
   kPi,  // P = I_eps aqsntemp
   kQr,
-  kQi,  // Q = Omega2 aqsntemp
-  kQrW,
-  kQiW,  // Re Q and Im Q times Im(wtilde^2)
+  kQi,  // Q = Omega2 aqsntemp (occupied bands only)
   kBandFields
 };
 
@@ -105,8 +109,6 @@ KOKKOS_FORCEINLINE_FUNCTION Band make_band_values(const Row& p, const double nr,
   b.f[kPi] = p[kIr] * ni + p[kIi] * nr;
   b.f[kQr] = p[kOr] * nr - p[kOi] * ni;
   b.f[kQi] = p[kOr] * ni + p[kOi] * nr;
-  b.f[kQrW] = b.f[kQr] * p[kW2i];
-  b.f[kQiW] = b.f[kQi] * p[kW2i];
   return b;
 }
 
@@ -178,8 +180,8 @@ KOKKOS_FORCEINLINE_FUNCTION Term term_from(const Row& p, const BandRow& n, const
   // range): a select would make g++ load Q's rows under a mask, which it then did not
   // vectorise.
   const double m = u.regular ? 1.0 : 0.0;
-  t.ssx_r = m * (n[kQr] * u.cr - n[kQiW]) + (1.0 - m) * (n[kPr] * nr - n[kPi] * ni);
-  t.ssx_i = m * (n[kQi] * u.cr + n[kQrW]) + (1.0 - m) * (n[kPr] * ni + n[kPi] * nr);
+  t.ssx_r = m * (n[kQr] * u.cr - n[kQi] * p[kW2i]) + (1.0 - m) * (n[kPr] * nr - n[kPi] * ni);
+  t.ssx_i = m * (n[kQi] * u.cr + n[kQr] * p[kW2i]) + (1.0 - m) * (n[kPr] * ni + n[kPi] * nr);
   t.ssx_scale = u.regular ? rc : -0.25 * rn;
   const bool regular_over = p[kOsq] * rc > p[kCut2];
   const bool near_over = p[kIsq16] * (u.a * u.a + u.bb) * rn > p[kCut2];
@@ -290,6 +292,94 @@ KOKKOS_FORCEINLINE_FUNCTION int arm_of(const Term& t) { return t.regular ? kRegu
 KOKKOS_FORCEINLINE_FUNCTION bool adds_sch(const Term& t) { return t.regular; }
 KOKKOS_FORCEINLINE_FUNCTION bool adds_ssx(const Term& t) { return (t.regular | t.near) & !t.cut; }
 
+// ---- the lean form: one ssx denominator a term -------------------------------------------
+
+// The same term with fewer operations, for the loops where every value is in range: the
+// regular and the near-pole arm's ssx differ only in their operands, so each term takes
+// its arm's: ssx aqsn = A B / d2 with (A, B, d2) = (Q, conj(cden), |cden|^2) on the
+// regular arm and (P, (a + ib) conj(c), |c|^2), times -1/4, on the near-pole arm; one
+// reciprocal of den = |wdiff|^2 d2 gives 1/|wdiff|^2 (sch) and 1/d2 (ssx, the cut), and
+// two frequencies share one division. Its values are term_from's up to the order of a few
+// roundings; its arms and cuts are decided by the same comparisons of the same values.
+struct LeanParts {
+  double wd, a, b, cr, c_r, bb, d2, den;  // |wdiff|^2, wtilde conj(wdiff) = a + ib, Re cden, Re c, b^2, d2, den
+  bool regular, near;
+};
+
+template <class Row>
+KOKKOS_FORCEINLINE_FUNCTION LeanParts lean_parts(const Row& p, const double x, const double x2) {
+  LeanParts u;
+  const double dr = x - p[kWr];
+  u.wd = dr * dr + p[kWi2];
+  u.a = p[kWr] * dr - p[kWi2];
+  u.b = p[kWi] * x;
+  u.regular = u.wd > p[kThrRegular];
+  u.near = !u.regular & (u.wd < p[kThrNear]);
+  u.cr = x2 - p[kW2r];
+  const double cden2 = u.cr * u.cr + p[kW2i2];
+  u.c_r = u.a + 0.5 * u.wd;
+  u.bb = u.b * u.b;
+  const double c2 = u.c_r * u.c_r + u.bb;
+  u.d2 = u.regular ? cden2 : c2;
+  u.den = u.wd * u.d2;
+  return u;
+}
+
+// What an occupied band's term adds (sch aqsn, ssx aqsn, before occ and conj(aqsm)), from
+// its parts and r = 1/den, and its arm_code (below); `Negative`: wx < 0 (the sexcut test
+// applies). A term whose reciprocal is out of range where it is used is flagged in the
+// code (exceptional): the chunk is then redone by the careful form. Reciprocals enter
+// only through selects, so that a term that adds nothing (the zero arm, |wdiff| = 0)
+// leaves no inf or NaN in the sums.
+template <bool Negative, class Row, class BandRow>
+KOKKOS_FORCEINLINE_FUNCTION void lean_occupied(const Row& p, const BandRow& n, const LeanParts& u, const double r,
+                                               double& sch_r, double& sch_i, double& ssx_r, double& ssx_i,
+                                               double& code) {
+  const double rw = r * u.d2, rs = r * u.wd;  // 1/|wdiff|^2, 1/d2
+  const double pr = n[kPr], pi = n[kPi], qr = n[kQr], qi = n[kQi];
+  const double sw = u.regular ? rw : 0.0;
+  sch_r += sw * (u.a * pr - u.b * pi);
+  sch_i += sw * (u.a * pi + u.b * pr);
+  const double ar = u.regular ? qr : pr, ai = u.regular ? qi : pi;
+  const double br = u.regular ? u.cr : u.a * u.c_r + u.bb, bi = u.regular ? p[kW2i] : 0.5 * u.b * u.wd;
+  bool adds = u.regular | u.near, cut = false;
+  if constexpr (Negative) {
+    const double big = u.regular ? p[kOsq] : p[kIsq16] * (u.a * u.a + u.bb);  // |ssx|^2 d2
+    cut = adds & (big * rs > p[kCut2]);
+    adds = adds & !cut;
+  }
+  const double sx = adds ? (u.regular ? rs : -0.25 * rs) : 0.0;
+  ssx_r += sx * (ar * br - ai * bi);
+  ssx_i += sx * (ar * bi + ai * br);
+  const bool exceptional = (u.regular | u.near) & !(r <= kRecipMax);
+  code += (u.regular ? (cut ? 0x1.004p10 : 1.0)
+           : u.near  ? (cut ? 0x1.004p30 : 0x1p20)
+                     : 0.0) +
+          (exceptional ? 0x1p40 : 0.0);
+}
+
+// An empty band's term (sch only) where every term of the chunk is regular (the caller
+// checks the count and otherwise redoes the chunk by the careful form), from rw =
+// 1/|wdiff|^2; its arm_code. Regular terms have |wdiff|^2 > limittwo, so that rw stays in
+// range wherever limittwo >= kLeanLimittwo (checked per deck).
+template <bool Negative, class Row, class BandRow>
+KOKKOS_FORCEINLINE_FUNCTION void lean_empty(const Row& p, const BandRow& n, const double x, const double x2,
+                                            const double dr, const bool regular, const double rw, double& sch_r,
+                                            double& sch_i, double& code) {
+  const double a = p[kWr] * dr - p[kWi2], b = p[kWi] * x;
+  const double pr = n[kPr], pi = n[kPi];
+  const double sw = regular ? rw : 0.0;
+  sch_r += sw * (a * pr - b * pi);
+  sch_i += sw * (a * pi + b * pr);
+  bool cut = false;
+  if constexpr (Negative) {
+    const double cr = x2 - p[kW2r];
+    cut = regular & (p[kOsq] > p[kCut2] * (cr * cr + p[kW2i2]));
+  }
+  code += regular ? (cut ? 0x1.004p10 : 1.0) : 0.0;
+}
+constexpr double kLeanLimittwo = 1e-120;
+
 // ---- host spaces: G' in parallel, G in vector lanes --------------------------------------
 
 // G per chunk: a chunk's pair rows stay in L1 while every band of the block and every
@@ -298,7 +388,7 @@ KOKKOS_FORCEINLINE_FUNCTION bool adds_ssx(const Term& t) { return (t.regular | t
 constexpr int kChunk = 128;
 static_assert(kChunk < 1024, "a chunk's arm counts are summed in fields of 10 bits");
 // and per frequency of a pair, the terms the vector form left to literal_term (1.0)
-enum Scratch : int { kBandRows = kFields, kAqsnR = kBandRows + kBandFields, kAqsnI, kFlag0, kFlag1, kRows };
+enum Scratch : int { kBandRows = kFields, kFlag0 = kBandRows + kBandFields, kFlag1, kRows };
 
 // One pair's fields in a chunk's rows (one buffer, rows kChunk apart: one base register).
 struct RowsAt {
@@ -350,7 +440,7 @@ KOKKOS_FORCEINLINE_FUNCTION void add_term(const Term& t, double& sch_r, double& 
 
 // The arm counts of a chunk from arm_code's sum, then the exceptional terms one by one
 // (literal_term): those the pass flagged (flags[k] != 0), or all where it did not run.
-inline void finish_chunk(const double* rows, const int len, const double x, const bool vector_form,
+inline void finish_chunk(const double* rows, const double* an, const int len, const double x, const bool vector_form,
                          const double limittwo, const double sexcut, const double* flags, ChunkSums& c) {
   const bool negative = x < 0.0;
   const auto code = std::int64_t(vector_form ? c.arms : 0x1p40 * len);
@@ -365,7 +455,8 @@ inline void finish_chunk(const double* rows, const int len, const double x, cons
   for (int k = 0; k < len; ++k) {
     if (vector_form && flags[k] == 0.0) continue;
     const RowsAt p{rows, k};
-    const Term t = literal_term(p[kWr], p[kWi], p[kIr], p[kIi], x, negative, limittwo, sexcut, p[kAqsnR], p[kAqsnI]);
+    const Term t =
+        literal_term(p[kWr], p[kWi], p[kIr], p[kIi], x, negative, limittwo, sexcut, an[2 * k], an[2 * k + 1]);
     if (adds_sch(t)) {
       c.sums[0] += t.sch_r;
       c.sums[1] += t.sch_i;
@@ -474,19 +565,140 @@ inline void finish_chunk(const double* rows, const int len, const double x, cons
   c1.arms = arms1;
 }
 
-// One frequency (x1 unused) or two of a band over a chunk, then the exceptional terms (or
-// all where the vector form's range does not hold) by literal_term.
-inline void chunk_terms(double* rows, const int len, const int frequencies, const double x0, const double x1,
-                        const bool occupied, const bool vector_form, const double limittwo, const double sexcut,
-                        ChunkSums (&c)[2]) {
-  if (vector_form) {
-    if (frequencies == 2)
-      (occupied ? occupied_two : empty_two)(rows, len, x0, x1, c[0], c[1]);
-    else
-      (occupied ? occupied_one : empty_one)(rows, len, x0, c[0]);
+// The lean loops (lean_occupied, lean_empty) of one frequency (x1 unused) or two of a
+// band over a chunk, one `omp simd` loop per kind of band, number of frequencies and
+// signs of wx, each in a function of its own (see above).
+template <bool N0, bool N1>
+[[gnu::noinline]] void lean_occupied_two(const double* rows, const int len, const double x0, const double x1,
+                                         ChunkSums& c0, ChunkSums& c1) {
+  const double x02 = x0 * x0, x12 = x1 * x1;
+  double sch_r0 = 0, sch_i0 = 0, ssx_r0 = 0, ssx_i0 = 0, code0 = 0;
+  double sch_r1 = 0, sch_i1 = 0, ssx_r1 = 0, ssx_i1 = 0, code1 = 0;
+#pragma omp simd reduction(+ : sch_r0, sch_i0, ssx_r0, ssx_i0, code0, sch_r1, sch_i1, ssx_r1, ssx_i1, code1)
+  for (int k = 0; k < len; ++k) {
+    const RowsAt p{rows, k};
+    const BandRowsAt n{rows, k};
+    const LeanParts u0 = lean_parts(p, x0, x02), u1 = lean_parts(p, x1, x12);
+    const double q = 1.0 / (u0.den * u1.den);
+    lean_occupied<N0>(p, n, u0, u1.den * q, sch_r0, sch_i0, ssx_r0, ssx_i0, code0);
+    lean_occupied<N1>(p, n, u1, u0.den * q, sch_r1, sch_i1, ssx_r1, ssx_i1, code1);
   }
-  finish_chunk(rows, len, x0, vector_form, limittwo, sexcut, rows + kFlag0 * kChunk, c[0]);
-  if (frequencies == 2) finish_chunk(rows, len, x1, vector_form, limittwo, sexcut, rows + kFlag1 * kChunk, c[1]);
+  c0 = ChunkSums{{sch_r0, sch_i0, ssx_r0, ssx_i0}, code0};
+  c1 = ChunkSums{{sch_r1, sch_i1, ssx_r1, ssx_i1}, code1};
+}
+
+template <bool N0>
+[[gnu::noinline]] void lean_occupied_one(const double* rows, const int len, const double x0, ChunkSums& c0) {
+  const double x02 = x0 * x0;
+  double sch_r0 = 0, sch_i0 = 0, ssx_r0 = 0, ssx_i0 = 0, code0 = 0;
+#pragma omp simd reduction(+ : sch_r0, sch_i0, ssx_r0, ssx_i0, code0)
+  for (int k = 0; k < len; ++k) {
+    const RowsAt p{rows, k};
+    const LeanParts u0 = lean_parts(p, x0, x02);
+    lean_occupied<N0>(p, BandRowsAt{rows, k}, u0, 1.0 / u0.den, sch_r0, sch_i0, ssx_r0, ssx_i0, code0);
+  }
+  c0 = ChunkSums{{sch_r0, sch_i0, ssx_r0, ssx_i0}, code0};
+}
+
+template <bool N0, bool N1>
+[[gnu::noinline]] void lean_empty_two(const double* rows, const int len, const double x0, const double x1,
+                                      ChunkSums& c0, ChunkSums& c1) {
+  const double x02 = x0 * x0, x12 = x1 * x1;
+  double sch_r0 = 0, sch_i0 = 0, code0 = 0, sch_r1 = 0, sch_i1 = 0, code1 = 0;
+#pragma omp simd reduction(+ : sch_r0, sch_i0, code0, sch_r1, sch_i1, code1)
+  for (int k = 0; k < len; ++k) {
+    const RowsAt p{rows, k};
+    const BandRowsAt n{rows, k};
+    const double dr0 = x0 - p[kWr], dr1 = x1 - p[kWr];
+    const double wd0 = dr0 * dr0 + p[kWi2], wd1 = dr1 * dr1 + p[kWi2];
+    const double q = 1.0 / (wd0 * wd1);
+    lean_empty<N0>(p, n, x0, x02, dr0, wd0 > p[kThrRegular], q * wd1, sch_r0, sch_i0, code0);
+    lean_empty<N1>(p, n, x1, x12, dr1, wd1 > p[kThrRegular], q * wd0, sch_r1, sch_i1, code1);
+  }
+  c0 = ChunkSums{{sch_r0, sch_i0, 0.0, 0.0}, code0};
+  c1 = ChunkSums{{sch_r1, sch_i1, 0.0, 0.0}, code1};
+}
+
+template <bool N0>
+[[gnu::noinline]] void lean_empty_one(const double* rows, const int len, const double x0, ChunkSums& c0) {
+  const double x02 = x0 * x0;
+  double sch_r0 = 0, sch_i0 = 0, code0 = 0;
+#pragma omp simd reduction(+ : sch_r0, sch_i0, code0)
+  for (int k = 0; k < len; ++k) {
+    const RowsAt p{rows, k};
+    const double dr0 = x0 - p[kWr];
+    const double wd0 = dr0 * dr0 + p[kWi2];
+    lean_empty<N0>(p, BandRowsAt{rows, k}, x0, x02, dr0, wd0 > p[kThrRegular], 1.0 / wd0, sch_r0, sch_i0, code0);
+  }
+  c0 = ChunkSums{{sch_r0, sch_i0, 0.0, 0.0}, code0};
+}
+
+// The lean loops for a band's one or two frequencies; false where the chunk needs the
+// careful form: an occupied band's exceptional term, an empty band's term off the regular
+// arm.
+inline bool lean_chunk(const double* rows, const int len, const int frequencies, const double x0, const double x1,
+                       const bool occupied, ChunkSums (&c)[2]) {
+  const bool n0 = x0 < 0.0, n1 = x1 < 0.0;
+  if (frequencies == 2) {
+    using Two = void (*)(const double*, int, double, double, ChunkSums&, ChunkSums&);
+    static constexpr Two occupied_loops[4] = {lean_occupied_two<false, false>, lean_occupied_two<false, true>,
+                                              lean_occupied_two<true, false>, lean_occupied_two<true, true>};
+    static constexpr Two empty_loops[4] = {lean_empty_two<false, false>, lean_empty_two<false, true>,
+                                           lean_empty_two<true, false>, lean_empty_two<true, true>};
+    (occupied ? occupied_loops : empty_loops)[2 * n0 + n1](rows, len, x0, x1, c[0], c[1]);
+  } else {
+    using One = void (*)(const double*, int, double, ChunkSums&);
+    static constexpr One occupied_loops[2] = {lean_occupied_one<false>, lean_occupied_one<true>};
+    static constexpr One empty_loops[2] = {lean_empty_one<false>, lean_empty_one<true>};
+    (occupied ? occupied_loops : empty_loops)[n0](rows, len, x0, c[0]);
+  }
+  for (int j = 0; j < frequencies; ++j) {
+    const auto code = std::int64_t(c[j].arms);
+    if (occupied ? (code >> 40) != 0 : (code & 1023) != len) return false;
+  }
+  return true;
+}
+
+// One frequency (x1 unused) or two of a band over a chunk: the lean loops where they
+// apply, else the careful ones and then the exceptional terms (or all where the vector
+// form's range does not hold) by literal_term. `an`: the band's aqsntemp at the chunk.
+inline void chunk_terms(double* rows, const double* an, const int len, const int frequencies, const double x0,
+                        const double x1, const bool occupied, const bool vector_form, const bool lean_empty_ok,
+                        const double limittwo, const double sexcut, ChunkSums (&c)[2]) {
+  if (!(vector_form && (occupied || lean_empty_ok) && lean_chunk(rows, len, frequencies, x0, x1, occupied, c))) {
+    c[0] = c[1] = ChunkSums{};
+    if (vector_form) {
+      if (frequencies == 2)
+        (occupied ? occupied_two : empty_two)(rows, len, x0, x1, c[0], c[1]);
+      else
+        (occupied ? occupied_one : empty_one)(rows, len, x0, c[0]);
+    }
+  }
+  finish_chunk(rows, an, len, x0, vector_form, limittwo, sexcut, rows + kFlag0 * kChunk, c[0]);
+  if (frequencies == 2) finish_chunk(rows, an, len, x1, vector_form, limittwo, sexcut, rows + kFlag1 * kChunk, c[1]);
+}
+
+// A band's rows over a chunk (P, and Q where `WithQ`: an occupied band's) from its
+// aqsntemp `an`, and the chunk's sum of P.
+template <bool WithQ>
+[[gnu::noinline]] void band_rows(double* rows, const double* __restrict an, const int len, double& s_r, double& s_i) {
+  const double* in = rows;
+  double* __restrict band = rows + kBandRows * kChunk;
+  double sum_r = 0, sum_i = 0;
+#pragma omp simd reduction(+ : sum_r, sum_i)
+  for (int k = 0; k < len; ++k) {
+    const Band b = make_band_values(RowsAt{in, k}, an[2 * k], an[2 * k + 1]);
+    band[kPr * kChunk + k] = b.f[kPr];
+    band[kPi * kChunk + k] = b.f[kPi];
+    if constexpr (WithQ) {
+      band[kQr * kChunk + k] = b.f[kQr];
+      band[kQi * kChunk + k] = b.f[kQi];
+    }
+    sum_r += b.f[kPr];
+    sum_i += b.f[kPi];
+  }
+  s_r = sum_r;
+  s_i = sum_i;
 }
 
 template <class ExecSpace>
@@ -496,10 +708,11 @@ void host_block(const ExecSpace& space, const GppData<typename ExecSpace::memory
                 const Kokkos::Experimental::UniqueToken<ExecSpace>& token) {
   const int nw = d.nw, ncouls = d.ncouls;
   const double limittwo = d.limittwo, sexcut = d.sexcut, sexcut2 = d.sexcut * d.sexcut;
+  const bool lean_empty_ok = limittwo >= kLeanLimittwo;
   Kokkos::parallel_for(
       "gpp::reference::fast_host",
       Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, d.ngpown),
-      [&, b0, b1, nw, ncouls, limittwo, sexcut, sexcut2](const int igp) {
+      [&, b0, b1, nw, ncouls, limittwo, sexcut, sexcut2, lean_empty_ok](const int igp) {
         const int id = token.acquire();
         double* const rows = &scratch(id, 0);  // kRows rows of kChunk
         Compensated* sums = &acc.sums(igp, 0);
@@ -528,29 +741,16 @@ void host_block(const ExecSpace& space, const GppData<typename ExecSpace::memory
               const char* next = reinterpret_cast<const char*>(&d.aqsntemp(c0, n1 + 1));
               for (int byte = 0; byte < len * int(sizeof(complex_t)); byte += 64) __builtin_prefetch(next + byte);
             }
-            // The band's rows (its aqsntemp, P and Q) and the static remainder's sum over
-            // the chunk of aqsntemp I_eps (= P).
+            // The band's rows (P, and Q for an occupied band) and the static remainder's
+            // sum over the chunk of aqsntemp I_eps (= P).
+            const double occ = d.occ_array(n1);
+            const double* __restrict an = reinterpret_cast<const double*>(&d.aqsntemp(c0, n1));
             double s_r = 0, s_i = 0;
-            {
-              const double* __restrict an = reinterpret_cast<const double*>(&d.aqsntemp(c0, n1));
-              const double* in = rows;
-              double* __restrict band = rows + kBandRows * kChunk;  // the band rows, then aqsntemp's
-#pragma omp simd reduction(+ : s_r, s_i)
-              for (int k = 0; k < len; ++k) {
-                const double nr = an[2 * k], ni = an[2 * k + 1];
-                const Band b = make_band_values(RowsAt{in, k}, nr, ni);
-                for (int f = 0; f < kBandFields; ++f) band[f * kChunk + k] = b.f[f];
-                band[kBandFields * kChunk + k] = nr;
-                band[(kBandFields + 1) * kChunk + k] = ni;
-                s_r += b.f[kPr];
-                s_i += b.f[kPi];
-              }
-            }
+            (occ != 0.0 ? band_rows<true> : band_rows<false>)(rows, an, len, s_r, s_i);
             const complex_t aqsm = d.aqsmtemp_local(igp, n1);
             const double mr = aqsm.real(), mi = -aqsm.imag();  // conj(aqsm): mat = conj(aqsm) aqsntemp
             sums[4 * nw].add(-(mr * s_r - mi * s_i));          // achstemp: -conj(aqsm) sum(aqsn I_eps)
             sums[4 * nw + 1].add(-(mr * s_i + mi * s_r));
-            const double occ = d.occ_array(n1);
             // Frequencies two at a time, the last alone where nw is odd.
             const auto in_range = [&](const double x) { return outside == 0 && x <= kWxMax && x >= -kWxMax; };
             for (int iw = 0; iw < nw;) {
@@ -562,8 +762,8 @@ void host_block(const ExecSpace& space, const GppData<typename ExecSpace::memory
                 x1 = d.wx_array_t(iw + 1, n1);
                 taken = 2;
               }
-              chunk_terms(rows, len, taken, x0, x1, occ != 0.0, in_range(x0) && (taken == 1 || in_range(x1)), limittwo,
-                          sexcut, c);
+              chunk_terms(rows, an, len, taken, x0, x1, occ != 0.0, in_range(x0) && (taken == 1 || in_range(x1)),
+                          lean_empty_ok, limittwo, sexcut, c);
               for (int j = 0; j < taken; ++j, ++iw) {
                 const double* chunk = c[j].sums;
                 Compensated* s = sums + 4 * iw;
@@ -622,120 +822,616 @@ ReferencePass host_pass(const ExecSpace& space, const GppData<typename ExecSpace
   return r;
 }
 
-// ---- devices: one thread per (G, G') pair --------------------------------------------------
+// ---- any space: teams over (G' group, band block), threads over G ------------------------
 
-// One thread's (and then the launch's) sums of one frequency: sch, ssx, achstemp (re, im),
-// with the G' factors applied, and the arms.
-struct DeviceAccum {
-  Compensated v[6];
-  std::int64_t arms[24];
-  KOKKOS_INLINE_FUNCTION DeviceAccum() {
-    for (int i = 0; i < 24; ++i) arms[i] = 0;
+// What a device runs (and what a host space runs where a test asks for it: plain Kokkos).
+// A team takes kTeamGp G' (a group) and a block of at most kTeamBands bands, each thread
+// one G of the group at a time, every frequency of a pass (at most kPassNw) in one launch:
+// a thread computes its pairs' values once and keeps them over the block's bands, whose
+// values (wx, wx^2, conj(aqsm) times the G' weight, where the band's column of aqsntemp
+// starts) are staged in team scratch; aqsntemp(G, band) is loaded once for the group's G'.
+// Each term takes the lean form's regular arm, with two frequencies sharing one division
+// and the pair's factors taken out of the band sums: with mat = conj(aqsm) aqsn (weighted),
+//   sch mat = (wtilde I_eps) (dr + i Im wtilde) mat / |wdiff|^2   (dr = wx - Re wtilde),
+//   ssx mat = Omega2 mat conj(cden) / |cden|^2,
+// summed over a run of at most kRun bands without the factors wtilde I_eps and Omega2 occ,
+// which multiply the run's sums once. A term off the regular arm, out of range, or whose
+// reciprocal is (about 1e250 or more) is flagged, one bit a band, and after the run the
+// team evaluates its flagged terms together (a queue in team scratch, shared out over the
+// threads, so that the thread with the most does not set the pace) in the careful form
+// (term_from, literal_term where it flags). Bands are ordered and blocked so that a block
+// has one occupation and one sign of wx per frequency: the kernel of empty blocks has no
+// ssx, the sexcut test is made only in blocks where wx < 0, and a team's arm counts fall
+// in one bucket per arm and frequency.
+constexpr int kTeamGp = 1;       // G' per thread
+constexpr int kTeamBands = 128;  // bands per block at most
+constexpr int kRun = 32;         // bands per run (a thread's flags of a pair and frequency: 32 bits)
+constexpr int kPassNw = 4;       // frequencies per launch; more are taken in passes
+constexpr int kTeamMax = 128;    // threads per team at most (the launch bounds)
+// Teams of kTeamMax per multiprocessor the registers must allow (launch bounds): 4 -> at
+// most 128 registers a thread, 5 -> 102; the empty blocks' kernel has no ssx.
+constexpr int kOccupiedTeamsPerSm = 5, kEmptyTeamsPerSm = 6;
+constexpr int kQueue = 1024;           // flagged terms a team evaluates per round
+constexpr int kTreeGroups = 8;         // the team's sums: kTreeGroups partial sums per field, then their sum
+constexpr double kLaunchTerms = 1e11;  // terms per launch at most (progress between launches)
+// A reciprocal at or above 2^831 (about 1.7e250; biased exponent 0x73E), inf or NaN: the
+// lean form flags the term by the bits of the reciprocal, which keeps the test off the
+// floating-point pipe.
+constexpr std::uint64_t kRecipExponent = 0x73E;
+
+KOKKOS_FORCEINLINE_FUNCTION bool recip_out_of_range(const double r) {
+  std::uint64_t bits;
+  memcpy(&bits, &r, sizeof bits);
+  return (bits >> 52) >= kRecipExponent;  // (a negative r, which no term has, too)
+}
+
+// What the lean form keeps of a (G, G') pair in registers.
+struct LeanPair {
+  double wr, wi, wi2, thr, w2r, w2i, w2i2, osq, cut2;
+};
+
+// A pair out of the vector form's range takes values for which every term is flagged (no
+// |wdiff|^2 exceeds an infinite threshold) and adds nothing (the values are finite).
+KOKKOS_FORCEINLINE_FUNCTION LeanPair lean_pair(const complex_t w, const complex_t e, const double sexcut2,
+                                               const double limittwo) {
+  const Pair p = make_pair_values(w.real(), w.imag(), e.real(), e.imag(), sexcut2, limittwo);
+  if (!p.in_range) return LeanPair{0.0, 0.0, 0.0, DBL_MAX, 0.0, 0.0, 0.0, 0.0, 0.0};
+  return LeanPair{p[kWr], p[kWi], p[kWi2], p[kThrRegular], p[kW2r], p[kW2i], p[kW2i2], p[kOsq], p[kCut2]};
+}
+
+// The blocks of a pass, in the order the teams take them, and their classes.
+template <class MemorySpace>
+struct TeamBlocks {
+  Kokkos::View<int*, MemorySpace> order;     // bands, block by block
+  Kokkos::View<int*, MemorySpace> start;     // block b: order(start(b) .. start(b+1)-1)
+  Kokkos::View<double*, MemorySpace> occ;    // its occupation
+  Kokkos::View<int*, MemorySpace> negative;  // bit w: its wx at the pass's frequency w are < 0; kOutOfRange
+  std::vector<int> start_h, negative_h;
+  std::vector<double> occ_h;
+};
+
+// A block's bit where one of its wx is out of the vector form's range (|wx| > kWxMax): its
+// runs test each band's.
+constexpr int kOutOfRange = 1 << 8;
+
+// Occupied bands (by occupation, largest first), then the empty ones; in each, by the signs
+// of wx over the pass's frequencies w0 .. w0+nw-1, then by band; blocks of at most
+// kTeamBands bands of one occupation and one pattern of signs.
+template <class ExecSpace>
+TeamBlocks<typename ExecSpace::memory_space> team_blocks(const ExecSpace& space,
+                                                         const GppData<typename ExecSpace::memory_space>& d,
+                                                         const int w0, const int nw) {
+  const auto occ = Kokkos::create_mirror_view(Kokkos::HostSpace(), d.occ_array);
+  const auto wx = Kokkos::create_mirror_view(Kokkos::HostSpace(), d.wx_array_t);
+  Kokkos::deep_copy(space, occ, d.occ_array);
+  Kokkos::deep_copy(space, wx, d.wx_array_t);
+  space.fence();
+  std::vector<int> pattern(std::size_t(d.nbands), 0), order(std::size_t(d.nbands));
+  for (int n = 0; n < d.nbands; ++n) {
+    for (int w = 0; w < nw; ++w) pattern[std::size_t(n)] |= (wx(w0 + w, n) < 0.0 ? 1 : 0) << w;
+    order[std::size_t(n)] = n;
   }
-  KOKKOS_INLINE_FUNCTION DeviceAccum& operator+=(const DeviceAccum& o) {
-    for (int k = 0; k < 6; ++k) v[k].merge(o.v[k]);
-    for (int i = 0; i < 24; ++i) arms[i] += o.arms[i];
-    return *this;
+  const auto key = [&](const int n) { return std::make_tuple(occ(n) == 0.0, -occ(n), pattern[std::size_t(n)], n); };
+  std::sort(order.begin(), order.end(), [&](const int a, const int b) { return key(a) < key(b); });
+  TeamBlocks<typename ExecSpace::memory_space> r;
+  for (int k = 0; k < d.nbands; ++k) {
+    const int n = order[std::size_t(k)];
+    if (k == 0 || k - r.start_h.back() == kTeamBands || !(occ(n) == r.occ_h.back()) ||
+        pattern[std::size_t(n)] != r.negative_h.back()) {
+      r.start_h.push_back(k);
+      r.occ_h.push_back(occ(n));
+      r.negative_h.push_back(pattern[std::size_t(n)]);
+    }
+  }
+  r.start_h.push_back(d.nbands);
+  for (std::size_t b = 0; b + 1 < r.start_h.size(); ++b)
+    for (int k = r.start_h[b]; k < r.start_h[b + 1]; ++k)
+      for (int w = 0; w < nw; ++w) {
+        const double x = wx(w0 + w, order[std::size_t(k)]);
+        if (!(x <= kWxMax && x >= -kWxMax)) r.negative_h[b] |= kOutOfRange;
+      }
+  using HostInts = Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+  using HostDoubles = Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+  const auto alloc = [](const std::string& label) { return Kokkos::view_alloc(Kokkos::WithoutInitializing, label); };
+  r.order = decltype(r.order)(alloc("gpp::reference::band_order"), order.size());
+  r.start = decltype(r.start)(alloc("gpp::reference::block_start"), r.start_h.size());
+  r.occ = decltype(r.occ)(alloc("gpp::reference::block_occ"), r.occ_h.size());
+  r.negative = decltype(r.negative)(alloc("gpp::reference::block_negative"), r.negative_h.size());
+  Kokkos::deep_copy(space, r.order, HostInts(order.data(), order.size()));
+  Kokkos::deep_copy(space, r.start, HostInts(r.start_h.data(), r.start_h.size()));
+  Kokkos::deep_copy(space, r.occ, HostDoubles(r.occ_h.data(), r.occ_h.size()));
+  Kokkos::deep_copy(space, r.negative, HostInts(r.negative_h.data(), r.negative_h.size()));
+  space.fence();  // before the host vectors go
+  return r;
+}
+
+// One launch: the blocks b_begin .. b_begin + league / groups - 1 (all occupied or all
+// empty) of one pass; each team writes its sums (compensated: value and tail per field)
+// and its arm counts.
+template <class ExecSpace, int NW, bool Occupied>
+struct TeamPass {
+  using Mem = typename ExecSpace::memory_space;
+  using Policy =
+      Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<kTeamMax, Occupied ? kOccupiedTeamsPerSm : kEmptyTeamsPerSm>>;
+  using Member = typename Policy::member_type;
+  using Scratch = typename ExecSpace::scratch_memory_space;
+  template <class T>
+  using Shared = Kokkos::View<T*, Scratch, Kokkos::MemoryUnmanaged>;
+  static constexpr int K = kTeamGp;
+  static constexpr int kFields = 4 * NW + 2;      // per frequency sch (re, im), ssx (re, im); achstemp (re, im)
+  static constexpr int kCounts = 5 * NW;          // per frequency: regular, regular and cut, near, near and cut, zero
+  static constexpr int kStaged = 2 * NW + 2 * K;  // per band: wx, wx^2, conj(aqsm) weighted per G'
+
+  GppData<Mem> d;
+  Kokkos::View<int*, Mem> order, start, negative;
+  Kokkos::View<double*, Mem> occ;
+  Kokkos::View<double**, Kokkos::LayoutRight, Mem> out_sums;          // (league, 2 kFields)
+  Kokkos::View<std::int64_t**, Kokkos::LayoutRight, Mem> out_counts;  // (league, kCounts)
+  int b_begin = 0, groups = 0, w0 = 0;
+  double sexcut2 = 0, limittwo = 0, sexcut = 0;
+
+  // Team scratch, in the order operator() takes it.
+  static std::size_t scratch_bytes(const int team) {
+    return Shared<double>::shmem_size(std::size_t(kTeamBands) * kStaged) +
+           Shared<std::int64_t>::shmem_size(kTeamBands) + Shared<int>::shmem_size(kTeamBands) +
+           Shared<double>::shmem_size(std::size_t(kFields) * team) +
+           Shared<double>::shmem_size(std::size_t(kFields) * kTreeGroups) + Shared<double>::shmem_size(2 * kFields) +
+           Shared<int>::shmem_size(std::size_t(kCounts) * team) + Shared<int>::shmem_size(team) +
+           Shared<int>::shmem_size(kQueue);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& member) const {
+    const int team = member.team_size(), me = member.team_rank();
+    const int g = member.league_rank() % groups;  // neighbouring teams share a block (aqsntemp in L2)
+    const int block = b_begin + member.league_rank() / groups;
+    const int kb = start(block), nb = start(block + 1) - kb;
+    const double occ2 = 2.0 * occ(block);  // ssx's G' weight is twice sch's (folded into mat)
+    const int neg = negative(block);
+    int igp[K];
+    bool valid[K];
+    for (int j = 0; j < K; ++j) {
+      const int q = g * K + j;
+      valid[j] = q < d.ngpown;
+      igp[j] = valid[j] ? q : d.ngpown - 1;
+    }
+    const Shared<double> staged(member.team_scratch(0), std::size_t(kTeamBands) * kStaged);
+    const Shared<std::int64_t> offset(member.team_scratch(0), kTeamBands);
+    const Shared<int> in_range(member.team_scratch(0), kTeamBands);                  // bit w: |wx| <= kWxMax
+    const Shared<double> slot(member.team_scratch(0), std::size_t(kFields) * team);  // (field, thread)
+    const Shared<double> part(member.team_scratch(0), std::size_t(kFields) * kTreeGroups);
+    const Shared<double> total(member.team_scratch(0), 2 * kFields);                // compensated: (s, c) per field
+    const Shared<int> counts(member.team_scratch(0), std::size_t(kCounts) * team);  // (count, thread)
+    const Shared<int> flagged(member.team_scratch(0), team);
+    const Shared<int> queue(member.team_scratch(0), kQueue);
+    for (int i = me; i < nb; i += team) {
+      const int n = order(kb + i);
+      double* s = &staged(std::size_t(i) * kStaged);
+      int inr = 0;
+      for (int w = 0; w < NW; ++w) {
+        const double x = d.wx_array_t(w0 + w, n);
+        s[w] = x;
+        s[NW + w] = x * x;
+        inr |= (x <= kWxMax && x >= -kWxMax ? 1 : 0) << w;
+      }
+      in_range(i) = inr;
+      for (int j = 0; j < K; ++j) {  // conj(aqsm) 0.5 vcoul: sch's G' weight (0 past ngpown)
+        const double v = valid[j] ? 0.5 * d.vcoul_loc(igp[j]) : 0.0;
+        const complex_t a = d.aqsmtemp_local(igp[j], n);
+        s[2 * NW + 2 * j] = v * a.real();
+        s[2 * NW + 2 * j + 1] = -v * a.imag();
+      }
+      offset(i) = std::int64_t(n) * std::int64_t(d.aqsntemp.stride(1));
+    }
+    for (int c = 0; c < kCounts; ++c) counts(std::size_t(c) * team + me) = 0;
+    if (me == 0)
+      for (int f = 0; f < 2 * kFields; ++f) total(f) = 0.0;
+    member.team_barrier();
+
+    for (int base = 0; base < d.ncouls; base += team) {
+      const int ig = base + me;
+      const bool active = ig < d.ncouls;
+      for (int f = 0; f < kFields; ++f) slot(std::size_t(f) * team + me) = 0.0;
+      for (int r0 = 0; r0 < nb; r0 += kRun) {
+        const int r1 = nb < r0 + kRun ? nb : r0 + kRun;
+        unsigned flags[K][NW];
+        for (int j = 0; j < K; ++j)
+          for (int w = 0; w < NW; ++w) flags[j][w] = 0u;
+        // (the runs' variants: blocks with a wx < 0, where the sexcut test is made; blocks with
+        // a wx out of range, where each band's is tested)
+        if (active) {
+          const bool any_negative = (neg & ((1 << NW) - 1)) != 0, checked = (neg & kOutOfRange) != 0;
+          if (checked)
+            lean_run<true, true>(ig, r0, r1, neg, occ2, valid, igp, staged, offset, in_range, slot, counts, flags, team,
+                                 me);
+          else if (any_negative)
+            lean_run<false, true>(ig, r0, r1, neg, occ2, valid, igp, staged, offset, in_range, slot, counts, flags,
+                                  team, me);
+          else
+            lean_run<false, false>(ig, r0, r1, neg, occ2, valid, igp, staged, offset, in_range, slot, counts, flags,
+                                   team, me);
+        }
+        careful_pass(member, base, r0, neg, occ2, igp, staged, offset, slot, counts, flagged, queue, flags, active);
+      }
+      // the team's sums of this G range: kTreeGroups partial sums per field, then their sum
+      // into the team's compensated totals
+      member.team_barrier();
+      for (int t = me; t < kFields * kTreeGroups; t += team) {
+        const int f = t / kTreeGroups, grp = t % kTreeGroups;
+        double s = 0;
+        for (int r = grp; r < team; r += kTreeGroups) s += slot(std::size_t(f) * team + r);
+        part(t) = s;
+      }
+      member.team_barrier();
+      for (int f = me; f < kFields; f += team) {
+        double s = 0;
+        for (int grp = 0; grp < kTreeGroups; ++grp) s += part(std::size_t(f) * kTreeGroups + grp);
+        Compensated c{total(2 * f), total(2 * f + 1)};
+        c.add(s);
+        total(2 * f) = c.s;
+        total(2 * f + 1) = c.c;
+      }
+      member.team_barrier();  // before the slots are written again
+    }
+    const int league = member.league_rank();
+    for (int f = me; f < 2 * kFields; f += team) out_sums(league, f) = total(f);
+    for (int c = me; c < kCounts; c += team) {
+      std::int64_t n = 0;
+      for (int r = 0; r < team; ++r) n += counts(std::size_t(c) * team + r);
+      out_counts(league, c) = n;
+    }
+  }
+
+  // A thread's terms of the bands r0 .. r1-1 of its G for its pairs (lean form), added to
+  // its slot; the terms it leaves to the careful form flagged.
+  template <bool Checked, bool AnyNegative>
+  KOKKOS_INLINE_FUNCTION void lean_run(const int ig, const int r0, const int r1, const int neg, const double occ2,
+                                       const bool (&valid)[K], const int (&igp)[K], const Shared<double>& staged,
+                                       const Shared<std::int64_t>& offset, const Shared<int>& in_range,
+                                       const Shared<double>& slot, const Shared<int>& counts, unsigned (&flags)[K][NW],
+                                       const int team, const int me) const {
+    // the pairs' values, made again each run (from L1 or L2): kept over the careful pass,
+    // they would add to its registers
+    LeanPair p[K];
+    for (int j = 0; j < K; ++j)
+      p[j] = lean_pair(d.wtilde_array(ig, igp[j]), d.I_eps_array(ig, igp[j]), sexcut2, limittwo);
+    double sch[K][NW][2], ssx[K][NW][2], mats[K][2];
+    int cut_count[K][NW];
+    for (int j = 0; j < K; ++j) {
+      mats[j][0] = mats[j][1] = 0.0;
+      for (int w = 0; w < NW; ++w) sch[j][w][0] = sch[j][w][1] = ssx[j][w][0] = ssx[j][w][1] = 0.0;
+    }
+    for (int j = 0; j < K; ++j)
+      for (int w = 0; w < NW; ++w) cut_count[j][w] = 0;
+    const complex_t* const an = d.aqsntemp.data() + ig;
+    for (int i = r0; i < r1; ++i) {
+      const complex_t aqsn = an[offset(i)];
+      const double* s = &staged(std::size_t(i) * kStaged);
+      const int inr = in_range(i);
+      const unsigned bit = 1u << (i - r0);
+      // (a G' past ngpown, the last again with weight 0, is computed and adds 0; its flags
+      // and counts are dropped)
+      for (int j = 0; j < K; ++j) {
+        const double m_r = s[2 * NW + 2 * j], m_i = s[2 * NW + 2 * j + 1];
+        const double mr = m_r * aqsn.real() - m_i * aqsn.imag(), mi = m_r * aqsn.imag() + m_i * aqsn.real();
+        mats[j][0] += mr;
+        mats[j][1] += mi;
+        for (int w = 0; w < NW; w += 2) {
+          const int v = w + 1 < NW ? w + 1 : w;  // the frequency sharing w's division (w itself: alone)
+          if (Checked && !((inr >> w) & (inr >> v) & 1)) {
+            flags[j][w] |= bit;
+            flags[j][v] |= bit;
+            continue;
+          }
+          lean_terms<AnyNegative>(p[j], s[w], s[NW + w], s[v], s[NW + v], w != v, (neg >> w) & 1, (neg >> v) & 1, mr,
+                                  mi, sch[j][w], sch[j][v], ssx[j][w], ssx[j][v], cut_count[j][w], cut_count[j][v],
+                                  flags[j][w], flags[j][v], bit);
+        }
+      }
+    }
+    for (int j = 0; j < K; ++j)
+      if (!valid[j])
+        for (int w = 0; w < NW; ++w) flags[j][w] = 0u;
+    // the run's sums times the pairs' factors (0 for a G' past ngpown: its mat is 0)
+    const int n_run = r1 - r0;
+    double add[kFields];
+    for (int f = 0; f < kFields; ++f) add[f] = 0.0;
+    for (int j = 0; j < K; ++j) {
+      if (!valid[j]) continue;
+      const complex_t e = d.I_eps_array(ig, igp[j]);
+      const double ir = e.real(), ii = e.imag();
+      const double wir = p[j].wr * ir - p[j].wi * ii, wii = p[j].wr * ii + p[j].wi * ir;  // wtilde I_eps
+      const double o_r = occ2 * (p[j].w2r * ir - p[j].w2i * ii), o_i = occ2 * (p[j].w2r * ii + p[j].w2i * ir);
+      for (int w = 0; w < NW; ++w) {
+        add[4 * w] += wir * sch[j][w][0] - wii * sch[j][w][1];
+        add[4 * w + 1] += wir * sch[j][w][1] + wii * sch[j][w][0];
+        if (Occupied) {
+          add[4 * w + 2] += o_r * ssx[j][w][0] - o_i * ssx[j][w][1];
+          add[4 * w + 3] += o_r * ssx[j][w][1] + o_i * ssx[j][w][0];
+        }
+      }
+      add[4 * NW] -= ir * mats[j][0] - ii * mats[j][1];  // achstemp: -I_eps mat
+      add[4 * NW + 1] -= ir * mats[j][1] + ii * mats[j][0];
+    }
+    for (int f = 0; f < kFields; ++f) slot(std::size_t(f) * team + me) += add[f];
+    for (int w = 0; w < NW; ++w) {
+      int lean = 0;
+      for (int j = 0; j < K; ++j)
+        if (valid[j]) lean += n_run - compat::popcount(flags[j][w]);
+      int cut = 0;
+      for (int j = 0; j < K; ++j)
+        if (valid[j]) cut += cut_count[j][w];
+      counts(std::size_t(5 * w) * team + me) += lean - cut;
+      counts(std::size_t(5 * w + 1) * team + me) += cut;
+    }
+  }
+
+  // One frequency (two: false) or two sharing one division: each term's sums, its cut, or
+  // its flag.
+  template <bool AnyNegative>
+  KOKKOS_FORCEINLINE_FUNCTION void lean_terms(const LeanPair& p, const double x0, const double x02, const double x1,
+                                              const double x12, const bool two, const int neg0, const int neg1,
+                                              const double mr, const double mi, double (&sch0)[2], double (&sch1)[2],
+                                              double (&ssx0)[2], double (&ssx1)[2], int& cut0, int& cut1,
+                                              unsigned& flag0, unsigned& flag1, const unsigned bit) const {
+    const double dr0 = x0 - p.wr, dr1 = x1 - p.wr;
+    const double wd0 = dr0 * dr0 + p.wi2, wd1 = dr1 * dr1 + p.wi2;
+    if constexpr (Occupied) {
+      const double cr0 = x02 - p.w2r, cr1 = x12 - p.w2r;
+      const double cd0 = cr0 * cr0 + p.w2i2, cd1 = cr1 * cr1 + p.w2i2;  // |cden|^2
+      const double den0 = wd0 * cd0, den1 = wd1 * cd1;
+      double r0, r1;
+      if (two) {
+        const double q = 1.0 / (den0 * den1);
+        r0 = q * den1;
+        r1 = q * den0;
+      } else {
+        r0 = r1 = 1.0 / den0;
+      }
+      occupied_term<AnyNegative>(p, dr0, wd0, cr0, cd0, r0, neg0, mr, mi, sch0, ssx0, cut0, flag0, bit);
+      if (two) occupied_term<AnyNegative>(p, dr1, wd1, cr1, cd1, r1, neg1, mr, mi, sch1, ssx1, cut1, flag1, bit);
+    } else {
+      double r0, r1;
+      if (two) {
+        const double q = 1.0 / (wd0 * wd1);
+        r0 = q * wd1;
+        r1 = q * wd0;
+      } else {
+        r0 = r1 = 1.0 / wd0;
+      }
+      empty_term<AnyNegative>(p, dr0, wd0, x02, r0, neg0, mr, mi, sch0, cut0, flag0, bit);
+      if (two) empty_term<AnyNegative>(p, dr1, wd1, x12, r1, neg1, mr, mi, sch1, cut1, flag1, bit);
+    }
+  }
+
+  template <bool AnyNegative>
+  KOKKOS_FORCEINLINE_FUNCTION void occupied_term(const LeanPair& p, const double dr, const double wd, const double cr,
+                                                 const double cd, const double r, const int negative, const double mr,
+                                                 const double mi, double (&sch)[2], double (&ssx)[2], int& cut_count,
+                                                 unsigned& flag, const unsigned bit) const {
+    const double rw = r * cd, rs = r * wd;  // 1/|wdiff|^2, 1/|cden|^2
+    const bool lean = (wd > p.thr) & !recip_out_of_range(r);
+    bool cut = false;
+    if (AnyNegative && negative) cut = p.osq * rs > p.cut2;  // |ssx|^2 > sexcut^2 |I_eps|^2
+    flag |= lean ? 0u : bit;
+    cut_count += lean & cut ? 1 : 0;
+    const double sw = lean ? rw : 0.0, sx = lean & !cut ? rs : 0.0;
+    sch[0] += sw * (dr * mr - p.wi * mi);  // (dr + i Im wtilde) mat
+    sch[1] += sw * (dr * mi + p.wi * mr);
+    ssx[0] += sx * (mr * cr - mi * p.w2i);  // mat conj(cden)
+    ssx[1] += sx * (mi * cr + mr * p.w2i);
+  }
+
+  template <bool AnyNegative>
+  KOKKOS_FORCEINLINE_FUNCTION void empty_term(const LeanPair& p, const double dr, const double wd, const double x2,
+                                              const double rw, const int negative, const double mr, const double mi,
+                                              double (&sch)[2], int& cut_count, unsigned& flag,
+                                              const unsigned bit) const {
+    const bool lean = (wd > p.thr) & !recip_out_of_range(rw);
+    flag |= lean ? 0u : bit;
+    if (AnyNegative && negative) {  // the cut the branch statistics count: |Omega2|^2 > sexcut^2 |I_eps|^2 |cden|^2
+      const double cr = x2 - p.w2r;
+      cut_count += lean & (p.osq > p.cut2 * (cr * cr + p.w2i2)) ? 1 : 0;
+    }
+    const double sw = lean ? rw : 0.0;
+    sch[0] += sw * (dr * mr - p.wi * mi);
+    sch[1] += sw * (dr * mi + p.wi * mr);
+  }
+
+  // The flagged terms of the run (bands r0 ..) of every thread of the team, shared out over
+  // the threads (any thread may add any term: the team adds them all), in the careful form;
+  // every thread takes part (the barriers), whether its G is within the range or not.
+  KOKKOS_INLINE_FUNCTION void careful_pass(const Member& member, const int base, const int r0, const int neg,
+                                           const double occ2, const int (&igp)[K], const Shared<double>& staged,
+                                           const Shared<std::int64_t>& offset, const Shared<double>& slot,
+                                           const Shared<int>& counts, const Shared<int>& flagged,
+                                           const Shared<int>& queue, const unsigned (&flags)[K][NW],
+                                           const bool active) const {
+    const int team = member.team_size(), me = member.team_rank();
+    int mine = 0;
+    if (active)
+      for (int j = 0; j < K; ++j)
+        for (int w = 0; w < NW; ++w) mine += compat::popcount(flags[j][w]);
+    flagged(me) = mine;
+    member.team_barrier();
+    int first = 0, all = 0;
+    for (int t = 0; t < team; ++t) {
+      first += t < me ? flagged(t) : 0;
+      all += flagged(t);
+    }
+    for (int round = 0; round < all; round += kQueue) {
+      int at = first;
+      for (int j = 0; j < K; ++j)
+        for (int w = 0; w < NW; ++w)
+          for (unsigned m = active ? flags[j][w] : 0u; m != 0u; m &= m - 1u, ++at)
+            if (at >= round && at < round + kQueue)
+              queue(at - round) = ((me * K + j) * NW + w) * kRun + compat::countr_zero(m);
+      member.team_barrier();
+      const int n = all - round < kQueue ? all - round : kQueue;
+      for (int e = me; e < n; e += team)
+        careful_term(queue(e), base, r0, neg, occ2, igp, staged, offset, slot, counts, team, me);
+      member.team_barrier();  // before the queue is written again
+    }
+    member.team_barrier();  // before `flagged` is written again
+  }
+
+  KOKKOS_INLINE_FUNCTION void careful_term(int entry, const int base, const int r0, const int neg, const double occ2,
+                                           const int (&igp)[K], const Shared<double>& staged,
+                                           const Shared<std::int64_t>& offset, const Shared<double>& slot,
+                                           const Shared<int>& counts, const int team, const int me) const {
+    const int i = r0 + entry % kRun;
+    entry /= kRun;
+    const int w = entry % NW;
+    entry /= NW;
+    const int j = entry % K, src = entry / K;
+    const int ig = base + src;
+    const complex_t wt = d.wtilde_array(ig, igp[j]), e = d.I_eps_array(ig, igp[j]);
+    const complex_t aqsn = d.aqsntemp.data()[ig + offset(i)];
+    const double* s = &staged(std::size_t(i) * kStaged);
+    const double x = s[w];
+    const bool negative = (neg >> w) & 1;
+    const Pair pv = make_pair_values(wt.real(), wt.imag(), e.real(), e.imag(), sexcut2, limittwo);
+    Term t;
+    const bool vector_form = pv.in_range && x <= kWxMax && x >= -kWxMax;
+    if (vector_form) t = vector_term(pv, make_band_values(pv, aqsn.real(), aqsn.imag()), x, s[NW + w], negative);
+    if (!vector_form || t.exceptional)
+      t = literal_term(wt.real(), wt.imag(), e.real(), e.imag(), x, negative, limittwo, sexcut, aqsn.real(),
+                       aqsn.imag());
+    const double m_r = s[2 * NW + 2 * j], m_i = s[2 * NW + 2 * j + 1];
+    if (adds_sch(t)) {
+      const double a = t.sch_scale * t.sch_r, b = t.sch_scale * t.sch_i;
+      slot(std::size_t(4 * w) * team + me) += m_r * a - m_i * b;
+      slot(std::size_t(4 * w + 1) * team + me) += m_r * b + m_i * a;
+    }
+    if (Occupied && adds_ssx(t)) {
+      const double a = occ2 * t.ssx_scale * t.ssx_r, b = occ2 * t.ssx_scale * t.ssx_i;
+      slot(std::size_t(4 * w + 2) * team + me) += m_r * a - m_i * b;
+      slot(std::size_t(4 * w + 3) * team + me) += m_r * b + m_i * a;
+    }
+    const int arm = arm_of(t);
+    counts(std::size_t(5 * w + (arm == kZeroArm ? 4 : 2 * arm + (t.cut ? 1 : 0))) * team + me) += 1;
   }
 };
 
-template <class Value>
-struct MergeReducer {
-  using reducer = MergeReducer;
-  using value_type = Value;
-  using result_view_type = Kokkos::View<value_type, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
-  KOKKOS_INLINE_FUNCTION explicit MergeReducer(value_type& value) : value_(&value) {}
-  KOKKOS_INLINE_FUNCTION void join(value_type& dest, const value_type& src) const { dest += src; }
-  KOKKOS_INLINE_FUNCTION void init(value_type& value) const { value = value_type(); }
-  KOKKOS_INLINE_FUNCTION value_type& reference() const { return *value_.data(); }
-  KOKKOS_INLINE_FUNCTION result_view_type view() const { return value_; }
-  KOKKOS_INLINE_FUNCTION bool references_scalar() const { return true; }
+template <class ExecSpace, int NW, bool Occupied>
+void team_launch(const ExecSpace& space, const GppData<typename ExecSpace::memory_space>& d,
+                 const TeamBlocks<typename ExecSpace::memory_space>& blocks, const int b_begin, const int b_end,
+                 const int w0, std::vector<Compensated>& totals, measure::counts::ArmCounts& arms) {
+  using Pass = TeamPass<ExecSpace, NW, Occupied>;
+  const int groups = (d.ngpown + kTeamGp - 1) / kTeamGp;
+  const int league = groups * (b_end - b_begin);
+  Pass pass;
+  pass.d = d;
+  pass.order = blocks.order;
+  pass.start = blocks.start;
+  pass.negative = blocks.negative;
+  pass.occ = blocks.occ;
+  pass.b_begin = b_begin;
+  pass.groups = groups;
+  pass.w0 = w0;
+  pass.sexcut = d.sexcut;
+  pass.sexcut2 = d.sexcut * d.sexcut;
+  pass.limittwo = d.limittwo;
+  pass.out_sums = decltype(pass.out_sums)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::reference::team_sums"),
+                                          league, 2 * Pass::kFields);
+  pass.out_counts = decltype(pass.out_counts)(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::reference::team_counts"), league, Pass::kCounts);
+  const int team_max = typename Pass::Policy(space, 1, 1).team_size_max(pass, Kokkos::ParallelForTag());
+  const int team = team_max < kTeamMax ? team_max : kTeamMax;
+  // (at most 46 KB for four frequencies: within the 48 KB every CUDA and HIP device gives a
+  // block without asking for more)
+  const std::size_t scratch_max = std::size_t(Pass::Policy::scratch_size_max(0));
+  if (Pass::scratch_bytes(team) > scratch_max)
+    throw Error(std::string("the fast reference's teams need ") + std::to_string(Pass::scratch_bytes(team)) +
+                " bytes of team scratch memory, more than the " + std::to_string(scratch_max) + " " +
+                ExecSpace::name() + " allows");
+  Kokkos::parallel_for(
+      "gpp::reference::fast_teams",
+      typename Pass::Policy(space, league, team).set_scratch_size(0, Kokkos::PerTeam(Pass::scratch_bytes(team))), pass);
+  const auto sums = Kokkos::create_mirror_view(Kokkos::HostSpace(), pass.out_sums);
+  const auto counts = Kokkos::create_mirror_view(Kokkos::HostSpace(), pass.out_counts);
+  Kokkos::deep_copy(space, sums, pass.out_sums);
+  Kokkos::deep_copy(space, counts, pass.out_counts);
+  space.fence();
+  // in league order: the result does not depend on the order the teams ran in
+  for (int t = 0; t < league; ++t) {
+    const int block = b_begin + t / groups;
+    for (int w = 0; w < NW; ++w) {
+      for (int k = 0; k < 4; ++k)
+        totals[std::size_t(4 * (w0 + w) + k)].merge(
+            Compensated{sums(t, 2 * (4 * w + k)), sums(t, 2 * (4 * w + k) + 1)});
+      const int occupied = blocks.occ_h[std::size_t(block)] != 0.0 ? 1 : 0;
+      const int negative = (blocks.negative_h[std::size_t(block)] >> w) & 1;  // (bit w < kOutOfRange)
+      using measure::counts::ArmCounts;
+      arms.n[ArmCounts::index(occupied, negative, kRegular, 0)] += counts(t, 5 * w);
+      arms.n[ArmCounts::index(occupied, negative, kRegular, 1)] += counts(t, 5 * w + 1);
+      arms.n[ArmCounts::index(occupied, negative, kNearPole, 0)] += counts(t, 5 * w + 2);
+      arms.n[ArmCounts::index(occupied, negative, kNearPole, 1)] += counts(t, 5 * w + 3);
+      arms.n[ArmCounts::index(occupied, negative, kZeroArm, 0)] += counts(t, 5 * w + 4);
+    }
+    if (w0 == 0)  // achstemp once, with the first pass
+      for (int k = 0; k < 2; ++k) {
+        const int f = 4 * NW + k;
+        totals[totals.size() - 2 + std::size_t(k)].merge(Compensated{sums(t, 2 * f), sums(t, 2 * f + 1)});
+      }
+  }
+}
 
- private:
-  result_view_type value_;
-};
+template <class ExecSpace, int NW>
+void team_frequencies(const ExecSpace& space, const GppData<typename ExecSpace::memory_space>& d, const int w0,
+                      std::vector<Compensated>& totals, measure::counts::ArmCounts& arms,
+                      const std::function<void(double)>& done) {
+  const auto blocks = team_blocks(space, d, w0, NW);
+  const int n_blocks = int(blocks.occ_h.size());
+  const double per_band = double(d.ngpown) * double(d.ncouls) * NW;
+  for (int b0 = 0; b0 < n_blocks;) {
+    // blocks of one kind, at most kLaunchTerms (one block at least)
+    const bool occupied = blocks.occ_h[std::size_t(b0)] != 0.0;
+    int b1 = b0 + 1;
+    double terms = per_band * (blocks.start_h[std::size_t(b1)] - blocks.start_h[std::size_t(b0)]);
+    while (b1 < n_blocks && (blocks.occ_h[std::size_t(b1)] != 0.0) == occupied) {
+      const double more = per_band * (blocks.start_h[std::size_t(b1) + 1] - blocks.start_h[std::size_t(b1)]);
+      if (terms + more > kLaunchTerms) break;
+      terms += more;
+      ++b1;
+    }
+    if (occupied)
+      team_launch<ExecSpace, NW, true>(space, d, blocks, b0, b1, w0, totals, arms);
+    else
+      team_launch<ExecSpace, NW, false>(space, d, blocks, b0, b1, w0, totals, arms);
+    if (done) done(terms);
+    b0 = b1;
+  }
+}
 
 template <class ExecSpace>
-ReferencePass device_pass(const ExecSpace& space, const GppData<typename ExecSpace::memory_space>& d,
-                          const std::function<void(double)>& done) {
+ReferencePass team_pass(const ExecSpace& space, const GppData<typename ExecSpace::memory_space>& d,
+                        const std::function<void(double)>& done) {
   const int nw = d.nw;
-  const double limittwo = d.limittwo, sexcut = d.sexcut, sexcut2 = d.sexcut * d.sexcut;
-  const auto aqsntemp = d.aqsntemp;
-  const auto aqsmtemp_local = d.aqsmtemp_local;
-  const auto I_eps_array = d.I_eps_array;
-  const auto wtilde_array = d.wtilde_array;
-  const auto wx_array_t = d.wx_array_t;
-  const auto occ_array = d.occ_array;
-  const auto vcoul_loc = d.vcoul_loc;
-  std::vector<Compensated> total(std::size_t(4 * nw + 2));
+  std::vector<Compensated> totals(std::size_t(4 * nw + 2));
   ReferencePass r;
-  using Policy = Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2, Kokkos::Iterate::Left, Kokkos::Iterate::Left>,
-                                       Kokkos::IndexType<int>>;
-  for (int b0 = 0; b0 < d.nbands; b0 += kReferenceBandBlock) {
-    const int b1 = std::min(d.nbands, b0 + kReferenceBandBlock);
-    // One launch per frequency, so that any number of frequencies works; achstemp with
-    // the first.
-    for (int iw = 0; iw < nw; ++iw) {
-      DeviceAccum launch;
-      Kokkos::parallel_reduce(
-          "gpp::reference::fast_device", Policy(space, {0, 0}, {d.ncouls, d.ngpown}, {128, 1}),
-          KOKKOS_LAMBDA(const int ig, const int igp, DeviceAccum& out) {
-            const complex_t w = wtilde_array(ig, igp), e = I_eps_array(ig, igp);
-            const Pair p = make_pair_values(w.real(), w.imag(), e.real(), e.imag(), sexcut2, limittwo);
-            const double v = vcoul_loc(igp);
-            DeviceAccum mine;
-            for (int n1 = b0; n1 < b1; ++n1) {
-              const double x = wx_array_t(iw, n1);
-              const bool negative = x < 0.0;
-              const complex_t aqsm = aqsmtemp_local(igp, n1), aqsn = aqsntemp(ig, n1);
-              Term t = vector_term(p, make_band_values(p, aqsn.real(), aqsn.imag()), x, x * x, negative);
-              if (t.exceptional || !p.in_range || !(x <= kWxMax && x >= -kWxMax))
-                t = literal_term(w.real(), w.imag(), e.real(), e.imag(), x, negative, limittwo, sexcut, aqsn.real(),
-                                 aqsn.imag());
-              const double mr = aqsm.real(), mi = -aqsm.imag();  // conj(aqsm): mat = conj(aqsm) aqsntemp
-              const double occ = occ_array(n1);
-              if (adds_sch(t)) {
-                const double sr = t.sch_scale * t.sch_r, si = t.sch_scale * t.sch_i;
-                mine.v[0].add(mr * sr - mi * si);
-                mine.v[1].add(mr * si + mi * sr);
-              }
-              if (adds_ssx(t)) {
-                const double sr = t.ssx_scale * t.ssx_r, si = t.ssx_scale * t.ssx_i;
-                mine.v[2].add(occ * (mr * sr - mi * si));
-                mine.v[3].add(occ * (mr * si + mi * sr));
-              }
-              mine.arms[measure::counts::ArmCounts::index(occ != 0.0, negative, arm_of(t), t.cut)] += 1;
-              if (iw == 0) {  // achstemp: -conj(aqsm) aqsn I_eps
-                const double pr = e.real() * aqsn.real() - e.imag() * aqsn.imag();
-                const double pi = e.real() * aqsn.imag() + e.imag() * aqsn.real();
-                mine.v[4].add(-(mr * pr - mi * pi));
-                mine.v[5].add(-(mr * pi + mi * pr));
-              }
-            }
-            for (int k = 0; k < 6; ++k) {
-              const double f = k == 2 || k == 3 ? v : 0.5 * v;
-              mine.v[k].s *= f;
-              mine.v[k].c *= f;
-            }
-            out += mine;
-          },
-          MergeReducer<DeviceAccum>(launch));
-      for (int k = 0; k < 4; ++k) total[std::size_t(4 * iw + k)].merge(launch.v[k]);
-      if (iw == 0) {
-        total[std::size_t(4 * nw)].merge(launch.v[4]);
-        total[std::size_t(4 * nw + 1)].merge(launch.v[5]);
-      }
-      for (int i = 0; i < 24; ++i) r.arms.n[i] += launch.arms[i];
+  for (int w0 = 0; w0 < nw; w0 += kPassNw) {
+    switch (nw - w0 < kPassNw ? nw - w0 : kPassNw) {
+      case 1:
+        team_frequencies<ExecSpace, 1>(space, d, w0, totals, r.arms, done);
+        break;
+      case 2:
+        team_frequencies<ExecSpace, 2>(space, d, w0, totals, r.arms, done);
+        break;
+      case 3:
+        team_frequencies<ExecSpace, 3>(space, d, w0, totals, r.arms, done);
+        break;
+      default:
+        team_frequencies<ExecSpace, 4>(space, d, w0, totals, r.arms, done);
+        break;
     }
-    if (done) done(double(b1 - b0) * d.ngpown * double(d.ncouls) * nw);
   }
   r.sums.sch_sum.resize(std::size_t(nw));
   r.sums.ssx_sum.resize(std::size_t(nw));
   for (int iw = 0; iw < nw; ++iw) {
-    r.sums.sch_sum[std::size_t(iw)] = {total[4 * iw].value(), total[4 * iw + 1].value()};
-    r.sums.ssx_sum[std::size_t(iw)] = {total[4 * iw + 2].value(), total[4 * iw + 3].value()};
+    r.sums.sch_sum[std::size_t(iw)] = {totals[4 * iw].value(), totals[4 * iw + 1].value()};
+    r.sums.ssx_sum[std::size_t(iw)] = {totals[4 * iw + 2].value(), totals[4 * iw + 3].value()};
   }
-  r.achstemp = {total[4 * nw].value(), total[4 * nw + 1].value()};
+  r.achstemp = {totals[4 * nw].value(), totals[4 * nw + 1].value()};
   return r;
 }
 
@@ -762,15 +1458,26 @@ ReferencePass fast_reference(const ExecSpace& space, const GppData<typename Exec
   if constexpr (kind_of<ExecSpace>() == SpaceKind::Host) {
     return host_pass(space, d, done);
   } else {
-    return device_pass(space, d, done);
+    return team_pass(space, d, done);
   }
+}
+
+template <class ExecSpace>
+ReferencePass fast_reference_teams(const ExecSpace& space, const GppData<typename ExecSpace::memory_space>& d,
+                                   const std::function<void(double)>& done) {
+  compat::ScopedRegion region("gpp::reference::fast");
+  return team_pass(space, d, done);
 }
 
 template ReferencePass fast_reference(const HostExec&, const GppData<HostExec::memory_space>&,
                                       const std::function<void(double)>&);
+template ReferencePass fast_reference_teams(const HostExec&, const GppData<HostExec::memory_space>&,
+                                            const std::function<void(double)>&);
 #if GPP_HAS_DEVICE_SPACE
 template ReferencePass fast_reference(const DeviceExec&, const GppData<DeviceExec::memory_space>&,
                                       const std::function<void(double)>&);
+template ReferencePass fast_reference_teams(const DeviceExec&, const GppData<DeviceExec::memory_space>&,
+                                            const std::function<void(double)>&);
 #endif
 
 }  // namespace gpp::session

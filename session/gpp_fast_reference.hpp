@@ -34,4 +34,11 @@ template <class ExecSpace>
 ReferencePass fast_reference(const ExecSpace& space, const GppData<typename ExecSpace::memory_space>& d,
                              const std::function<void(double)>& done = {});
 
+/// The pass as a device runs it (teams over groups of G' and blocks of bands, threads over
+/// G), on any space of the build: `fast_reference` takes it on a device, the tests also on
+/// the host.
+template <class ExecSpace>
+ReferencePass fast_reference_teams(const ExecSpace& space, const GppData<typename ExecSpace::memory_space>& d,
+                                   const std::function<void(double)>& done = {});
+
 }  // namespace gpp::session

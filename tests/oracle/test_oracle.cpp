@@ -21,6 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <tuple>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -153,13 +154,17 @@ SigmaSums run_policy(const PolicyEntry& e, SpaceKind k, const SpaceData& d) {
 }
 
 // The fast reference's pass on space k (cached: its sums, static remainder and arms are
-// each checked).
-const session::ReferencePass& fast_pass(SpaceKind k, const OracleProblem& p) {
-  static std::map<std::pair<const OracleProblem*, SpaceKind>, session::ReferencePass> cache;
+// each checked); `teams`: the pass a device runs (session::fast_reference_teams), which
+// on a device is the same as fast_reference's and is checked on the host as well.
+const session::ReferencePass& fast_pass(SpaceKind k, const OracleProblem& p, const bool teams = false) {
+  static std::map<std::tuple<const OracleProblem*, SpaceKind, bool>, session::ReferencePass> cache;
   if (cache.empty()) before_finalize().push_back([] { cache.clear(); });
-  const auto key = std::make_pair(&p, k);
+  const auto key = std::make_tuple(&p, k, teams);
   if (!cache.count(key))
-    cache[key] = with_space(k, [&](auto space) { return session::fast_reference(space, p.data->on(space)); });
+    cache[key] = with_space(k, [&](auto space) {
+      return teams ? session::fast_reference_teams(space, p.data->on(space))
+                   : session::fast_reference(space, p.data->on(space));
+    });
   return cache[key];
 }
 
@@ -200,6 +205,7 @@ SigmaSums run_implementation(const std::string& name, const OracleProblem& p) {
   const auto at = name.find('@');
   const SpaceKind k = name.substr(at + 1) == "device" ? SpaceKind::Device : SpaceKind::Host;
   if (name.substr(0, at) == "fast-reference") return fast_pass(k, p).sums;
+  if (name.substr(0, at) == "fast-reference-teams") return fast_pass(k, p, true).sums;
 #if GPP_TEST_LIBRARY
   if (name.substr(0, at) == "api") return run_api(k, p);
 #endif
@@ -207,7 +213,7 @@ SigmaSums run_implementation(const std::string& name, const OracleProblem& p) {
 }
 
 std::vector<std::string> implementations() {
-  std::vector<std::string> names = {"host-reference"};
+  std::vector<std::string> names = {"host-reference", "fast-reference-teams@host"};
   for (const SpaceKind k : build_spaces()) {
     names.push_back(std::string("fast-reference@") + to_string(k));
 #if GPP_TEST_LIBRARY
@@ -349,6 +355,7 @@ TEST_P(OracleDeck, StaticRemainderMatches) {
                           {"reference_achstemp", reference_achstemp(p.data->host)}};
   for (const SpaceKind k : build_spaces())
     got.push_back({std::string("fast reference@") + to_string(k), fast_pass(k, p).achstemp});
+  got.push_back({"fast reference (teams)@host", fast_pass(SpaceKind::Host, p, true).achstemp});
   for (const auto& g : got) {
     const double diff = double(std::abs(std::complex<long double>(g.got.real(), g.got.imag()) - want));
     EXPECT_LE(diff, atol + kRtol * double(std::abs(want)))
@@ -383,6 +390,7 @@ TEST_P(OracleDeck, BranchCountsMatchGppDiagnostics) {
       {"arm_statistics", measure::counts::arm_statistics(HostExec(), p.data->host).branches()}};
   for (const SpaceKind k : build_spaces())
     counted.push_back({std::string("fast reference@") + to_string(k), fast_pass(k, p).arms.branches()});
+  counted.push_back({"fast reference (teams)@host", fast_pass(SpaceKind::Host, p, true).arms.branches()});
   for (const auto& [name, c] : counted) {
     EXPECT_EQ(c.regular, o.count("branch_regular")) << name;
     EXPECT_EQ(c.near_pole, o.count("branch_near_pole")) << name;

@@ -40,7 +40,11 @@ bool reads(const PolicyEntry& entry, const std::string& name) {
 
 Tunables internal_tunables(const PolicyEntry& entry, const std::map<std::string, std::string>& given) {
   Tunables t;
-  for (const auto& [name, value] : given) {
+  for (const auto& entry_given : given) {
+    // Named copies, not a structured binding: clang before 16 refuses a lambda's capture
+    // of a structured binding (C++17).
+    const std::string& name = entry_given.first;
+    const std::string& value = entry_given.second;
     const auto field =
         std::find_if(int_fields().begin(), int_fields().end(), [&](const auto& f) { return f.first == name; });
     if (field != int_fields().end()) {

@@ -1312,6 +1312,14 @@ struct TeamPass {
   }
 };
 
+// The most threads, from `team` down in whole warps of 32 (a team of fewer than 32 is taken
+// as it is), whose team scratch fits in scratch_max; 0 where none does.
+template <class Pass>
+int team_within(int team, const std::size_t scratch_max) {
+  while (team > 32 && Pass::scratch_bytes(team) > scratch_max) team -= team % 32 != 0 ? team % 32 : 32;
+  return Pass::scratch_bytes(team) <= scratch_max ? team : 0;
+}
+
 template <class ExecSpace, int NW, bool Occupied>
 void team_launch(const ExecSpace& space, const GppData<typename ExecSpace::memory_space>& d,
                  const TeamBlocks<typename ExecSpace::memory_space>& blocks, const int b_begin, const int b_end,
@@ -1336,13 +1344,13 @@ void team_launch(const ExecSpace& space, const GppData<typename ExecSpace::memor
   pass.out_counts = decltype(pass.out_counts)(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::reference::team_counts"), league, Pass::kCounts);
   const int team_max = typename Pass::Policy(space, 1, 1).team_size_max(pass, Kokkos::ParallelForTag());
-  const int team = team_max < kTeamMax ? team_max : kTeamMax;
-  // (at most 46 KB for four frequencies: within the 48 KB every CUDA and HIP device gives a
-  // block without asking for more)
+  // As many threads as the team scratch allows: 128 of four frequencies need about 46 KB,
+  // more than the 40 KB Kokkos leaves a CUDA block (reference_team_size).
   const std::size_t scratch_max = std::size_t(Pass::Policy::scratch_size_max(0));
-  if (Pass::scratch_bytes(team) > scratch_max)
-    throw Error(std::string("the fast reference's teams need ") + std::to_string(Pass::scratch_bytes(team)) +
-                " bytes of team scratch memory, more than the " + std::to_string(scratch_max) + " " +
+  const int team = team_within<Pass>(team_max < kTeamMax ? team_max : kTeamMax, scratch_max);
+  if (team == 0)
+    throw Error(std::string("the fast reference's teams need ") + std::to_string(Pass::scratch_bytes(1)) +
+                " bytes of team scratch memory or more, more than the " + std::to_string(scratch_max) + " " +
                 ExecSpace::name() + " allows");
   Kokkos::parallel_for(
       "gpp::reference::fast_teams",
@@ -1436,6 +1444,21 @@ ReferencePass team_pass(const ExecSpace& space, const GppData<typename ExecSpace
 }
 
 }  // namespace
+
+int reference_team_size(const int nw, const int team, const std::size_t scratch_max) {
+  switch (nw) {
+    case 1:
+      return team_within<TeamPass<HostExec, 1, true>>(team, scratch_max);
+    case 2:
+      return team_within<TeamPass<HostExec, 2, true>>(team, scratch_max);
+    case 3:
+      return team_within<TeamPass<HostExec, 3, true>>(team, scratch_max);
+    case 4:
+      return team_within<TeamPass<HostExec, 4, true>>(team, scratch_max);
+    default:
+      throw Error("reference_team_size: a launch takes 1 to 4 frequencies, not " + std::to_string(nw));
+  }
+}
 
 ReferencePass& ReferencePass::operator+=(const ReferencePass& o) {
   if (sums.sch_sum.empty()) {

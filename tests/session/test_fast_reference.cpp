@@ -276,5 +276,21 @@ TEST(Verification, CostsAboutOneRun) {
   EXPECT_LE(arms_s, 4 * run_s + 0.02) << "kernel " << run_s << " s";
 }
 
+// The device pass's teams fit the team scratch a block gets: on a CUDA device Kokkos leaves
+// a 48 KB block 48 KB less (1024 + 2) doubles and an int64 for its team reductions, where
+// 128 threads of four frequencies do not fit (the pass then takes fewer, in whole warps).
+TEST(FastReference, TeamsFitTheScratchOfABlock) {
+  const std::size_t cuda = 49152 - ((1024 + 2) * 8 + 8);
+  for (const int nw : {1, 2, 3}) EXPECT_EQ(session::reference_team_size(nw, 128, cuda), 128) << nw;
+  const int four = session::reference_team_size(4, 128, cuda);
+  EXPECT_GE(four, 32);
+  EXPECT_LT(four, 128);
+  EXPECT_EQ(four % 32, 0);
+  EXPECT_EQ(session::reference_team_size(4, 128, std::size_t(1) << 20), 128);
+  EXPECT_EQ(session::reference_team_size(4, 2, std::size_t(1) << 20), 2);  // a host team, taken as it is
+  EXPECT_EQ(session::reference_team_size(4, 128, 1000), 0);
+  EXPECT_THROW(session::reference_team_size(5, 128, cuda), Error);
+}
+
 }  // namespace
 }  // namespace gpp::test

@@ -1,6 +1,7 @@
 // The gpp command line: bad input gives one line naming the problem and a non-zero
 // exit, nothing half-written; a good run verifies and writes its JSON record.
 #include "gpp_compat.hpp"
+#include "gpp_hdf5_io.hpp"
 #include "gpp_io_test_util.hpp"
 #include "gpp_policy.hpp"
 #include "gpp_runtime.hpp"
@@ -528,6 +529,24 @@ TEST(CliOutput, ValueWithADotRuns) {
   const SplitOutcome o = gpp_exe_split(std::string("run small --name si214.h5 ") + kTiny);
   EXPECT_EQ(o.code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("RESULT deck=si214.h5 "), std::string::npos) << o.out;
+}
+
+// A flag takes no value: the file named after it is the next option's (an output that
+// does not exist yet), not the input file standing alone.
+TEST(CliOutput, AFlagBeforeAnOptionLeavesItsValueToIt) {
+  const std::string json = temp_dir_path("after_flag.json"), h5 = temp_dir_path("after_flag.h5");
+  std::remove(json.c_str());
+  std::remove(h5.c_str());
+  const SplitOutcome o = gpp_exe_split(std::string("run small --no-branch-stats --json ") + json + " " + kTiny);
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_TRUE(gpp::test::file_exists(json));
+  if (gpp::formats::have_hdf5()) {
+    const SplitOutcome h = gpp_exe_split(std::string("run small --no-branch-stats --output ") + h5 + " " + kTiny);
+    EXPECT_EQ(h.code, 0) << h.out << h.err;
+    EXPECT_TRUE(gpp::test::file_exists(h5));
+  }
+  std::remove(json.c_str());
+  std::remove(h5.c_str());
 }
 
 // The tile as every output prints it, and as a list: the same tile runs.

@@ -4,6 +4,7 @@
 #include "gpp_placement.hpp"
 #include "gpp_runtime.hpp"
 #include "gpp_startup.hpp"
+#include "gpp_stop.hpp"
 #include "gpp_text.hpp"
 
 #include <fcntl.h>
@@ -125,6 +126,8 @@ int gpp_main(int argc, char* argv[]) {
     }
     if (gpp::session::mpi::size() > 1 && !c->many_ranks)
       throw gpp::session::mpi::CollectiveError("runs on one rank; under mpirun, use gpp run (docs/mpi.md)");
+    // Ctrl-C and SIGTERM, in any phase of any command: one line, exit 130 or 143.
+    gpp::files::catch_stop_signals(command, root);
     return c->run(args);
   } catch (const gpp::commands::StdoutLost&) {  // main's check of stdout prints the line
     return 1;

@@ -366,6 +366,9 @@ int cmd_roofline(const std::vector<std::string>& args) {
   }
   Campaign c("roofline", args, p.runs.size());
   c.rows_to(&csv);
+  std::string unwritten = o.json_path.empty() ? "" : "--json " + o.json_path;
+  if (!plot_dir.empty()) unwritten += (unwritten.empty() ? "" : ", ") + std::string("the charts (--plot)");
+  c.written_at_end(unwritten);
   start_verification(s, o, &progress, true);
   update_after_verification(rec, s);
 
@@ -405,11 +408,8 @@ int cmd_roofline(const std::vector<std::string>& args) {
         continue;
       }
     }
-    if (!c.next(planned.entry->name)) break;
-    if (!c.run([&] {
-          rec.runs.push_back(run_policy(s, *planned.entry, planned.space, planned.tunables, o.repeat, o.warmup));
-        }))
-      break;
+    c.next(planned.entry->name);
+    rec.runs.push_back(run_policy(s, *planned.entry, planned.space, planned.tunables, o.repeat, o.warmup));
     const PolicyRun& run = rec.runs.back();
     const measure::counts::Work w = measure::counts::count_policy(run.policy, shape, arms, run.tunables);
     row.tunables = describe_tunables(run.tunables);
@@ -424,10 +424,8 @@ int cmd_roofline(const std::vector<std::string>& args) {
     std::ostringstream line;
     if (!ncu.empty() && planned.space == SpaceKind::Device) {
       std::string why;
-      if (!c.run([&] {
-            row.ncu = profile(ncu, deck_arguments(args), *planned.entry, run.tunables, profiler_timeout, why);
-          }))
-        break;
+      const files::StopPhase phase("profiling " + run.policy + " with " + profiler);
+      row.ncu = profile(ncu, deck_arguments(args), *planned.entry, run.tunables, profiler_timeout, why);
       if (row.ncu) {
         row.profiler = profiler;
         row.clock_control = "none";
@@ -455,15 +453,13 @@ int cmd_roofline(const std::vector<std::string>& args) {
     csv_line.pop_back();  // its newline
     c.done(csv_line, line.str());
   }
-  std::string unwritten = o.json_path.empty() ? "" : "--json " + o.json_path;
-  if (!plot_dir.empty()) unwritten += (unwritten.empty() ? "" : ", ") + std::string("the charts (--plot)");
-  if (c.stopped()) return c.stop_summary(unwritten);
   out << "FLOPs: counted from each policy's form of the physics (FMA = 2, reciprocals apart); nominal "
       << measure::counts::kNominalFlopsPerUpdate << " FLOPs/update is the paper's count (see docs/roofline.md)\n";
   RunOptions other = o;
   other.csv_path.clear();
   write_outputs(other, rec);
   if (!plot_dir.empty()) {
+    const files::StopPhase phase("drawing the charts");
     std::vector<std::string> names;
     for (const auto& r : rec.runs) names.push_back(r.policy);
     for (const auto& lines : plot(plot_dir, o.csv_path, ceilings_path, names, plot_timeout)) out << lines;

@@ -11,7 +11,6 @@
 #include <iostream>
 
 namespace gpp::commands {
-using record::describe_provenance;
 using record::PolicyRun;
 using record::result_line;
 using record::RunRecord;
@@ -117,15 +116,7 @@ int cmd_run(const std::vector<std::string>& args) {
   const SpaceKind first = p.runs.front().space;
 
   // The header, before the long work: provenance (the spaces of the runs to come) and deck.
-  {
-    RunRecord head = make_record("run", command_line, s);
-    for (const auto& planned : p.runs) {
-      PolicyRun planned_run;
-      planned_run.space = space_info(planned.space);
-      head.runs.push_back(planned_run);
-    }
-    std::cout << describe_provenance(head) << describe_deck(s) << std::flush;
-  }
+  std::cout << describe_plan_provenance(make_record("run", command_line, s), p.runs) << describe_deck(s) << std::flush;
   progress.plan("run", estimated_seconds(s, p.runs, mode, !no_branch_stats, true, o.repeat + o.warmup),
                 "fewer repeats (--repeat 1 --warmup 0), a smaller deck (--ngpown, --ncouls, --nbands), a faster "
                 "policy (host on a CPU, tuned on a GPU), --verify none, --no-branch-stats");

@@ -5,6 +5,7 @@
 #include "gpp_mpi.hpp"
 #include "gpp_runtime.hpp"
 #include "gpp_session.hpp"
+#include "gpp_stop.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -43,8 +44,10 @@ Session make_session_from_file(const std::string& path, const std::string& name,
     ReadStats stats;
     {
       compat::ScopedRegion read_region("gpp::read");
+      const files::StopPhase phase("reading " + path);
       s.input = read_deck_file(path, &stats);
     }
+    const files::StopPhase phase("the setup (the arrays derived from " + path + ")");
     s.read_s = stats.read_s;
     s.check_s = stats.check_s;
     s.read_bytes = stats.bytes;

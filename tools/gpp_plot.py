@@ -439,8 +439,11 @@ def pyplot():
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-    except ImportError:
-        raise InputError("matplotlib is not installed for this python3 (Debian: apt-get install python3-matplotlib)")
+    except ImportError as e:
+        # Which interpreter: the python3 on PATH is often not the one matplotlib was installed for.
+        raise InputError(f"matplotlib cannot be imported by {sys.executable} (Python {sys.version.split()[0]}: {e}); "
+                         "install it for that interpreter (Debian: apt-get install python3-matplotlib) or run "
+                         "the script with one that has it (gpp: GPP_PLOT_PYTHON)")
     return plt
 
 
@@ -643,6 +646,11 @@ def check_outputs(paths, inputs):
             raise InputError(f"{path}: exists and is not a regular file")
         if (st.st_dev, st.st_ino) in ids:
             raise InputError(f"{path}: it is the input {ids[(st.st_dev, st.st_ino)]} (it would be replaced)")
+        # The rename that replaces it would ignore its mode: a file its user may not write is
+        # refused, as the shell's > refuses it (gpp's own outputs follow the same rule).
+        if not os.access(target, os.W_OK):
+            raise InputError(f"{path}: Permission denied (it exists, mode {stat.filemode(st.st_mode)[1:]}: "
+                             "no file its user may not write is replaced, as the shell's > would not)")
 
 
 def write_outputs(outputs):

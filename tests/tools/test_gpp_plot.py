@@ -364,6 +364,20 @@ class BadInput(unittest.TestCase):
         self.assertEqual((r.returncode, len(r.stderr.splitlines())), (1, 1), r.stderr)
         self.assertIn("--formats 'gif'", r.stderr)
 
+    def test_matplotlib_missing_names_the_interpreter(self):
+        # A matplotlib that cannot be imported (first on the path): the one line names the
+        # python that tried, the usual cause being another python3 than matplotlib's.
+        fake = os.path.join(self.dir, "fake")
+        os.makedirs(os.path.join(fake, "matplotlib"))
+        with open(os.path.join(fake, "matplotlib", "__init__.py"), "w") as f:
+            f.write("raise ImportError('no module named matplotlib (a stand-in)')\n")
+        env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=fake)
+        r = subprocess.run([sys.executable, SCRIPT, "sweep-lines", "--csv", SWEEP, "--policy", "tuned"], cwd=self.out,
+                           env=env, capture_output=True, text=True, timeout=240)
+        self.assertEqual((r.returncode, len(r.stderr.splitlines())), (1, 1), r.stderr)
+        self.assertIn(f"matplotlib cannot be imported by {sys.executable} (Python ", r.stderr)
+        self.assertIn("a stand-in", r.stderr)
+
     def test_missing_output_directory(self):
         r = run_plot(["sweep-lines", "--csv", SWEEP, "--policy", "tuned", "--out",
                       os.path.join(self.dir, "nowhere", "x")], self.out)

@@ -429,6 +429,31 @@ TEST(Refusal, ValueWithADotIsTheOptions) {
   expect_refusal("run " + missing + " --name si214.h5", missing);
 }
 
+// A misspelt deck, option or deck key names the nearest known one; a word too many and a
+// number that does not fit are said in gpp's words, not CLI11's.
+TEST(Refusal, NamesTheNearestKnownName) {
+  expect_refusal("run smal", "no deck 'smal' (did you mean small? looked for smal, smal.toml");
+  expect_refusal("run si241", "(did you mean si214? ");
+  expect_refusal("run small --band-blok 3", "unknown option --band-blok (did you mean --band-block?)");
+  expect_refusal("sweep small --repat 2", "unknown option --repat (did you mean --repeat?)");
+  expect_refusal("run small --frobnicate 3", "unknown option --frobnicate (gpp run --help lists its options)");
+  expect_refusal("run " + temp_file("nband.toml", "nband = 12\nngpown = 8\nncouls = 40\nnvband = 5\n"),
+                 "unknown deck key 'nband' (did you mean nbands or nvband?)");
+  expect_refusal("run small medium", "unexpected argument 'medium' (gpp run takes one deck");
+  // Nothing near: no guess.
+  const SplitOutcome far = gpp::test::gpp_exe_split("run xyzzy");
+  EXPECT_EQ(far.err.find("did you mean"), std::string::npos) << far.err;
+}
+
+TEST(Refusal, ANumberTooLargeIsCalledTooLarge) {
+  expect_refusal("run small --nbands 3000000000",
+                 "--nbands: 3000000000 is too large (an integer from -2147483648 to 2147483647)");
+  expect_refusal("run small --ncouls=-99999999999", "--ncouls: -99999999999 is too small");
+  expect_refusal("run small --nbands abc", "--nbands: expected a number, got 'abc'");
+  expect_refusal("run small --band-block 99999999999", "--band-block: must be at most 1048576 (got 99999999999)");
+  expect_refusal("sweep small --band-block 16,99999999999", "--band-block: must be at most 1048576 (got 99999999999)");
+}
+
 TEST(Refusal, TuneBudget) {
   expect_refusal("tune small --budget 0", "--budget: must be a positive finite number (got 0)");
   expect_refusal("tune small --budget -5", "--budget: must be a positive finite number (got -5)");

@@ -66,6 +66,23 @@ TEST(Text, IsTextAcceptsTomlRefusesBinary) {
   EXPECT_FALSE(is_text("\xc0\xaf"));  // overlong encoding
 }
 
+// The name meant by a misspelt one: letters missing, extra, changed or swapped, case
+// ignored; ties named together; nothing when nothing is near.
+TEST(Text, NearestNameIsWhatWasMeant) {
+  const std::vector<std::string> decks{"small", "medium", "si214", "si510", "miniapp-benchmark"};
+  EXPECT_EQ(gpp::files::nearest("smal", decks), "small");
+  EXPECT_EQ(gpp::files::nearest("smalll", decks), "small");
+  EXPECT_EQ(gpp::files::nearest("Small", decks), "small");
+  EXPECT_EQ(gpp::files::nearest("si241", decks), "si214");  // two letters swapped: one edit
+  EXPECT_EQ(gpp::files::nearest("si21", decks), "si214");
+  EXPECT_EQ(gpp::files::nearest("si5", decks), "");  // two edits in three letters
+  EXPECT_EQ(gpp::files::nearest("large", decks), "");
+  EXPECT_EQ(gpp::files::nearest("", decks), "");
+  EXPECT_EQ(gpp::files::nearest("nband", {"nbands", "nvband", "ngpown"}), "nbands or nvband");
+  EXPECT_EQ(gpp::files::nearest("--band-blok", {"--band-block", "--ig-block", "--repeat"}), "--band-block");
+  EXPECT_EQ(gpp::files::nearest("x", {"a", "b", "c", "d"}), "");  // four as near: no guess
+}
+
 TEST(Outputs, AnInputByAnyNameIsRefused) {
   const std::string d = temp_dir();
   const std::string in = d + "/deck.toml";

@@ -67,7 +67,7 @@ std::string describe_transfer(const RunRecord& r) {
   o << std::setprecision(4) << "transfer: " << r.transfer_s
     << " s (host -> device copies, and the chunks' copies into their buffers, not hidden behind kernels)";
   if (r.transfer_bytes > 0) {
-    o << "; copied once: " << r.transfer_bytes / 1e9 << " GB";
+    o << "; copied once: " << gib(double(r.transfer_bytes));
     if (r.transfer_copy_s > 0)
       o << " (copies " << r.transfer_copy_s << " s at " << r.transfer_bytes / r.transfer_copy_s / 1e9
         << " GB/s through page-locked staging)";
@@ -88,7 +88,7 @@ std::string describe_chunks(const ChunkPlan& c, SpaceKind k) {
 std::string describe_streaming(const PolicyRun& r) {
   std::ostringstream o;
   o << std::setprecision(4) << "time with chunk copies: median " << r.median_with_transfers()
-    << " s (transfers included: every pass streams " << r.stream_bytes / 1e9 << " GB";
+    << " s (transfers included: every pass streams " << gib(double(r.stream_bytes));
   if (r.stream_copy_s > 0)
     o << "; copies " << r.stream_copy_s << " s a pass at " << r.stream_bytes / r.stream_copy_s / 1e9 << " GB/s";
   o << "; " << r.median_with_transfers() - r.median() << " s a pass not hidden behind kernels)\n";

@@ -12,6 +12,7 @@
 #include "gpp_inputs.hpp"
 #include "gpp_io_cli.hpp"
 #include "gpp_sweep.hpp"
+#include "gpp_text.hpp"
 #include "gpp_tuning.hpp"
 
 #include <algorithm>
@@ -97,9 +98,9 @@ std::string point_line(const RunRecord& rec, const PolicyRun& r) {
   if (r.status == "invalid") {
     out << " invalid: " << r.reason;
   } else {
-    out << " median " << std::setprecision(5) << r.median() << " s (spread " << std::setprecision(2)
-        << 100 * measure::relative_spread(r.times) << "%), " << std::setprecision(4) << rec.deck.updates / r.median()
-        << " updates/s, " << r.status;
+    out << " median " << std::setprecision(5) << r.median() << " s (spread "
+        << files::percent_text(measure::relative_spread(r.times)) << "), " << std::setprecision(4)
+        << rec.deck.updates / r.median() << " updates/s, " << r.status;
   }
   return out.str();
 }

@@ -9,6 +9,7 @@
 #include "gpp_static.hpp"
 #include "gpp_stop.hpp"
 #include "gpp_sweep.hpp"
+#include "gpp_text.hpp"
 #include "gpp_tuning.hpp"
 
 #include <algorithm>
@@ -264,8 +265,9 @@ void write_outputs(const RunOptions& o, const RunRecord& r) {
 std::string describe_branches(const BranchCounts& b) {
   const double n = double(b.total());
   std::ostringstream o;
-  o << std::setprecision(4) << "branches: regular " << 100 * b.regular / n << "%, near-pole " << 100 * b.near_pole / n
-    << "%, zero " << 100 * b.zero / n << "%; sexcut cutoff " << 100 * b.cut / n << "% of " << b.total() << " terms\n";
+  const auto pct = [n](double count) { return files::percent_text(count / n, 4); };
+  o << "branches: regular " << pct(b.regular) << ", near-pole " << pct(b.near_pole) << ", zero " << pct(b.zero)
+    << "; sexcut cutoff " << pct(b.cut) << " of " << b.total() << " terms\n";
   return o.str();
 }
 

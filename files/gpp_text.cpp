@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdio>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -131,6 +133,23 @@ std::size_t edits(const std::string& a, const std::string& b) {
   return d[n][m];
 }
 }  // namespace
+
+std::string percent_text(double fraction, int digits) {
+  const double v = 100 * fraction;
+  digits = std::clamp(digits, 1, 12);
+  char buf[64];
+  if (!std::isfinite(v))
+    std::snprintf(buf, sizeof buf, "%s", std::isnan(v) ? "n/a" : v > 0 ? "inf%" : "-inf%");
+  else if (v == 0)
+    std::snprintf(buf, sizeof buf, "0%%");
+  else if (std::fabs(v) >= std::pow(10.0, digits))  // where %g would write an exponent
+    std::snprintf(buf, sizeof buf, "%.0f%%", v);
+  else if (std::fabs(v) >= 1e-4)
+    std::snprintf(buf, sizeof buf, "%.*g%%", digits, v);  // %g stays in fixed notation down to 1e-4
+  else
+    std::snprintf(buf, sizeof buf, "%s0.0001%%", v > 0 ? "<" : ">-");
+  return buf;
+}
 
 std::string nearest(const std::string& given, const std::vector<std::string>& known) {
   if (given.empty() || given.size() > 200) return "";

@@ -79,7 +79,7 @@ Session make_session_from_file(const std::string& path, const std::string& name,
 
 std::string describe_read(const Session& s) {
   char buf[256];
-  std::snprintf(buf, sizeof buf, "read: %.1f MB in %.3g s (%.3g GB/s); checked in %.3g s\n", s.read_bytes / 1e6,
+  std::snprintf(buf, sizeof buf, "read: %.1f MiB in %.3g s (%.3g GB/s); checked in %.3g s\n", s.read_bytes / 1048576.0,
                 s.read_s, s.read_s > 0 ? s.read_bytes / s.read_s / 1e9 : 0.0, s.check_s);
   return buf;
 }

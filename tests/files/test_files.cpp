@@ -83,6 +83,20 @@ TEST(Text, NearestNameIsWhatWasMeant) {
   EXPECT_EQ(gpp::files::nearest("x", {"a", "b", "c", "d"}), "");  // four as near: no guess
 }
 
+TEST(Text, PercentagesWithoutExponents) {
+  EXPECT_EQ(gpp::files::percent_text(2.2), "220%");
+  EXPECT_EQ(gpp::files::percent_text(5.514), "551%");
+  EXPECT_EQ(gpp::files::percent_text(0.094), "9.4%");
+  EXPECT_EQ(gpp::files::percent_text(0.55), "55%");
+  EXPECT_EQ(gpp::files::percent_text(0.00012), "0.012%");
+  EXPECT_EQ(gpp::files::percent_text(1e-9), "<0.0001%");
+  EXPECT_EQ(gpp::files::percent_text(0), "0%");
+  EXPECT_EQ(gpp::files::percent_text(0.9782, 4), "97.82%");
+  EXPECT_EQ(gpp::files::percent_text(0.0001979, 4), "0.01979%");
+  EXPECT_EQ(gpp::files::percent_text(123.456, 4), "12346%");
+  EXPECT_EQ(gpp::files::percent_text(-0.5), "-50%");
+}
+
 TEST(Outputs, AnInputByAnyNameIsRefused) {
   const std::string d = temp_dir();
   const std::string in = d + "/deck.toml";

@@ -568,6 +568,21 @@ class Extraction(unittest.TestCase):
             self.assertIn("NVIDIA H100 80GB HBM3", ax.get_title())
             self.assertIn("2026-11-23", ax.get_title())
             plt.close(fig)
+        # Levels that measured alike (a quick ceilings file: every level about 78 GB/s) share
+        # one label: four labels on one line overlapped and could not be read.
+        alike = dict(ceilings, bandwidth=[("HBM", 77.9), ("L2", 78.8), ("L1", 78.7), ("L3", 78.0)], peak=58.7,
+                     compute=[])
+        for fig in (gpp_plot.draw_roofline(rows[0], alike, ROOFLINE),
+                    gpp_plot.draw_path(si214, alike, ROOFLINE, ["all"], "path")):
+            ax = fig.axes[0]
+            fig.canvas.draw()
+            level_texts = [t for t in ax.texts if "GB/s" in t.get_text()]
+            self.assertEqual([t.get_text() for t in level_texts], ["HBM 77.9, L2 78.8, L1 78.7, L3 78 GB/s"])
+            boxes = [t.get_window_extent() for t in ax.texts if t.get_text()]
+            for i, a in enumerate(boxes):
+                for b in boxes[i + 1:]:
+                    self.assertFalse(a.overlaps(b), [t.get_text() for t in ax.texts])
+            plt.close(fig)
         # The path's arrows: one per successive pair of steps on each of the three levels.
         fig = gpp_plot.draw_path(si214, ceilings, ROOFLINE, ["all"], "path")
         arrows = [c for c in fig.axes[0].get_children() if type(c).__name__ == "Annotation" and c.arrow_patch]

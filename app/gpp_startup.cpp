@@ -282,12 +282,12 @@ std::string thread_settings_note(int argc, char* argv[], const std::string& host
     std::string list;
     for (std::size_t i = 0; i < given.size(); ++i)
       list += (i == 0 ? "" : i + 1 == given.size() ? " and " : ", ") + given[i];
-    return "gpp: note: " + list + (given.size() == 1 ? " does" : " do") +
+    return "note: " + list + (given.size() == 1 ? " does" : " do") +
            " nothing in this build: its host backend is Kokkos Serial, one thread (the openmp and threads "
            "presets run several: docs/guide/backends.md)";
   }
   if (host == "Threads" && omp && !kokkos && !kokkos_option)
-    return "gpp: note: OMP_NUM_THREADS=" + one_line(omp) +
+    return "note: OMP_NUM_THREADS=" + one_line(omp) +
            " does nothing in this build: its host backend is Kokkos Threads, which reads KOKKOS_NUM_THREADS (or "
            "--kokkos-num-threads=N) and runs one thread without it";
   return "";

@@ -12,7 +12,7 @@ namespace gpp::app {
 /// limit an I/O error (SIGXFSZ ignored) instead of killing the process.
 std::string check_startup(int argc, char* argv[]);
 
-/// "" or a note for stderr: a thread setting that does nothing with this build's host
+/// "" or a note for the provenance: a thread setting that does nothing with this build's host
 /// backend (`host`, Kokkos's name of it: "Serial", "Threads", "OpenMP"). Serial runs one
 /// thread whatever OMP_NUM_THREADS, KOKKOS_NUM_THREADS or --kokkos-num-threads say;
 /// Threads reads KOKKOS_NUM_THREADS, not OMP_NUM_THREADS.

@@ -79,7 +79,7 @@ int gpp_main(int argc, char* argv[]) {
   // one line and exit 1. Kokkos itself starts later, when the command needs it, after
   // the checks of its input (gpp_runtime.hpp): its options are kept for then.
   if (!agreed(gpp::app::check_startup(argc, argv))) return 1;
-  const std::string thread_note = gpp::app::thread_settings_note(argc, argv, gpp::HostExec::name());
+  gpp::runtime::set_thread_note(gpp::app::thread_settings_note(argc, argv, gpp::HostExec::name()));
   arg_strings = gpp::runtime::take_kokkos_arguments(arg_strings);
   arg_pointers.clear();
   for (auto& a : arg_strings) arg_pointers.push_back(a.data());
@@ -130,7 +130,6 @@ int gpp_main(int argc, char* argv[]) {
       throw gpp::session::mpi::CollectiveError("runs on one rank; under mpirun, use gpp run (docs/mpi.md)");
     // Ctrl-C and SIGTERM, in any phase of any command: one line, exit 130 or 143.
     gpp::files::catch_stop_signals(command, root);
-    if (!thread_note.empty()) std::cerr << thread_note << "\n";
     return c->run(args);
   } catch (const gpp::commands::StdoutLost&) {  // main's check of stdout prints the line
     return 1;

@@ -48,6 +48,7 @@ int cmd_ceilings(const std::vector<std::string>& args) {
   const std::size_t sizes = std::size_t(std::floor(std::log2(max_bytes * 1.0001 / min_bytes))) + 1;
   const std::size_t points = 1 + sizes * (host ? 1 : 2) + (host ? 0 : 1);
   Campaign run("ceilings", args, points);
+  if (!runtime::thread_note().empty()) std::cout << runtime::thread_note() << "\n";
   std::cout << "measuring the ceilings of the " << to_string(kind) << " space: the FP64 FMA peak, then a bandwidth "
             << "sweep of " << sizes << " working sets"
             << (host ? "" : " (twice: plain and rotated), then the host-device link") << "\n"

@@ -574,26 +574,32 @@ TEST(CliOutput, AFlagBeforeAnOptionLeavesItsValueToIt) {
   std::remove(h5.c_str());
 }
 
-// A thread setting this build's host backend does not read is said, once, on stderr: Serial
-// reads none, Threads reads KOKKOS_NUM_THREADS only; OpenMP reads OMP_NUM_THREADS.
+// A thread setting this build's host backend does not read is said in the provenance,
+// after every check (a refusal stays one line): Serial reads none, Threads reads
+// KOKKOS_NUM_THREADS only; OpenMP reads OMP_NUM_THREADS.
 TEST(CliOutput, ThreadSettingsThatDoNothingAreSaid) {
   const std::string host = gpp::HostExec::name();
   const SplitOutcome o =
       gpp_exe_split(std::string("run small ") + kTiny, "env -u KOKKOS_NUM_THREADS OMP_NUM_THREADS=3");
   EXPECT_EQ(o.code, 0) << o.err;
-  const bool said = o.err.find("gpp: note: OMP_NUM_THREADS=3 does nothing in this build") != std::string::npos;
-  EXPECT_EQ(said, host == "Serial" || host == "Threads") << host << ": " << o.err;
+  const bool said = o.out.find("\nnote: OMP_NUM_THREADS=3 does nothing in this build") != std::string::npos;
+  EXPECT_EQ(said, host == "Serial" || host == "Threads") << host << ": " << o.out;
   if (host == "Serial") {
     const SplitOutcome k =
         gpp_exe_split(std::string("run small --kokkos-num-threads=2 ") + kTiny, "KOKKOS_NUM_THREADS=4");
-    EXPECT_NE(k.err.find("gpp: note: KOKKOS_NUM_THREADS=4 and --kokkos-num-threads=2 do nothing in this build: its "
+    EXPECT_NE(k.out.find("note: KOKKOS_NUM_THREADS=4 and --kokkos-num-threads=2 do nothing in this build: its "
                          "host backend is Kokkos Serial"),
               std::string::npos)
-        << k.err;
+        << k.out;
+    // A refusal is still one line.
+    const SplitOutcome r = gpp_exe_split("run small --nbands 0", "OMP_NUM_THREADS=3");
+    EXPECT_EQ(r.code, 1);
+    EXPECT_EQ(gpp::test::count_lines(r.err), 1) << r.err;
+    EXPECT_EQ(r.out, "");
   }
   const SplitOutcome quiet =
       gpp_exe_split(std::string("run small ") + kTiny, "env -u OMP_NUM_THREADS -u KOKKOS_NUM_THREADS");
-  EXPECT_EQ(quiet.err.find("gpp: note:"), std::string::npos) << quiet.err;
+  EXPECT_EQ(quiet.out.find("note: "), std::string::npos) << quiet.out;
 }
 
 // The tile as every output prints it, and as a list: the same tile runs.

@@ -6,8 +6,8 @@
 // GPP_TEST_PHASES=1) and signals it there. The decks are sized so that the phase lasts
 // far longer than the test takes to react (medium: a reference pass of seconds and timed
 // runs of a second on one core, a third of that with --ngpown 100; the setup of a few
-// hundred MB; the reading of about 100 MB), and every case runs on the host, so a GPU
-// build's phases last as long.
+// hundred MB; the reading of about 200 MB), and every case runs on the host on one thread,
+// so a GPU build's or a many-core machine's phases last as long.
 #include "gpp_io_test_util.hpp"
 
 #include <gtest/gtest.h>
@@ -82,7 +82,9 @@ void stop_in_phase(const Case& c, const std::string& prepare = "") {
   const std::set<std::string> before = dir.files();
   const std::string out = gpp::test::scratch_dir() + "gpp_stop_" + std::string(c.name) + ".out";
   const std::string err = gpp::test::scratch_dir() + "gpp_stop_" + std::string(c.name) + ".err";
-  const std::string cmd = "cd '" + dir.path + "' && GPP_TEST_PHASES=1 OMP_PROC_BIND=false exec " +
+  // One host thread: the phases last as long on a machine of many cores.
+  const std::string cmd = "cd '" + dir.path +
+                          "' && GPP_TEST_PHASES=1 OMP_PROC_BIND=false OMP_NUM_THREADS=1 KOKKOS_NUM_THREADS=1 exec " +
                           std::string(GPP_EXE) + " " + c.args + " >'" + out + "' 2>'" + err + "'";
   const pid_t pid = ::fork();
   if (pid == 0) {
@@ -146,9 +148,9 @@ TEST(Stop, RunInItsSetup) {
 }
 
 TEST(Stop, RunReadingItsInput) {
-  // About 110 MB of .dat: a few tenths of a second to read and check.
+  // About 220 MB of .dat: most of a second to read and check.
   stop_in_phase({"run", "run --input d.dat --space host --json r.json", SIGTERM, "reading d.dat", "nothing written"},
-                "convert medium --ngpown 1000 --no-reference d.dat");
+                "convert medium --ngpown 2000 --no-reference d.dat");
 }
 
 TEST(Stop, RunInTheReferencePass) {

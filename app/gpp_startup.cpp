@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace gpp::app {
 using files::one_line;
@@ -258,6 +259,37 @@ std::string check_startup(int argc, char* argv[]) {
       }
     }
   }
+  return "";
+}
+
+std::string thread_settings_note(int argc, char* argv[], const std::string& host) {
+  std::vector<std::string> given;  // the settings given, as the user wrote them
+  const char* omp = std::getenv("OMP_NUM_THREADS");
+  const char* kokkos = std::getenv("KOKKOS_NUM_THREADS");
+  bool kokkos_option = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const std::string name = a.substr(0, a.find('='));
+    if (name == "--kokkos-num-threads" || name == "--kokkos-threads" || (!kModernKokkos && name == "--threads")) {
+      kokkos_option = true;
+      given.push_back(one_line(a));
+    }
+  }
+  if (host == "Serial") {
+    if (omp) given.insert(given.begin(), "OMP_NUM_THREADS=" + one_line(omp));
+    if (kokkos) given.insert(given.begin() + (omp ? 1 : 0), "KOKKOS_NUM_THREADS=" + one_line(kokkos));
+    if (given.empty()) return "";
+    std::string list;
+    for (std::size_t i = 0; i < given.size(); ++i)
+      list += (i == 0 ? "" : i + 1 == given.size() ? " and " : ", ") + given[i];
+    return "note: " + list + (given.size() == 1 ? " does" : " do") +
+           " nothing in this build: its host backend is Kokkos Serial, one thread (the openmp and threads "
+           "presets run several: docs/guide/backends.md)";
+  }
+  if (host == "Threads" && omp && !kokkos && !kokkos_option)
+    return "note: OMP_NUM_THREADS=" + one_line(omp) +
+           " does nothing in this build: its host backend is Kokkos Threads, which reads KOKKOS_NUM_THREADS (or "
+           "--kokkos-num-threads=N) and runs one thread without it";
   return "";
 }
 

@@ -12,6 +12,12 @@ namespace gpp::app {
 /// limit an I/O error (SIGXFSZ ignored) instead of killing the process.
 std::string check_startup(int argc, char* argv[]);
 
+/// "" or a note for the provenance: a thread setting that does nothing with this build's host
+/// backend (`host`, Kokkos's name of it: "Serial", "Threads", "OpenMP"). Serial runs one
+/// thread whatever OMP_NUM_THREADS, KOKKOS_NUM_THREADS or --kokkos-num-threads say;
+/// Threads reads KOKKOS_NUM_THREADS, not OMP_NUM_THREADS.
+std::string thread_settings_note(int argc, char* argv[], const std::string& host);
+
 /// body(argc, argv), on a thread with an 8 MiB stack where the stack limit (ulimit -s)
 /// is smaller; threads started later (the OpenMP pool, the CUDA driver's) get that size
 /// by default too. A small limit applies to the main thread and, through glibc's

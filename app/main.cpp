@@ -3,7 +3,9 @@
 #include "gpp_mpi.hpp"
 #include "gpp_placement.hpp"
 #include "gpp_runtime.hpp"
+#include "gpp_spaces.hpp"
 #include "gpp_startup.hpp"
+#include "gpp_stop.hpp"
 #include "gpp_text.hpp"
 
 #include <fcntl.h>
@@ -77,6 +79,7 @@ int gpp_main(int argc, char* argv[]) {
   // one line and exit 1. Kokkos itself starts later, when the command needs it, after
   // the checks of its input (gpp_runtime.hpp): its options are kept for then.
   if (!agreed(gpp::app::check_startup(argc, argv))) return 1;
+  gpp::runtime::set_thread_note(gpp::app::thread_settings_note(argc, argv, gpp::HostExec::name()));
   arg_strings = gpp::runtime::take_kokkos_arguments(arg_strings);
   arg_pointers.clear();
   for (auto& a : arg_strings) arg_pointers.push_back(a.data());
@@ -125,6 +128,8 @@ int gpp_main(int argc, char* argv[]) {
     }
     if (gpp::session::mpi::size() > 1 && !c->many_ranks)
       throw gpp::session::mpi::CollectiveError("runs on one rank; under mpirun, use gpp run (docs/mpi.md)");
+    // Ctrl-C and SIGTERM, in any phase of any command: one line, exit 130 or 143.
+    gpp::files::catch_stop_signals(command, root);
     return c->run(args);
   } catch (const gpp::commands::StdoutLost&) {  // main's check of stdout prints the line
     return 1;

@@ -61,6 +61,16 @@ std::vector<std::string> take_kokkos_arguments(const std::vector<std::string>& a
   return rest;
 }
 
+namespace {
+std::string& thread_note_text() {
+  static std::string note;
+  return note;
+}
+}  // namespace
+
+void set_thread_note(std::string note) { thread_note_text() = std::move(note); }
+const std::string& thread_note() { return thread_note_text(); }
+
 bool kokkos_help_requested() {
   for (const std::string& a : state().kokkos_args)
     if (a == "--kokkos-help" || a == "--kokkos-tools-help") return true;

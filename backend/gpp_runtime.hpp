@@ -23,6 +23,12 @@ namespace gpp::runtime {
 /// Kokkos 3.4 left them in argv. args[0] is the program.
 std::vector<std::string> take_kokkos_arguments(const std::vector<std::string>& args);
 
+/// A note on thread settings this build's host backend does not read ("" for none; set
+/// by main from its checks): the provenance of the commands that run work prints it, after
+/// every check, so that a refusal stays one line.
+void set_thread_note(std::string note);
+const std::string& thread_note();
+
 /// Whether the Kokkos arguments ask Kokkos to print its help (--kokkos-help,
 /// --kokkos-tools-help): main then starts Kokkos at once, which prints it.
 bool kokkos_help_requested();

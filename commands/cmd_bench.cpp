@@ -12,7 +12,6 @@
 
 namespace gpp::commands {
 using record::csv_row;
-using record::describe_provenance;
 using record::PolicyRun;
 using record::result_line;
 using record::row_of;
@@ -54,9 +53,11 @@ int cmd_bench(const std::vector<std::string>& args) {
   rows.start(rec);
   Campaign c("bench", args, p.runs.size());
   c.rows_to(rows.file());
+  if (!o.json_path.empty()) c.written_at_end("--json " + o.json_path);
   progress.plan("bench", estimated_seconds(s, p.runs, parse_verify_mode(o.verify), false, false, o.repeat + o.warmup),
                 "fewer repeats (--repeat 3 --warmup 0), a smaller deck (--ngpown, --ncouls, --nbands), fewer or "
                 "faster policies (v0-collapse3 is the slowest), --verify none");
+  std::cout << describe_plan_provenance(rec, p.runs) << std::flush;  // first, as gpp run prints it
   start_verification(s, o, &progress);
   clock.verification_done();
   update_after_verification(rec, s);
@@ -78,11 +79,8 @@ int cmd_bench(const std::vector<std::string>& args) {
       c.skip();
       continue;
     }
-    if (!c.next(planned.entry->name)) break;
-    if (!c.run([&] {
-          rec.runs.push_back(run_policy(s, *planned.entry, planned.space, planned.tunables, o.repeat, o.warmup));
-        }))
-      break;
+    c.next(planned.entry->name);
+    rec.runs.push_back(run_policy(s, *planned.entry, planned.space, planned.tunables, o.repeat, o.warmup));
     rec.runs.back().tunables_source = planned.tunables_source;
     const PolicyRun& r = rec.runs.back();
     std::ostringstream line;
@@ -98,7 +96,6 @@ int cmd_bench(const std::vector<std::string>& args) {
     c.done(row, line.str());
     rows.add(row_of(rec, r), row);
   }
-  if (c.stopped()) return c.stop_summary(o.json_path.empty() ? "" : "--json " + o.json_path);
   update_after_runs(rec, s);
   clock.kernels_done();
   rec.time_to_solution = clock.now();
@@ -108,7 +105,6 @@ int cmd_bench(const std::vector<std::string>& args) {
   for (const auto& r : rec.runs)
     out << "tunables (" << r.policy << "): " << describe_tunables(r.tunables) << " (from: " << r.tunables_source
         << ")\n";
-  out << describe_provenance(rec);
   for (const auto& r : rec.runs) out << result_line(rec, r) << "\n";
   // The rows are in the CSV already; the JSON record (and an HDF5 results file) whole, now.
   RunOptions summaries = o;

@@ -46,12 +46,14 @@ int cmd_ceilings(const std::vector<std::string>& args) {
   const double min_bytes = host ? 8192.0 : 32768.0;  // inside one core's L1 / inside the L1s
   const double max_bytes = quick ? 4.0 * 1048576 : host ? 1073741824.0 : 2147483648.0;
   const std::size_t sizes = std::size_t(std::floor(std::log2(max_bytes * 1.0001 / min_bytes))) + 1;
-  Campaign run("ceilings", args, 1 + sizes * (host ? 1 : 2) + (host ? 0 : 1));
+  const std::size_t points = 1 + sizes * (host ? 1 : 2) + (host ? 0 : 1);
+  Campaign run("ceilings", args, points);
+  if (!runtime::thread_note().empty()) std::cout << runtime::thread_note() << "\n";
   std::cout << "measuring the ceilings of the " << to_string(kind) << " space: the FP64 FMA peak, then a bandwidth "
             << "sweep of " << sizes << " working sets"
             << (host ? "" : " (twice: plain and rotated), then the host-device link") << "\n"
             << std::flush;
-  bool stopped = false;
+  if (!json_path.empty()) run.written_at_end("--json " + json_path);
   with_space(kind, [&](auto space) {
     const backend::Properties caches = backend::properties(space);
     c.device = caches.name;
@@ -67,44 +69,32 @@ int cmd_ceilings(const std::vector<std::string>& args) {
     }
     // Run time: the FMA launches last >= 0.05 s (host 0.1 s) each; the sweep reads
     // >= 2 GB (host 0.25 GB) per launch and 4 launches per working set.
-    if (!run.next("FP64 FMA peak")) return;
+    run.next("FP64 FMA peak");
     c.fp64 = measure::ceilings::fma_peak(space, quick ? 2 : 5, quick ? 0.002 : host ? 0.1 : 0.05);
     std::ostringstream fma;
     fma << std::setprecision(4) << "FP64 FMA peak: " << c.fp64.value << " GFLOP/s";
     run.done("", fma.str());
     const double per_trial = quick ? 8.0 * 1048576 : host ? 0.25e9 : 2e9;
     auto point = [&](const char* which) {
-      return [&run, which](const measure::ceilings::SweepPoint& p) {
+      return [&run, points, which](const measure::ceilings::SweepPoint& p) {
         std::ostringstream line;
         line << std::setprecision(4) << which << (long long)p.working_set_bytes << " bytes: " << p.gbs << " GB/s";
         run.done("", line.str());
-        // Stops between working sets (the sweep ends by the exception).
-        if (!run.next(which)) session::throw_if_stop_requested();
+        if (run.measured() < points) run.next(which);  // the sweep reports each point after it
       };
     };
     std::string method;
-    stopped = !run.run([&] {
-      if (!run.next("bandwidth sweep")) session::throw_if_stop_requested();
-      c.sweep = measure::ceilings::bandwidth_sweep(space, min_bytes, max_bytes, per_trial, quick ? 2 : 3, method, false,
-                                                   point("sweep, working set "));
-    });
-    if (stopped) return;
+    run.next("bandwidth sweep");
+    c.sweep = measure::ceilings::bandwidth_sweep(space, min_bytes, max_bytes, per_trial, quick ? 2 : 3, method, false,
+                                                 point("sweep, working set "));
     std::string rotated_method;
-    if (!host) {
-      stopped = !run.run([&] {
-        c.sweep_rotated =
-            measure::ceilings::bandwidth_sweep(space, min_bytes, max_bytes, per_trial, quick ? 2 : 3, rotated_method,
-                                               true, point("rotated sweep, working set "));
-      });
-      if (stopped) return;
-    }
+    if (!host)
+      c.sweep_rotated = measure::ceilings::bandwidth_sweep(space, min_bytes, max_bytes, per_trial, quick ? 2 : 3,
+                                                           rotated_method, true, point("rotated sweep, working set "));
     c.bandwidth = pick_levels(c.sweep, caches, host, c.sweep_rotated);
     // The link the G' chunks stream over (docs/mpi.md): 1 GiB each way.
     if constexpr (kind_of<decltype(space)>() == SpaceKind::Device) {
-      if (!run.next("host-device link")) {
-        stopped = true;
-        return;
-      }
+      run.next("host-device link");
       c.host_link =
           measure::ceilings::host_link(space, quick ? 8.0 * 1048576 : 1073741824.0, quick ? 2 : 5, c.host_link_method);
       std::ostringstream line;
@@ -116,7 +106,6 @@ int cmd_ceilings(const std::vector<std::string>& args) {
       l.method = (l.method.find("rotated") != std::string::npos ? rotated_method : method) + "; level: " + l.method +
                  " (cache sizes: " + caches.source + ")";
   });
-  if (stopped || run.stopped()) return run.stop_summary(json_path.empty() ? "" : "--json " + json_path);
 
   // The file first: a failed write is the one line printed.
   if (!json_path.empty()) write_file_atomically(json_path, to_json(c));

@@ -8,6 +8,7 @@
 #include "gpp_memory.hpp"
 #include "gpp_outputs.hpp"
 #include "gpp_reference.hpp"
+#include "gpp_stop.hpp"
 #include "gpp_runtime.hpp"
 
 #include <sys/stat.h>
@@ -64,9 +65,9 @@ void add_options(CLI::App& app, ConvertArgs& a) {
                "large decks); for an input file, drop the stored one");
 }
 
-std::string mb(std::int64_t bytes) {
+std::string mib(std::int64_t bytes) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.1f MB", bytes / 1e6);
+  std::snprintf(buf, sizeof buf, "%.1f MiB", bytes / 1048576.0);
   return buf;
 }
 
@@ -141,8 +142,11 @@ int cmd_convert(const std::vector<std::string>& args) {
   InputDeck in;
   if (from_file) {
     ReadStats stats;
-    in = read_deck_file(a.files[0], &stats);
-    log << "read: " << a.files[0] << " (" << describe(deck_format_for_reading(a.files[0])) << "), " << mb(stats.bytes)
+    {
+      const files::StopPhase phase("reading " + a.files[0]);
+      in = read_deck_file(a.files[0], &stats);
+    }
+    log << "read: " << a.files[0] << " (" << describe(deck_format_for_reading(a.files[0])) << "), " << mib(stats.bytes)
         << " in " << rate(stats.bytes, stats.read_s) << "; checked in " << stats.check_s << " s\n";
     if (a.no_reference && in.has_reference()) {
       in.asxtempref.clear();
@@ -154,7 +158,10 @@ int cmd_convert(const std::vector<std::string>& args) {
   } else {
     compat::ScopedRegion region("gpp::setup");
     auto t0 = std::chrono::steady_clock::now();
-    in = generate(a.deck);
+    {
+      const files::StopPhase phase("generating deck " + a.deck.name);
+      in = generate(a.deck);
+    }
     log << "generated: " << a.deck.name << " (" << a.deck.generator << " generator";
     if (a.deck.generator == "random") log << ", seed " << a.deck.seed;
     log << ") in " << seconds_since(t0) << " s\n";
@@ -163,6 +170,7 @@ int cmd_convert(const std::vector<std::string>& args) {
     } else {
       // The host reference: literal physics, compensated sums (core/gpp_reference.hpp).
       t0 = std::chrono::steady_clock::now();
+      const files::StopPhase phase("the host reference (the results the file stores)");
       const SigmaResult ref = apply_start_values(reference_sums(derive(in)), in.asxtemp0, in.achtemp0);
       in.asxtempref = ref.asxtemp;
       in.achtempref = ref.achtemp;
@@ -173,11 +181,14 @@ int cmd_convert(const std::vector<std::string>& args) {
       << " nw=" << in.nw() << " (iw " << in.nstart << ".." << in.nend << ")\n";
 
   const auto t0 = std::chrono::steady_clock::now();
-  write_deck_file(in, out);
+  {
+    const files::StopPhase phase("writing " + out);
+    write_deck_file(in, out);
+  }
   const double write_s = seconds_since(t0);
   struct stat st;
   const std::int64_t bytes = ::stat(out.c_str(), &st) == 0 ? std::int64_t(st.st_size) : 0;
-  log << "wrote: " << out << " (" << describe(out_format) << "), " << mb(bytes) << " in " << rate(bytes, write_s)
+  log << "wrote: " << out << " (" << describe(out_format) << "), " << mib(bytes) << " in " << rate(bytes, write_s)
       << "\n";
   std::cout << log.str();
   return 0;

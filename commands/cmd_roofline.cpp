@@ -228,11 +228,10 @@ void check_plot_tools(const std::string& dir, double limit_s) {
     throw Error("--plot: " + python + " cannot import matplotlib and numpy (Debian: python3-matplotlib)");
 }
 
-/// Draws every chart, each under the time limit; the files written. gpp::Error for a
-/// chart that was not drawn (a requested chart that is missing is a failure).
-std::vector<std::string> plot(const std::string& dir, const std::string& csv, const std::string& ceilings,
-                              const std::vector<std::string>& policies, double limit_s) {
-  const std::string python = plot_python(), script = plot_script();
+/// The charts --plot draws: the arguments of tools/gpp_plot.py for each (its last is the
+/// file name without its extension).
+std::vector<std::vector<std::string>> charts_of(const std::string& dir, const std::string& csv,
+                                                const std::string& ceilings, const std::vector<std::string>& policies) {
   std::vector<std::vector<std::string>> charts = {{"times", "--csv", csv, "--out", dir + "/times"}};
   if (!ceilings.empty()) {
     charts.push_back({"path", "--csv", csv, "--ceilings", ceilings, "--out", dir + "/path"});
@@ -240,11 +239,29 @@ std::vector<std::string> plot(const std::string& dir, const std::string& csv, co
       charts.push_back(
           {"roofline", "--csv", csv, "--ceilings", ceilings, "--policy", p, "--out", dir + "/roofline-" + p});
   }
+  return charts;
+}
+const char* const kChartFormats[] = {"png", "svg"};
+
+/// Every chart file --plot would replace, checked as every output is, before any work.
+void check_chart_files(const std::vector<std::vector<std::string>>& charts) {
+  std::vector<files::OutputRequest> outputs;
+  for (const auto& c : charts)
+    for (const char* format : kChartFormats) outputs.push_back({"--plot", c.back() + "." + format});
+  files::check_files({}, outputs);
+}
+
+/// Draws every chart, each under the time limit; the files written. gpp::Error for a
+/// chart that was not drawn (a requested chart that is missing is a failure).
+std::vector<std::string> plot(const std::string& dir, const std::string& csv, const std::string& ceilings,
+                              const std::vector<std::string>& policies, double limit_s) {
+  const std::string python = plot_python(), script = plot_script();
+  const std::vector<std::vector<std::string>> charts = charts_of(dir, csv, ceilings, policies);
   std::vector<std::string> written;
-  for (auto& c : charts) {
+  for (const auto& c : charts) {
     std::vector<std::string> cmd{python, script};
     cmd.insert(cmd.end(), c.begin(), c.end());
-    cmd.insert(cmd.end(), {"--formats", "png,svg"});
+    cmd.insert(cmd.end(), {"--formats", std::string(kChartFormats[0]) + "," + kChartFormats[1]});
     const ChildResult r = run_child(cmd, limit_s);
     if (r.timed_out)
       throw Error("--plot: the " + c[0] + " chart was not drawn: " + script + " did not finish within " +
@@ -331,7 +348,15 @@ int cmd_roofline(const std::vector<std::string>& args) {
   const auto done_points = roofline_points(resume);
   std::optional<CeilingsSummary> ceilings;
   if (!ceilings_path.empty()) ceilings = read_ceilings(ceilings_path);
-  if (!plot_dir.empty()) check_plot_tools(plot_dir, plot_timeout);
+  if (!plot_dir.empty()) {
+    check_plot_tools(plot_dir, plot_timeout);
+    const std::optional<SpaceKind> space = o.space.empty() ? std::nullopt : std::optional(parse_space(o.space));
+    std::vector<std::string> names;
+    for (const PolicyEntry* e :
+         select_policies(o.policy.empty() ? default_policy_name(space ? *space : default_space()) : o.policy))
+      names.push_back(e->name);
+    check_chart_files(charts_of(plot_dir, o.csv_path, ceilings_path, names));
+  }
   session::Progress progress;
   Prepared p = prepare(app, o, &progress);
   std::optional<double> peak;
@@ -366,6 +391,9 @@ int cmd_roofline(const std::vector<std::string>& args) {
   }
   Campaign c("roofline", args, p.runs.size());
   c.rows_to(&csv);
+  std::string unwritten = o.json_path.empty() ? "" : "--json " + o.json_path;
+  if (!plot_dir.empty()) unwritten += (unwritten.empty() ? "" : ", ") + std::string("the charts (--plot)");
+  c.written_at_end(unwritten);
   start_verification(s, o, &progress, true);
   update_after_verification(rec, s);
 
@@ -405,11 +433,8 @@ int cmd_roofline(const std::vector<std::string>& args) {
         continue;
       }
     }
-    if (!c.next(planned.entry->name)) break;
-    if (!c.run([&] {
-          rec.runs.push_back(run_policy(s, *planned.entry, planned.space, planned.tunables, o.repeat, o.warmup));
-        }))
-      break;
+    c.next(planned.entry->name);
+    rec.runs.push_back(run_policy(s, *planned.entry, planned.space, planned.tunables, o.repeat, o.warmup));
     const PolicyRun& run = rec.runs.back();
     const measure::counts::Work w = measure::counts::count_policy(run.policy, shape, arms, run.tunables);
     row.tunables = describe_tunables(run.tunables);
@@ -424,10 +449,8 @@ int cmd_roofline(const std::vector<std::string>& args) {
     std::ostringstream line;
     if (!ncu.empty() && planned.space == SpaceKind::Device) {
       std::string why;
-      if (!c.run([&] {
-            row.ncu = profile(ncu, deck_arguments(args), *planned.entry, run.tunables, profiler_timeout, why);
-          }))
-        break;
+      const files::StopPhase phase("profiling " + run.policy + " with " + profiler);
+      row.ncu = profile(ncu, deck_arguments(args), *planned.entry, run.tunables, profiler_timeout, why);
       if (row.ncu) {
         row.profiler = profiler;
         row.clock_control = "none";
@@ -455,15 +478,13 @@ int cmd_roofline(const std::vector<std::string>& args) {
     csv_line.pop_back();  // its newline
     c.done(csv_line, line.str());
   }
-  std::string unwritten = o.json_path.empty() ? "" : "--json " + o.json_path;
-  if (!plot_dir.empty()) unwritten += (unwritten.empty() ? "" : ", ") + std::string("the charts (--plot)");
-  if (c.stopped()) return c.stop_summary(unwritten);
   out << "FLOPs: counted from each policy's form of the physics (FMA = 2, reciprocals apart); nominal "
       << measure::counts::kNominalFlopsPerUpdate << " FLOPs/update is the paper's count (see docs/roofline.md)\n";
   RunOptions other = o;
   other.csv_path.clear();
   write_outputs(other, rec);
   if (!plot_dir.empty()) {
+    const files::StopPhase phase("drawing the charts");
     std::vector<std::string> names;
     for (const auto& r : rec.runs) names.push_back(r.policy);
     for (const auto& lines : plot(plot_dir, o.csv_path, ceilings_path, names, plot_timeout)) out << lines;

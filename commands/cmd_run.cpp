@@ -11,7 +11,6 @@
 #include <iostream>
 
 namespace gpp::commands {
-using record::describe_provenance;
 using record::PolicyRun;
 using record::result_line;
 using record::RunRecord;
@@ -68,7 +67,7 @@ std::string describe_transfer(const RunRecord& r) {
   o << std::setprecision(4) << "transfer: " << r.transfer_s
     << " s (host -> device copies, and the chunks' copies into their buffers, not hidden behind kernels)";
   if (r.transfer_bytes > 0) {
-    o << "; copied once: " << r.transfer_bytes / 1e9 << " GB";
+    o << "; copied once: " << gib(double(r.transfer_bytes));
     if (r.transfer_copy_s > 0)
       o << " (copies " << r.transfer_copy_s << " s at " << r.transfer_bytes / r.transfer_copy_s / 1e9
         << " GB/s through page-locked staging)";
@@ -89,7 +88,7 @@ std::string describe_chunks(const ChunkPlan& c, SpaceKind k) {
 std::string describe_streaming(const PolicyRun& r) {
   std::ostringstream o;
   o << std::setprecision(4) << "time with chunk copies: median " << r.median_with_transfers()
-    << " s (transfers included: every pass streams " << r.stream_bytes / 1e9 << " GB";
+    << " s (transfers included: every pass streams " << gib(double(r.stream_bytes));
   if (r.stream_copy_s > 0)
     o << "; copies " << r.stream_copy_s << " s a pass at " << r.stream_bytes / r.stream_copy_s / 1e9 << " GB/s";
   o << "; " << r.median_with_transfers() - r.median() << " s a pass not hidden behind kernels)\n";
@@ -117,15 +116,7 @@ int cmd_run(const std::vector<std::string>& args) {
   const SpaceKind first = p.runs.front().space;
 
   // The header, before the long work: provenance (the spaces of the runs to come) and deck.
-  {
-    RunRecord head = make_record("run", command_line, s);
-    for (const auto& planned : p.runs) {
-      PolicyRun planned_run;
-      planned_run.space = space_info(planned.space);
-      head.runs.push_back(planned_run);
-    }
-    std::cout << describe_provenance(head) << describe_deck(s) << std::flush;
-  }
+  std::cout << describe_plan_provenance(make_record("run", command_line, s), p.runs) << describe_deck(s) << std::flush;
   progress.plan("run", estimated_seconds(s, p.runs, mode, !no_branch_stats, true, o.repeat + o.warmup),
                 "fewer repeats (--repeat 1 --warmup 0), a smaller deck (--ngpown, --ncouls, --nbands), a faster "
                 "policy (host on a CPU, tuned on a GPU), --verify none, --no-branch-stats");

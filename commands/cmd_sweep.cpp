@@ -12,6 +12,7 @@
 #include "gpp_inputs.hpp"
 #include "gpp_io_cli.hpp"
 #include "gpp_sweep.hpp"
+#include "gpp_text.hpp"
 #include "gpp_tuning.hpp"
 
 #include <algorithm>
@@ -64,15 +65,12 @@ PolicyRun invalid_run(const PolicyEntry& entry, SpaceKind k, const Tunables& t, 
 }
 
 /// The point `t` of `entry` on `k`: resolved and run (warm-up and `repeat` fenced,
-/// verified runs), or a row with status invalid and the reason. A stop asked for
-/// (session::Interrupted) goes through: the point is dropped.
+/// verified runs), or a row with status invalid and the reason.
 PolicyRun measure(Session& s, const PolicyEntry& entry, SpaceKind k, const Tunables& t, int repeat, int warmup,
                   const char* source) {
   PolicyRun run;
   try {
     run = run_policy(s, entry, k, t, repeat, warmup);
-  } catch (const session::Interrupted&) {
-    throw;
   } catch (const std::exception& e) {
     run = invalid_run(entry, k, t, e.what(), source);
   }
@@ -100,9 +98,9 @@ std::string point_line(const RunRecord& rec, const PolicyRun& r) {
   if (r.status == "invalid") {
     out << " invalid: " << r.reason;
   } else {
-    out << " median " << std::setprecision(5) << r.median() << " s (spread " << std::setprecision(2)
-        << 100 * measure::relative_spread(r.times) << "%), " << std::setprecision(4) << rec.deck.updates / r.median()
-        << " updates/s, " << r.status;
+    out << " median " << std::setprecision(5) << r.median() << " s (spread "
+        << files::percent_text(measure::relative_spread(r.times)) << "), " << std::setprecision(4)
+        << rec.deck.updates / r.median() << " updates/s, " << r.status;
   }
   return out.str();
 }
@@ -154,8 +152,9 @@ struct Outcome {
 
 /// The fastest verified point of a policy (`best`, its median `best_s`) against the
 /// policy's defaults: both timed again, interleaved (measure/gpp_decide.hpp), and the point
-/// kept only when it wins; the BEST line says what was decided and why. Returns false when
-/// a stop was asked for meanwhile.
+/// kept only when it wins; the BEST line says what was decided and why. Returns whether it
+/// ran a point of the campaign (the caller planned it): not where the fastest point is
+/// the defaults.
 bool decide_against_defaults(Campaign& c, Session& s, const PolicyEntry& entry, SpaceKind k, const Tunables& best,
                              double best_s, const char* source, const RunRecord& rec, std::ostream& out,
                              Outcome& outcome) {
@@ -171,10 +170,8 @@ bool decide_against_defaults(Campaign& c, Session& s, const PolicyEntry& entry, 
   best_line << "BEST policy=" << entry.name << " space=" << to_string(k) << " ";
   if (!why.empty()) {
     // Nothing to compare with: the verified point is the only one that runs here.
-    c.plan(1);
-    if (!c.next(entry.name + ": the fastest point again")) return false;
-    PolicyRun r;
-    if (!c.run([&] { r = measure(s, entry, k, best, measure::kDecideRepeats, 1, source); })) return false;
+    c.next(entry.name + ": the fastest point again");
+    const PolicyRun r = measure(s, entry, k, best, measure::kDecideRepeats, 1, source);
     c.done("", entry.name + ": the defaults cannot run here (" + why + "); the best point is kept");
     if (r.status != "ok") {
       out << best_line.str() << "status=none (the best point did not verify when run again)\n";
@@ -198,26 +195,22 @@ bool decide_against_defaults(Campaign& c, Session& s, const PolicyEntry& entry, 
     outcome.cleared = key;
     out << best_line.str() << describe_tunables(defaults) << " time_median_s=" << std::setprecision(6) << best_s
         << " decided=defaults (the defaults have the lowest median of the points that ran and verified)\n";
-    return true;
+    return false;
   }
   // Interleaved: best, defaults, best, defaults, ... each after one warm-up.
-  c.plan(1);
-  if (!c.next(entry.name + ": the fastest point against the defaults")) return false;
+  c.next(entry.name + ": the fastest point against the defaults");
   std::vector<double> cand, base;
   bool ok = true;
-  const bool ran = c.run([&] {
-    for (int i = 0; i < measure::kDecideRepeats && ok; ++i) {
-      const int warm = i == 0 ? 1 : 0;
-      const PolicyRun a = measure(s, entry, k, best, 1, warm, source);
-      const PolicyRun b = measure(s, entry, k, defaults, 1, warm, source);
-      ok = a.status == "ok" && b.status == "ok";
-      if (ok) {
-        cand.push_back(a.times.front());
-        base.push_back(b.times.front());
-      }
+  for (int i = 0; i < measure::kDecideRepeats && ok; ++i) {
+    const int warm = i == 0 ? 1 : 0;
+    const PolicyRun a = measure(s, entry, k, best, 1, warm, source);
+    const PolicyRun b = measure(s, entry, k, defaults, 1, warm, source);
+    ok = a.status == "ok" && b.status == "ok";
+    if (ok) {
+      cand.push_back(a.times.front());
+      base.push_back(b.times.front());
     }
-  });
-  if (!ran) return false;
+  }
   if (!ok) {
     c.done("", entry.name + ": the fastest point or the defaults did not run and verify again; the defaults stay");
     outcome.cleared = key;
@@ -383,8 +376,17 @@ int cmd_sweep(const std::vector<std::string>& args) {
   }
   RunRecord rec = make_record("sweep", command_line_of("sweep", args), s);
   rows.start(rec);
-  Campaign c("sweep", args, total);
+  // Its points, then one decision per policy: its best point against its defaults.
+  Campaign c("sweep", args, total + p.runs.size());
   c.rows_to(rows.file());
+  {
+    std::string files;
+    const std::pair<std::string, std::string> outputs[] = {{"--json", o.json_path}, {"--tuning-out", tuning_out}};
+    for (const auto& [opt, path] : outputs)
+      if (!path.empty()) files += (files.empty() ? "" : ", ") + opt + " " + path;
+    c.written_at_end(files);
+  }
+  std::cout << describe_plan_provenance(rec, p.runs) << std::flush;  // first, as gpp run prints it
   start_verification(s, o, &progress, true);
   update_after_verification(rec, s);
   std::ostringstream head;
@@ -393,11 +395,13 @@ int cmd_sweep(const std::vector<std::string>& args) {
     for (std::size_t i = 0; i < p.runs.size(); ++i)
       head << (i ? ", " : " (") << p.runs[i].entry->name << " " << grids[i].size()
            << (i + 1 < p.runs.size() ? "" : ")");
-  head << ", " << o.repeat << " timed runs each after " << o.warmup << " warm-up" << rows.resumed_text() << "\n";
+  head << ", " << o.repeat << " timed runs each after " << o.warmup << " warm-up, then " << p.runs.size()
+       << (p.runs.size() == 1 ? " decision" : " decisions") << " (the best point of each policy against its defaults)"
+       << rows.resumed_text() << "\n";
   if (o.csv_path.empty()) head << "(no --csv: a stopped sweep cannot be resumed)\n";
   std::cout << head.str() << "\n" << std::flush;
   const WorkCounter counter(s, &progress);
-  for (std::size_t i = 0; i < p.runs.size() && !c.stopped(); ++i) {
+  for (std::size_t i = 0; i < p.runs.size(); ++i) {
     const PlannedRun& planned = p.runs[i];
     for (const Tunables& point : grids[i]) {
       std::string why;
@@ -407,12 +411,9 @@ int cmd_sweep(const std::vector<std::string>& args) {
         c.skip();
         continue;
       }
-      if (!c.next(planned.entry->name + " " + describe_tunables(point))) break;
-      PolicyRun run;
-      if (!c.run([&] {
-            run = why.empty() ? measure(s, *planned.entry, planned.space, point, o.repeat, o.warmup, "sweep") : probe;
-          }))
-        break;
+      c.next(planned.entry->name + " " + describe_tunables(point));
+      PolicyRun run =
+          why.empty() ? measure(s, *planned.entry, planned.space, point, o.repeat, o.warmup, "sweep") : probe;
       run.flops = counter.flops(run);
       rec.runs.push_back(run);
       const std::string line = csv_row(rec, run);
@@ -420,21 +421,12 @@ int cmd_sweep(const std::vector<std::string>& args) {
       rows.add(row_of(rec, run), line);
     }
   }
-  auto unwritten = [&] {
-    std::string files;
-    const std::pair<std::string, std::string> outputs[] = {{"--json", o.json_path}, {"--tuning-out", tuning_out}};
-    for (const auto& [opt, path] : outputs)
-      if (!path.empty()) files += (files.empty() ? "" : ", ") + opt + " " + path;
-    return files;
-  };
-  if (c.stopped()) return c.stop_summary(unwritten());
   update_after_runs(rec, s);
 
   std::ostringstream out;
   out << "\n"
       << c.measured() << " points measured or refused, " << c.skipped() << " skipped (already done), in "
       << duration_text(c.elapsed()) << "\n";
-  out << describe_provenance(rec);
   // The best point of each policy over every row of this deck, device and backend (old
   // rows of a resumed sweep included), decided against the policy's defaults.
   std::vector<Outcome> outcomes;
@@ -460,6 +452,7 @@ int cmd_sweep(const std::vector<std::string>& args) {
   for (std::size_t i = 0; i < p.runs.size(); ++i) {
     const PlannedRun& planned = p.runs[i];
     if (!bests[i]) {
+      c.skip();
       out << "BEST policy=" << planned.entry->name << " space=" << to_string(planned.space)
           << " status=none (no point ran and verified)\n";
       continue;
@@ -467,10 +460,9 @@ int cmd_sweep(const std::vector<std::string>& args) {
     Outcome outcome;
     if (!decide_against_defaults(c, s, *planned.entry, planned.space, bests[i]->tunables, bests[i]->time_median_s,
                                  "sweep", rec, out, outcome))
-      break;
+      c.skip();  // the defaults are its fastest point: nothing to time again
     outcomes.push_back(outcome);
   }
-  if (c.stopped()) return c.stop_summary(unwritten());
   if (!o.json_path.empty()) write_file_atomically(o.json_path, to_json(rec));
   if (!any_verified) {
     // A campaign that measured nothing is no success: one line, and no tuning file.
@@ -528,6 +520,7 @@ int cmd_tune(const std::vector<std::string>& args) {
   rows.start(rec);
   Campaign c("tune", args, 0);  // each round's points planned as the round starts
   c.rows_to(rows.file());
+  c.written_at_end(out_option + " " + tuning_out + (o.json_path.empty() ? "" : ", --json " + o.json_path));
   start_verification(s, o, &progress, true);
   update_after_verification(rec, s);
   std::ostringstream head;
@@ -558,18 +551,14 @@ int cmd_tune(const std::vector<std::string>& args) {
   };
   bool wrong = false;
   // The point `requested`: measured (a planned point) unless already tried, here or in a
-  // resumed CSV (then neither planned nor counted); null when a stop dropped it.
+  // resumed CSV (then neither planned nor counted).
   auto evaluate = [&](const Tunables& requested) -> const Tried* {
     std::string why;
     const Tunables key = resolved_or_requested(s, entry, k, requested, why);
     if (const Tried* r = find(key)) return r;
-    if (!c.next(entry.name + " " + describe_tunables(requested))) return nullptr;
-    PolicyRun run;
-    if (!c.run([&] {
-          run = why.empty() ? measure(s, entry, k, requested, o.repeat, o.warmup, "tune")
-                            : invalid_run(entry, k, key, why, "tune");
-        }))
-      return nullptr;
+    c.next(entry.name + " " + describe_tunables(requested));
+    PolicyRun run =
+        why.empty() ? measure(s, entry, k, requested, o.repeat, o.warmup, "tune") : invalid_run(entry, k, key, why, "tune");
     run.flops = counter.flops(run);
     rec.runs.push_back(run);
     wrong = wrong || run.status == "wrong";
@@ -610,12 +599,12 @@ int cmd_tune(const std::vector<std::string>& args) {
   std::size_t planned = untried(round);
   c.plan(untried({current}) + planned);  // the defaults and the first round
   const Tried* start = evaluate(current);
-  if (start && !start->good) {
+  if (!start->good) {
     stop = "the defaults did not run and verify";
     c.unplan(planned);
   }
-  std::vector<double> current_times = start && start->good ? start->times : std::vector<double>{};
-  while (!c.stopped() && !current_times.empty()) {
+  std::vector<double> current_times = start->good ? start->times : std::vector<double>{};
+  while (!current_times.empty()) {
     std::optional<Tunables> best;
     std::vector<double> best_times = current_times;
     const std::size_t measured_before = c.measured();
@@ -626,14 +615,12 @@ int cmd_tune(const std::vector<std::string>& args) {
         break;
       }
       const Tried* r = evaluate(t);
-      if (!r) break;  // stopped
       if (r->good && measure::clearly_faster(r->times, current_times) &&
           measure::median(r->times) < measure::median(best_times)) {
         best = r->t;
         best_times = r->times;
       }
     }
-    if (c.stopped()) break;
     if (best) {
       current = *best;
       current_times = best_times;
@@ -648,8 +635,6 @@ int cmd_tune(const std::vector<std::string>& args) {
     planned = untried(round);
     c.plan(planned);
   }
-  if (c.stopped())
-    return c.stop_summary(out_option + " " + tuning_out + (o.json_path.empty() ? "" : ", --json " + o.json_path));
   update_after_runs(rec, s);
   std::ostringstream out;
   out << "\nstopped: " << stop << " after " << c.measured() + c.skipped() << " points, " << duration_text(c.elapsed())
@@ -668,13 +653,14 @@ int cmd_tune(const std::vector<std::string>& args) {
   const Tried* fastest = nullptr;
   for (const Tried& r : tried)
     if (r.good && (!fastest || measure::median(r.times) < measure::median(fastest->times))) fastest = &r;
-  if (fastest->t != defaults)
+  if (fastest->t != defaults) {
+    c.plan(1);  // the decision, a point of its own
     std::cout << "\ndeciding the fastest point against the defaults (" << measure::kDecideRepeats
               << " interleaved runs of each)\n"
               << std::flush;
+  }
   Outcome outcome;
-  if (!decide_against_defaults(c, s, entry, k, fastest->t, measure::median(fastest->times), "tune", rec, out, outcome))
-    return c.stop_summary(out_option + " " + tuning_out);
+  decide_against_defaults(c, s, entry, k, fastest->t, measure::median(fastest->times), "tune", rec, out, outcome);
   if (!o.json_path.empty()) write_file_atomically(o.json_path, to_json(rec));
   write_tuning(tuning_out, {outcome}, out);
   if (!outcome.entry) out << "no tuning entry written: the defaults of " << entry.name << " stay\n";

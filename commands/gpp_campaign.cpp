@@ -53,10 +53,24 @@ std::string shell_words(const std::vector<std::string>& args) {
 Campaign::Campaign(std::string command, std::vector<std::string> args, std::size_t planned)
     : command_(std::move(command)), args_(std::move(args)), planned_(planned), tty_(::isatty(STDERR_FILENO) != 0),
       t0_(std::chrono::steady_clock::now()), point_t0_(t0_), last_status_(t0_) {
-  session::catch_stop_signals();
+  say_what_a_stop_keeps(false);
 }
 
-Campaign::~Campaign() { clear_line(); }
+Campaign::~Campaign() {
+  clear_line();
+  files::set_stop_kept("");
+}
+
+void Campaign::rows_to(formats::SharedRows* rows) {
+  rows_ = rows;
+  takes_csv_ = true;
+  say_what_a_stop_keeps(false);
+}
+
+void Campaign::written_at_end(std::string files) {
+  at_end_ = std::move(files);
+  say_what_a_stop_keeps(false);
+}
 
 double Campaign::elapsed() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
@@ -83,27 +97,50 @@ void Campaign::status(bool force) {
   }
 }
 
-bool Campaign::next(const std::string& what) {
-  if (stopped()) return false;
+void Campaign::say_what_a_stop_keeps(const bool in_flight) {
+  const std::size_t done = measured_ + skipped_;
+  std::string kept = in_flight ? "the point in flight is dropped; " : "";
+  kept += "finished points: " + std::to_string(done) + " of " + std::to_string(planned_) + " (" +
+          std::to_string(measured_) + " measured now, " + std::to_string(skipped_) + " already done), ";
+  if (rows_)
+    kept += "each in " + rows_->path();
+  else if (takes_csv_)
+    kept += "only in the lines above (no --csv)";
+  else
+    kept += "in the lines above";
+  if (!at_end_.empty()) kept += "; not written (written only when the campaign ends): " + at_end_;
+  if (const std::string resume = resume_command(); !resume.empty()) kept += "; resume with: " + resume;
+  files::set_stop_kept(kept);
+}
+
+void Campaign::next(const std::string& what) {
   ++started_;
   current_ = what;
   point_t0_ = std::chrono::steady_clock::now();
+  point_.reset();
+  point_.emplace("point " + std::to_string(measured_ + skipped_ + 1) + " of " + std::to_string(planned_) + " (" + what +
+                 ")");
+  say_what_a_stop_keeps(true);
   status(false);
-  return true;
 }
 
 void Campaign::skip() {
   ++skipped_;
   current_.clear();
+  say_what_a_stop_keeps(false);
 }
 
 void Campaign::done(const std::string& row, const std::string& line) {
+  // The row on disk and its line printed, or neither: a stop waits for both.
+  const files::StopDeferred section;
   ++measured_;
   measured_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - point_t0_).count();
   current_.clear();
+  point_.reset();
   if (rows_ && !row.empty()) rows_->append(row);
   clear_line();
   std::cout << "[" << measured_ + skipped_ << "/" << planned_ << "] " << line << "\n" << std::flush;
+  say_what_a_stop_keeps(false);
   if (!std::cout) throw StdoutLost{};  // main says so
   status(false);
 }
@@ -123,26 +160,6 @@ std::string Campaign::resume_command() const {
   words.push_back("--resume");
   words.push_back(rows_->path());
   return shell_words(words);
-}
-
-int Campaign::stop_summary(const std::string& not_written) {
-  clear_line();
-  const int sig = signal();
-  std::cout << "\n"
-            << command_ << " stopped by " << session::signal_name(sig) << " after " << measured_ + skipped_ << " of "
-            << planned_ << " points (" << measured_ << " measured now, " << skipped_ << " already done), "
-            << duration_text(elapsed()) << "; the point in flight was dropped\n";
-  if (rows_)
-    std::cout << "every finished point is in " << rows_->path() << "\n";
-  else if (takes_csv_)
-    std::cout << "no --csv was given: the finished points are only in the lines above\n";
-  else
-    std::cout << "the finished points are in the lines above\n";
-  if (!not_written.empty()) std::cout << "not written (written only when the campaign ends): " << not_written << "\n";
-  const std::string resume = resume_command();
-  if (!resume.empty()) std::cout << "resume with: " << resume << "\n";
-  std::cout << std::flush;
-  return 128 + sig;
 }
 
 void start_verification(Session& s, const RunOptions& o, session::Progress* progress, const bool arms) {

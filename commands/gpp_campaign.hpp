@@ -2,24 +2,25 @@
 // The one loop of every long command (sweep, tune, bench, roofline, ceilings): points,
 // each run, verified and kept at once. A finished point's CSV row is appended and flushed
 // to disk (a SIGKILL loses at most the point in flight), then its result line is printed
-// and flushed. SIGINT and SIGTERM (a batch job's walltime) stop the campaign at the next
-// repeat: the point in flight is dropped, what is done stays, one line says how to
-// resume, and the command exits 128 + the signal (130, 143). Files that summarise the
-// campaign (tuning file, JSON record, charts) are written whole at the end, and not by a
-// stopped campaign. Progress: on a terminal a live line on stderr; otherwise (a batch
-// log) a line on stderr at most every kStatusEvery seconds with the points done and the
-// time left.
+// and flushed. SIGINT and SIGTERM (a batch job's walltime) stop the campaign within a
+// second, in any phase (files/gpp_stop.hpp): the point in flight is dropped, what is done
+// stays, one line says what was stopped, what is kept and how to resume, and the command
+// exits 128 + the signal (130, 143). Files that summarise the campaign (tuning file, JSON
+// record, charts) are written whole at the end, and not by a stopped campaign. Progress:
+// on a terminal a live line on stderr; otherwise (a batch log) a line on stderr at most
+// every kStatusEvery seconds with the points done and the time left.
 #include "gpp_command.hpp"
-#include "gpp_interrupt.hpp"
 #include "gpp_outputs.hpp"
 #include "gpp_record.hpp"
 #include "gpp_csv.hpp"
 #include "gpp_shared_file.hpp"
+#include "gpp_stop.hpp"
 #include "gpp_sweep.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -37,61 +38,45 @@ class Campaign {
   Campaign& operator=(const Campaign&) = delete;
 
   /// The CSV the rows go to (null: none); the campaign appends to it, point by point.
-  void rows_to(formats::SharedRows* rows) {
-    rows_ = rows;
-    takes_csv_ = true;
-  }
+  void rows_to(formats::SharedRows* rows);
+  /// The files written only when the campaign ends ("--json r.json, --tuning-out t.json"):
+  /// a stop says they were not written.
+  void written_at_end(std::string files);
   /// More points than planned (a search that finds its points as it goes).
   void plan(std::size_t more) { planned_ += more; }
   /// Fewer: planned points that will not run (a search that ran out of time).
   void unplan(std::size_t fewer) { planned_ -= std::min(fewer, planned_ - measured_ - skipped_); }
 
-  /// Before each point: false once a stop was asked for (the loop ends there). `what`
-  /// names the point in the live line.
-  bool next(const std::string& what);
+  /// Before each point: `what` names it in the live line and in what a stop says.
+  void next(const std::string& what);
   /// A planned point that needs no run (its row is already in the CSV).
   void skip();
-  /// Runs `measure` (the point's runs); a stop asked for meanwhile drops the point:
-  /// returns false, and stopped() is true.
-  template <class F>
-  bool run(F&& measure) {
-    try {
-      measure();
-      return true;
-    } catch (const session::Interrupted& e) {
-      signal_ = e.signal;
-      return false;
-    }
-  }
   /// A finished point: `row` (no newline; "" for none) appended to the CSV and on disk,
-  /// then `line` printed on stdout and flushed. Throws gpp::Error when either fails.
+  /// then `line` printed on stdout and flushed, with no stop in between. Throws
+  /// gpp::Error when either fails.
   void done(const std::string& row, const std::string& line);
 
-  bool stopped() const { return signal_ != 0 || session::stop_requested(); }
-  int signal() const { return signal_ != 0 ? signal_ : session::stop_signal(); }
   std::size_t measured() const { return measured_; }
   std::size_t skipped() const { return skipped_; }
   double elapsed() const;
 
-  /// The summary of a stopped campaign on stdout (what is done and where, what was not
-  /// written, how to resume); returns the exit status, 128 + the signal.
-  int stop_summary(const std::string& not_written);
   /// The command line that continues this campaign (--resume on its CSV), or "" without one.
   std::string resume_command() const;
 
  private:
   void clear_line();
   void status(bool force);
+  void say_what_a_stop_keeps(bool in_flight);
 
   std::string command_;
   std::vector<std::string> args_;
   std::size_t planned_, measured_ = 0, skipped_ = 0, started_ = 0;
   double measured_s_ = 0;
   formats::SharedRows* rows_ = nullptr;
-  int signal_ = 0;
   bool takes_csv_ = false;  // the command has --csv (rows_to was called)
   bool tty_;
-  std::string current_;
+  std::string current_, at_end_;
+  std::optional<files::StopPhase> point_;  // the point in flight, as a stop names it
   std::chrono::steady_clock::time_point t0_, point_t0_, last_status_;
 };
 

@@ -2,6 +2,7 @@
 
 #include "gpp_error.hpp"
 #include "gpp_json.hpp"
+#include "gpp_stop.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -57,7 +58,8 @@ ChildResult run_child(const std::vector<std::string>& argv, double limit_s) {
     std::fprintf(stderr, "cannot run %s: %s\n", args[0], std::strerror(errno));
     ::_exit(127);
   }
-  ::setpgid(pid, pid);  // also here: no race with the child's own call
+  ::setpgid(pid, pid);            // also here: no race with the child's own call
+  files::end_on_stop(pid, true);  // in a group of its own, Ctrl-C at the terminal does not reach it
   const auto t0 = std::chrono::steady_clock::now();
   int status = 0;
   bool term_sent = false;
@@ -78,6 +80,7 @@ ChildResult run_child(const std::vector<std::string>& argv, double limit_s) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   if (term_sent) ::kill(-pid, SIGKILL);  // anything left of the group
+  files::forget_child(pid);
   r.status = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
   const off_t size = ::lseek(log, 0, SEEK_END);
   const off_t from = size > 65536 ? size - 65536 : 0;

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <sstream>
 
@@ -264,6 +265,70 @@ void refuse_empty_values(const CLI::App& app, const std::vector<std::string>& ar
     }
   }
 }
+
+// The long names of the command's options ("--band-block"), or without the dashes.
+std::vector<std::string> option_names(const CLI::App& app, bool dashes) {
+  std::vector<std::string> names;
+  for (const CLI::Option* o : app.get_options())
+    for (const std::string& n : o->get_lnames()) names.push_back((dashes ? "--" : "") + n);
+  return names;
+}
+
+// An option the command does not have is one line naming the nearest it has (CLI11 said
+// "The following arguments were not expected: 3 --band-blok", its value first).
+void refuse_unknown_options(const CLI::App& app, const std::string& command, const std::vector<std::string>& args) {
+  for (const std::string& a : args) {
+    if (a == "--") return;  // the rest are positionals
+    if (a.size() < 3 || a.rfind("--", 0) != 0) continue;
+    const std::string name = a.substr(0, a.find('='));
+    if (app.get_option_no_throw(name)) continue;
+    const std::string near = files::nearest(name, option_names(app, true));
+    throw Error("unknown option " + one_line(name) +
+                (near.empty() ? " (gpp " + command + " --help lists its options)" : " (did you mean " + near + "?)"));
+  }
+}
+
+// CLI11's own words for what it refuses, as gpp says it: a word too many, a number that
+// does not fit, a deck key the deck reader does not know.
+std::string usage_error(const CLI::App& app, const std::string& command, const CLI::ParseError& e) {
+  std::string msg = e.what();
+  const std::string extras = "INI was not able to parse ";
+  if (msg.rfind(extras, 0) == 0) {
+    const std::string key = msg.substr(extras.size());
+    const std::string near = files::nearest(key, option_names(app, false));
+    return "unknown deck key '" + key + "'" + (near.empty() ? "" : " (did you mean " + near + "?)");
+  }
+  if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
+    const std::size_t colon = msg.find(": ");
+    const std::string words = colon == std::string::npos ? msg : msg.substr(colon + 2);
+    return "unexpected argument" + std::string(words.find(' ') == std::string::npos ? " '" : "s '") + words +
+           "' (gpp " + command + " takes one deck, a name or a file, and options with their values; gpp " + command +
+           " --help lists them)";
+  }
+  if (dynamic_cast<const CLI::ConversionError*>(&e)) {
+    // "Could not convert: --nbands = 3000000000": an integer that does not fit is too large
+    // (or too small), not a value of the wrong kind.
+    const std::string head = "Could not convert: ";
+    const std::size_t eq = msg.find(" = ");
+    if (msg.rfind(head, 0) == 0 && eq != std::string::npos) {
+      const std::string name = msg.substr(head.size(), eq - head.size()), value = msg.substr(eq + 3);
+      const bool integer = !value.empty() && value.find_first_not_of("+-0123456789") == std::string::npos &&
+                           value.find_first_of("0123456789") != std::string::npos &&
+                           value.find_first_of("+-", 1) == std::string::npos;
+      if (integer) {
+        // The deck's integers (nbands, ngpown, ...) are ints: the range is theirs.
+        const CLI::Option* o = app.get_option_no_throw(name);
+        const bool is_int = o && o->get_type_name() == "INT";
+        return name + ": " + excerpt(value) + " is too " + (value[0] == '-' ? "small" : "large") +
+               (is_int ? " (an integer from " + std::to_string(std::numeric_limits<int>::min()) + " to " +
+                             std::to_string(std::numeric_limits<int>::max()) + ")"
+                       : std::string());
+      }
+      return name + ": expected a number, got '" + excerpt(value) + "'";
+    }
+  }
+  return msg;
+}
 }  // namespace
 
 int parse(CLI::App& app, const std::string& command, const std::vector<std::string>& given) {
@@ -273,6 +338,7 @@ int parse(CLI::App& app, const std::string& command, const std::vector<std::stri
   int rc = -1;
   session::mpi::collectively([&] {
     refuse_empty_values(app, given);
+    refuse_unknown_options(app, command, given);
     // `gpp run FILE.dat` is `gpp run --input FILE.dat`, for every command that reads one.
     std::vector<std::string> storage{"gpp " + command};
     const std::vector<std::string> args = app.get_option_no_throw("--input") ? input_file_as_option(app, given) : given;
@@ -284,10 +350,7 @@ int parse(CLI::App& app, const std::string& command, const std::vector<std::stri
     } catch (const CLI::CallForHelp& e) {
       rc = app.exit(e);
     } catch (const CLI::ParseError& e) {
-      std::string msg = e.what();
-      const std::string extras = "INI was not able to parse ";
-      if (msg.rfind(extras, 0) == 0) msg = "unknown deck key '" + msg.substr(extras.size()) + "'";
-      throw Error(msg);  // every usage error is exit 1 (CLI11's own codes differ by kind)
+      throw Error(usage_error(app, command, e));  // every usage error is exit 1 (CLI11's own codes differ by kind)
     }
   });
   return rc;

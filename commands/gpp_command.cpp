@@ -7,7 +7,9 @@
 #include "gpp_placement.hpp"
 #include "gpp_runtime.hpp"
 #include "gpp_static.hpp"
+#include "gpp_stop.hpp"
 #include "gpp_sweep.hpp"
+#include "gpp_text.hpp"
 #include "gpp_tuning.hpp"
 
 #include <algorithm>
@@ -30,6 +32,7 @@ using measure::tuning_source;
 using measure::TuningEntry;
 using measure::TuningFile;
 using record::csv_rows;
+using record::PolicyRun;
 using record::RunRecord;
 using record::space_info;
 using record::SpaceInfo;
@@ -174,6 +177,7 @@ Prepared prepare_this_rank(CLI::App& app, const RunOptions& o, session::Progress
   if (o.input_path.empty()) {
     // Everything above needs neither Kokkos nor the device (an input file is read and
     // checked by make_session_from_file before it starts them).
+    const files::StopPhase phase("starting Kokkos");
     runtime::start();
     // Before anything is generated: this rank's arrays against the memory available
     // (docs/reliability.md; files are checked by their readers).
@@ -229,11 +233,23 @@ Prepared prepare(CLI::App& app, const RunOptions& o, session::Progress* progress
   return std::move(*p);
 }
 
+std::string describe_plan_provenance(const RunRecord& r, const std::vector<PlannedRun>& runs) {
+  RunRecord head = r;
+  head.runs.clear();
+  for (const auto& planned : runs) {
+    PolicyRun run;
+    run.space = space_info(planned.space);
+    head.runs.push_back(run);
+  }
+  return record::describe_provenance(head);
+}
+
 void write_outputs(const RunOptions& o, const RunRecord& r) {
   // Rank 0 writes. On several ranks the others wait for its outcome, so that a write that
   // fails (a full disk) ends every rank as a collective error does: the one line and exit
   // 1, not MPI_Abort, whose end under Open MPI is a launcher's notice, now and then its
   // crash.
+  const files::StopPhase phase("writing the output files");
   const auto write = [&] {
     // The sweep's CSV and tuning file (more_outputs) are its own to write.
     if (!o.json_path.empty()) write_file_atomically(o.json_path, to_json(r));
@@ -249,8 +265,9 @@ void write_outputs(const RunOptions& o, const RunRecord& r) {
 std::string describe_branches(const BranchCounts& b) {
   const double n = double(b.total());
   std::ostringstream o;
-  o << std::setprecision(4) << "branches: regular " << 100 * b.regular / n << "%, near-pole " << 100 * b.near_pole / n
-    << "%, zero " << 100 * b.zero / n << "%; sexcut cutoff " << 100 * b.cut / n << "% of " << b.total() << " terms\n";
+  const auto pct = [n](double count) { return files::percent_text(count / n, 4); };
+  o << "branches: regular " << pct(b.regular) << ", near-pole " << pct(b.near_pole) << ", zero " << pct(b.zero)
+    << "; sexcut cutoff " << pct(b.cut) << " of " << b.total() << " terms\n";
   return o.str();
 }
 
@@ -277,6 +294,7 @@ void add_static_remainder(Session& s, RunRecord& r, SpaceKind k, session::Progre
   double seconds = 0;
   const double per_column_macs = double(s.host.nbands) * s.host.ncouls;
   double per_column = per_column_macs / session::prior_static_rate(k);
+  const files::StopPhase phase("the static remainder on the " + std::string(to_string(k)));
   if (progress)
     progress->start("static remainder (" + std::string(to_string(k)) + ")", per_column_macs * s.host.ngpown,
                     per_column * s.host.ngpown, "multiply-adds");

@@ -76,6 +76,10 @@ std::vector<files::OutputRequest> output_requests(const RunOptions& o);
 /// The deck file given to `app` ("" if none).
 std::string deck_file_of(CLI::App& app);
 
+/// The provenance lines (record/gpp_record.hpp) of a command about to run `runs`: the
+/// build, Kokkos and the spaces the runs will use. Printed first, before the long work.
+std::string describe_plan_provenance(const record::RunRecord& r, const std::vector<PlannedRun>& runs);
+
 /// Writes the record to every output `o` asks for (JSON, CSV, HDF5 results), each whole
 /// (files/gpp_atomic_file.hpp), before a result is printed; rank 0 only.
 void write_outputs(const RunOptions& o, const record::RunRecord& r);

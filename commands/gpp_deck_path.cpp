@@ -1,6 +1,7 @@
 #include "gpp_deck_path.hpp"
 
 #include "gpp_error.hpp"
+#include "gpp_text.hpp"
 
 #include <filesystem>
 #include <system_error>
@@ -94,7 +95,20 @@ std::string resolve_deck(const std::string& given) {
   }
   std::string where;
   for (const auto& p : looked) where += (where.empty() ? "" : ", ") + p;
-  throw Error("no deck '" + given + "' (looked for " + where + ")");
+  // A name, not a path: the shipped deck it is nearest to, where one is near.
+  std::string hint;
+  if (given.find('/') == std::string::npos) {
+    std::vector<std::string> names;
+    for (const auto& dir : deck_directories()) {
+      std::error_code ec;
+      for (const auto& e : fs::directory_iterator(dir, ec))
+        if (e.path().extension() == ".toml" && is_file(e.path())) names.push_back(e.path().stem().string());
+    }
+    const fs::path stem = add_toml ? as_given : as_given.stem();
+    if (const std::string near = files::nearest(stem.string(), names); !near.empty())
+      hint = "did you mean " + near + "? ";
+  }
+  throw Error("no deck '" + given + "' (" + hint + "looked for " + where + ")");
 }
 
 }  // namespace gpp::commands

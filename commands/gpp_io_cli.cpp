@@ -42,10 +42,11 @@ std::vector<std::string> input_file_as_option(const CLI::App& app, const std::ve
     }
     if (a.size() > 1 && a[0] == '-') {
       // An option's value is the option's, whatever its name (--name si214.h5,
-      // --tuning-out tune.dat): only a word standing alone can be the input file.
+      // --tuning-out tune.dat): only a word standing alone can be the input file. A flag
+      // (--no-branch-stats) takes none: CLI11 gives it a type size of one and expects none.
       out.push_back(a);
       const CLI::Option* o = a.find('=') == std::string::npos ? app.get_option_no_throw(a) : nullptr;
-      if (o && o->get_type_size_max() > 0 && i + 1 < args.size()) out.push_back(args[++i]);
+      if (o && o->get_type_size_max() > 0 && o->get_expected_max() > 0 && i + 1 < args.size()) out.push_back(args[++i]);
       continue;
     }
     if (names_input_file(a)) out.push_back("--input");

@@ -1,6 +1,8 @@
 #include "gpp_atomic_file.hpp"
 
 #include "gpp_error.hpp"
+#include "gpp_outputs.hpp"
+#include "gpp_stop.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -32,20 +34,27 @@ std::string output_target(const std::string& path) {
 }
 
 AtomicOutput::AtomicOutput(std::string path)
-    : path_(std::move(path)), target_(output_target(path_)), temp_(target_ + ".tmp." + std::to_string(::getpid())) {}
+    : path_(std::move(path)), target_(output_target(path_)), temp_(target_ + ".tmp." + std::to_string(::getpid())) {
+  remove_on_stop(temp_);  // Ctrl-C leaves no temporary file behind
+}
 
 AtomicOutput::~AtomicOutput() {
   if (!committed_) std::remove(temp_.c_str());
+  forget_on_stop(temp_);
 }
 
 void AtomicOutput::commit() {
   // The replaced file's permission bits (a file made read-only to others stays so); a
   // new file gets the default (0666 less the umask), as any program's would.
   struct stat st;
-  if (::stat(target_.c_str(), &st) == 0 && ::chmod(temp_.c_str(), st.st_mode & 07777) != 0)
-    throw_write_error(path_, errno);
+  if (::stat(target_.c_str(), &st) == 0) {
+    // Made read-only since the checks before the work: refused now, as then.
+    require_replaceable("cannot write " + path_ + ": ", target_, st);
+    if (::chmod(temp_.c_str(), st.st_mode & 07777) != 0) throw_write_error(path_, errno);
+  }
   // No fsync: this protects against interrupted runs (the aim), not against power loss.
-  if (std::rename(temp_.c_str(), target_.c_str()) != 0) throw_write_error(path_, errno);
+  int error = 0;
+  if (!rename_unless_stopped(temp_, target_, error)) throw_write_error(path_, error);
   committed_ = true;
 }
 

@@ -28,6 +28,25 @@ void write_file_atomically(const std::string& path, const std::string& content) 
   out.commit();
 }
 
+std::string mode_text(unsigned mode) {
+  std::string t;
+  for (int shift = 6; shift >= 0; shift -= 3) {
+    t += (mode >> shift) & 4 ? 'r' : '-';
+    t += (mode >> shift) & 2 ? 'w' : '-';
+    t += (mode >> shift) & 1 ? 'x' : '-';
+  }
+  return t;
+}
+
+void require_replaceable(const std::string& what, const std::string& target, const struct stat& st) {
+  // The rename that replaces an output ignores the file's own mode: without this, a file
+  // its owner made read-only would be replaced, where the shell's `>` refuses it.
+  if (::access(target.c_str(), W_OK) != 0 && errno == EACCES)
+    throw Error(what + "Permission denied (it exists, mode " + mode_text(st.st_mode & 0777) +
+                ": gpp replaces no file its user may not write, as the shell's > would not; make it writable or "
+                "name another file)");
+}
+
 void check_files(const std::vector<InputFile>& inputs, const std::vector<OutputRequest>& outputs) {
   struct Seen {
     const InputFile* in;
@@ -70,6 +89,7 @@ void check_files(const std::vector<InputFile>& inputs, const std::vector<OutputR
     if (::stat(target.c_str(), &st) == 0) {
       if (S_ISDIR(st.st_mode)) throw Error(what + "it is a directory");
       if (!S_ISREG(st.st_mode)) throw Error(what + "it exists and is not a regular file");
+      require_replaceable(what, target, st);
       const FileIdentity id{st.st_dev, st.st_ino};
       for (const auto& [in, in_id] : ins)
         if (in_id == id && in->rewritten_by != out.option)

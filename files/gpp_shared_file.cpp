@@ -78,8 +78,13 @@ FileLock::FileLock(const std::string& path) : lock_path_(output_target(path) + "
     // then on a file nobody else will open. Only a lock on the file the path names counts.
     struct stat mine, named;
     if (::fstat(fd_, &mine) == 0 && ::stat(lock_path_.c_str(), &named) == 0 && mine.st_dev == named.st_dev &&
-        mine.st_ino == named.st_ino)
+        mine.st_ino == named.st_ino) {
+      section_.emplace([this] {
+        ::unlink(lock_path_.c_str());
+        ::close(fd_);
+      });
       return;
+    }
     ::close(fd_);
   }
 }
@@ -89,6 +94,7 @@ FileLock::~FileLock() {
   // (it checks the path once it holds a lock, and starts over).
   ::unlink(lock_path_.c_str());
   ::close(fd_);
+  section_.reset();
 }
 
 void check_lockable(const std::string& option, const std::string& path) {

@@ -11,8 +11,11 @@
 // lock, that the path still names the file it locked, and starts over when it does not.
 // Where fcntl locks do not work (some network file systems without a lock manager), gpp
 // refuses in one line before any work rather than risk losing a merge.
+#include "gpp_stop.hpp"
+
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace gpp::files {
@@ -29,6 +32,7 @@ class FileLock {
  private:
   std::string lock_path_;
   int fd_ = -1;
+  std::optional<StopDeferred> section_;  // a stop waits until the lock file is removed
 };
 
 /// Throws gpp::Error ("OPTION PATH: ...") when the lock of `path` cannot be taken here:

@@ -1,8 +1,12 @@
 #include "gpp_text.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace gpp::files {
 
@@ -109,5 +113,63 @@ std::string escaped(const std::string& text) {
   return out;
 }
 }  // namespace
+
+namespace {
+// Edits from a to b: insertions, deletions, substitutions and swaps of neighbours (the
+// optimal string alignment distance), case ignored.
+std::size_t edits(const std::string& a, const std::string& b) {
+  const std::size_t n = a.size(), m = b.size();
+  std::vector<std::vector<std::size_t>> d(n + 1, std::vector<std::size_t>(m + 1));
+  for (std::size_t i = 0; i <= n; ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= m; ++j) d[0][j] = j;
+  const auto low = [](char c) { return char(std::tolower(static_cast<unsigned char>(c))); };
+  for (std::size_t i = 1; i <= n; ++i)
+    for (std::size_t j = 1; j <= m; ++j) {
+      const std::size_t cost = low(a[i - 1]) == low(b[j - 1]) ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && low(a[i - 1]) == low(b[j - 2]) && low(a[i - 2]) == low(b[j - 1]))
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[n][m];
+}
+}  // namespace
+
+std::string percent_text(double fraction, int digits) {
+  const double v = 100 * fraction;
+  digits = std::clamp(digits, 1, 12);
+  char buf[64];
+  if (!std::isfinite(v))
+    std::snprintf(buf, sizeof buf, "%s", std::isnan(v) ? "n/a" : v > 0 ? "inf%" : "-inf%");
+  else if (v == 0)
+    std::snprintf(buf, sizeof buf, "0%%");
+  else if (std::fabs(v) >= std::pow(10.0, digits))  // where %g would write an exponent
+    std::snprintf(buf, sizeof buf, "%.0f%%", v);
+  else if (std::fabs(v) >= 1e-4)
+    std::snprintf(buf, sizeof buf, "%.*g%%", digits, v);  // %g stays in fixed notation down to 1e-4
+  else
+    std::snprintf(buf, sizeof buf, "%s0.0001%%", v > 0 ? "<" : ">-");
+  return buf;
+}
+
+std::string nearest(const std::string& given, const std::vector<std::string>& known) {
+  if (given.empty() || given.size() > 200) return "";
+  const std::size_t allowed = std::max<std::size_t>(1, given.size() / 3);
+  std::vector<std::string> best;
+  std::size_t best_d = allowed + 1;
+  for (const std::string& k : known) {
+    if (k.size() > given.size() + allowed || given.size() > k.size() + allowed) continue;
+    const std::size_t e = edits(given, k);
+    if (e < best_d) {
+      best = {k};
+      best_d = e;
+    } else if (e == best_d && std::find(best.begin(), best.end(), k) == best.end()) {
+      best.push_back(k);
+    }
+  }
+  if (best.empty() || best.size() > 3) return "";
+  std::string out;
+  for (std::size_t i = 0; i < best.size(); ++i) out += (i == 0 ? "" : i + 1 == best.size() ? " or " : ", ") + best[i];
+  return out;
+}
 
 }  // namespace gpp::files

@@ -3,6 +3,7 @@
 // printable line, whatever bytes it quotes).
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace gpp::files {
 
@@ -22,5 +23,15 @@ std::string excerpt(const std::string& text, std::size_t max = 60);
 /// True when `text` is UTF-8 without control characters other than newline, carriage
 /// return and tab.
 bool is_text(const std::string& text);
+
+/// `fraction` as a percentage people read, with `digits` significant digits: "220%",
+/// "9.4%", "0.012%", "<0.0001%" (never "2.2e+02%").
+std::string percent_text(double fraction, int digits = 2);
+
+/// The name of `known` nearest to `given` (a misspelt deck, option or policy: letters
+/// missing, extra, changed or swapped), "a or b" when two or three are as near, or ""
+/// when none is near enough to be what was meant (at most a third of its letters
+/// changed, one for a short name).
+std::string nearest(const std::string& given, const std::vector<std::string>& known);
 
 }  // namespace gpp::files

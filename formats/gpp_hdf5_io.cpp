@@ -5,6 +5,7 @@
 #include "gpp_io_util.hpp"
 #include "gpp_parallel_read.hpp"
 #include "gpp_runtime.hpp"
+#include "gpp_stop.hpp"
 
 #ifdef GPP_HAVE_HDF5
 #include <hdf5.h>
@@ -570,8 +571,9 @@ void preflight(const std::string& path) {
   if (pid == 0) {
     ::close(fds[0]);
     // The child may die of the crash it exists for: silently, not through a handler the
-    // parent installed (an MPI library's prints a stack trace of a dozen lines).
-    for (const int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, SIG_DFL);
+    // parent installed (an MPI library's prints a stack trace of a dozen lines). Ctrl-C
+    // ends it at once: the parent's stop (files/gpp_stop.hpp) has no thread here.
+    for (const int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGINT, SIGTERM}) std::signal(sig, SIG_DFL);
     ::alarm(120);  // a damaged header that makes the library loop
     std::string msg;
     try {
@@ -589,6 +591,7 @@ void preflight(const std::string& path) {
     ::_exit(msg.empty() ? 0 : 3);
   }
   ::close(fds[1]);
+  files::end_on_stop(pid, false);
   std::string msg;
   char buf[4096];
   for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) != 0;) {
@@ -600,6 +603,7 @@ void preflight(const std::string& path) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  files::forget_child(pid);
   if (WIFSIGNALED(status))
     throw Error(
         path + ": damaged HDF5 structure (the HDF5 library " +

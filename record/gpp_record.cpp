@@ -9,6 +9,7 @@
 #include "gpp_hdf5_io.hpp"
 #include "gpp_json.hpp"
 #include "gpp_outputs.hpp"
+#include "gpp_runtime.hpp"
 #include "gpp_tuning.hpp"
 #include "gpp_static.hpp"
 
@@ -375,6 +376,7 @@ std::string describe_provenance(const RunRecord& r) {
     << r.build.compiler << "\n"
     << "kokkos: " << r.build.kokkos_version << ", backends " << r.build.kokkos_backends << "\n";
   for (const std::string& w : r.kokkos_warnings) o << "kokkos warning: " << w << "\n";
+  if (!runtime::thread_note().empty()) o << runtime::thread_note() << "\n";
   std::vector<std::string> seen;
   for (const auto& run : r.runs) {
     const std::string line = std::string("space ") + to_string(run.space.kind) + ": " + run.space.backend +

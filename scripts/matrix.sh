@@ -26,8 +26,10 @@
 #
 # Options: --root DIR (make the root in DIR and keep it; a root this script made for the
 # same suite is reused), --keep (keep the temporary root), --commit REV (default HEAD;
-# uncommitted changes are not built), --logs DIR (one log per step; default a new
-# directory under /var/tmp), --jobs N (default 2).
+# uncommitted changes are not built), --archive (the commit as `git archive` makes it, as
+# the release tarball and a spack build have it: no .git, so `git unknown`; default a
+# clone), --logs DIR (one log per step; default a new directory under /var/tmp), --jobs N
+# (default 2).
 #
 # Every step is timed; the summary says PASS or FAIL for each, and the script exits 0 only
 # when all passed. The mirror is this machine's own (scripts/debian-mirror.sh); no host name
@@ -131,7 +133,7 @@ fi
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 
-usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 1 ] || usage
 row=$1
 shift
@@ -144,12 +146,13 @@ case $row in
   debian12 | debian12-openmp | debian12-threads | debian12-clang | debian12-mpi | debian13 | sid) ;;
   *) usage ;;
 esac
-root="" keep=0 commit=HEAD logs="" jobs=2 backend=THREADS std=20
+root="" keep=0 commit=HEAD logs="" jobs=2 backend=THREADS std=20 archive=0
 while [ $# -gt 0 ]; do
   case $1 in
     --root) root=${2:?}; shift 2 ;;
     --keep) keep=1; shift ;;
     --commit) commit=${2:?}; shift 2 ;;
+    --archive) archive=1; shift ;;
     --logs) logs=${2:?}; shift 2 ;;
     --jobs) jobs=${2:?}; shift 2 ;;
     --backend) backend=$(echo "${2:?}" | tr a-z A-Z); shift 2 ;;
@@ -178,11 +181,16 @@ versions() {  # versions PACKAGE...: "name version" of each installed package, a
 }
 root_setup matrix
 
-# 1. The root, this commit cloned into it.
+# 1. The root, this commit cloned into it (or, --archive, unpacked from git archive).
 root_make gpp-matrix-root
 rm -rf "$root/root/gpp"
-git clone -q --no-checkout "$here" "$root/root/gpp"
-git -C "$root/root/gpp" checkout -q --detach "$rev"
+if [ "$archive" = 1 ]; then
+  mkdir -p "$root/root/gpp"
+  git -C "$here" archive --format=tar "$rev" | tar -x -C "$root/root/gpp"
+else
+  git clone -q --no-checkout "$here" "$root/root/gpp"
+  git -C "$root/root/gpp" checkout -q --detach "$rev"
+fi
 packages() { step "apt-get: gpp's build dependencies (scripts/quickstart.sh --packages-only)" packages.log \
   in_root "cd /root/gpp && scripts/quickstart.sh --packages-only"; }
 

@@ -1,8 +1,9 @@
 #pragma once
-// What a command's phases are expected to take before any of them ran: conservative
-// priors (about a third of the rates measured on the machines docs/wall-time.md names, so
-// that an estimate errs long), per policy and per kind of space. A phase replaces them by
-// the rate it measures as soon as a piece of its work is timed (session/gpp_progress.hpp).
+// What a command's phases are expected to take before any of them ran: priors of about
+// 0.6 of the rates measured on the machines docs/wall-time.md names (half an H100's on a
+// device), so that an estimate errs long but by less than 2x there; per policy and per
+// kind of space. A phase replaces them by the rate it measures as soon as a piece of its
+// work is timed (session/gpp_progress.hpp).
 #include "gpp_spaces.hpp"
 
 #include <string>

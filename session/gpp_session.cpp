@@ -8,11 +8,11 @@
 #include "gpp_backend.hpp"
 #include "gpp_estimate.hpp"
 #include "gpp_fast_reference.hpp"
-#include "gpp_interrupt.hpp"
 #include "gpp_mpi.hpp"
 #include "gpp_reference.hpp"  // closed_form_uniform
 #include "gpp_runtime.hpp"
 #include "gpp_stderr.hpp"
+#include "gpp_stop.hpp"
 #include "gpp_text.hpp"
 
 #include <algorithm>
@@ -24,6 +24,7 @@
 
 namespace gpp::session {
 using files::one_line;
+using files::StopPhase;
 using record::DeckInfo;
 using record::PolicyRun;
 using record::RunRecord;
@@ -307,6 +308,7 @@ Session make_session(const DeckParams& p, const GpShare& share) {
   s.params = p;
   s.deck_digest = digest_of(p);
   compat::ScopedRegion region("gpp::setup");
+  const StopPhase phase("the setup (the deck generated, its arrays derived)");
   const auto t0 = std::chrono::steady_clock::now();
   s.input = generate(p, share);  // this rank's G' columns only
   s.source = p.generator + " generator";
@@ -324,6 +326,7 @@ namespace {
 // summed over the ranks.
 session::ReferencePass reference_pass(Session& s, SpaceKind k, const std::string& what, session::Progress* progress) {
   const double updates = s.host.updates();
+  const StopPhase phase("the " + what + " pass on the " + to_string(k));
   if (progress) progress->start(what + " (" + to_string(k) + ")", updates, updates / session::prior_reference_rate(k));
   session::ReferencePass pass;
   const auto done = [&](double n) {
@@ -559,13 +562,14 @@ PolicyRun run_policy(Session& s, const PolicyEntry& entry, SpaceKind k, const Tu
       const double e = relative_error(res, s.reference);
       r.rel_error = std::isnan(e) ? INFINITY : std::max(r.rel_error, e);
     };
-    // A stop asked for (SIGINT, SIGTERM in a campaign) drops the point before its next run.
+    StopPhase phase(entry.name + " on the " + to_string(k));
+    const std::string runs = " (" + entry.name + " on the " + to_string(k) + ")";
     for (int i = 0; i < warmup; ++i) {
-      session::throw_if_stop_requested();
+      phase.rename("warm-up run " + std::to_string(i + 1) + " of " + std::to_string(warmup) + runs);
       check(std::get<0>(once(false)));  // module load, first touch, allocations
     }
     for (int i = 0; i < repeat; ++i) {
-      session::throw_if_stop_requested();
+      phase.rename("timed run " + std::to_string(i + 1) + " of " + std::to_string(repeat) + runs);
       auto [res, kernel, pass, comm, launches] = once(true);
       kernel_s.push_back(kernel);
       pass_s.push_back(pass);

@@ -5,6 +5,7 @@
 #include "gpp_mpi.hpp"
 #include "gpp_runtime.hpp"
 #include "gpp_session.hpp"
+#include "gpp_stop.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -43,8 +44,10 @@ Session make_session_from_file(const std::string& path, const std::string& name,
     ReadStats stats;
     {
       compat::ScopedRegion read_region("gpp::read");
+      const files::StopPhase phase("reading " + path);
       s.input = read_deck_file(path, &stats);
     }
+    const files::StopPhase phase("the setup (the arrays derived from " + path + ")");
     s.read_s = stats.read_s;
     s.check_s = stats.check_s;
     s.read_bytes = stats.bytes;
@@ -76,7 +79,7 @@ Session make_session_from_file(const std::string& path, const std::string& name,
 
 std::string describe_read(const Session& s) {
   char buf[256];
-  std::snprintf(buf, sizeof buf, "read: %.1f MB in %.3g s (%.3g GB/s); checked in %.3g s\n", s.read_bytes / 1e6,
+  std::snprintf(buf, sizeof buf, "read: %.1f MiB in %.3g s (%.3g GB/s); checked in %.3g s\n", s.read_bytes / 1048576.0,
                 s.read_s, s.read_s > 0 ? s.read_bytes / s.read_s / 1e9 : 0.0, s.check_s);
   return buf;
 }

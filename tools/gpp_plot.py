@@ -439,8 +439,11 @@ def pyplot():
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-    except ImportError:
-        raise InputError("matplotlib is not installed for this python3 (Debian: apt-get install python3-matplotlib)")
+    except ImportError as e:
+        # Which interpreter: the python3 on PATH is often not the one matplotlib was installed for.
+        raise InputError(f"matplotlib cannot be imported by {sys.executable} (Python {sys.version.split()[0]}: {e}); "
+                         "install it for that interpreter (Debian: apt-get install python3-matplotlib) or run "
+                         "the script with one that has it (gpp: GPP_PLOT_PYTHON)")
     return plt
 
 
@@ -573,23 +576,45 @@ def draw_roofs(ax, ceilings, xlim, ylim, fma_ratio=None, fma_label="", points=()
         ax.plot([start, x_hi], [y, y], color=color, linewidth=width, linestyle=style, zorder=2)
         pixels[name] = line_pixels(ax, start, y, x_hi, y)
 
-    def others(name):
-        return [px for key, pxs in pixels.items() if key != name for px in pxs]
+    def others(names):
+        return [px for key, pxs in pixels.items() if key not in names for px in pxs]
 
-    for level, gbs in roofs:
-        ridge = peak / gbs
+    # Roofs closer on screen than about two lines of their labels' text (a machine whose
+    # levels measured alike: a quick ceilings file) share one label, from the highest down;
+    # each alone would find no room between the lines and fall back onto the others.
+    gap = 2.2 * 9 * ax.figure.dpi / 72.0
+    x_ref = x_lo * 1.3
+    groups = []
+    for level, gbs in sorted(roofs, key=lambda r: -r[1]):
+        y_px = ax.transData.transform([(x_ref, gbs * x_ref)])[0][1]
+        if groups and groups[-1][-1][2] - y_px < gap:
+            groups[-1].append((level, gbs, y_px))
+        else:
+            groups.append([(level, gbs, y_px)])
+    order = [lvl for lvl, _ in roofs]
+    for group in groups:
+        gbs = min(g for _, g, _ in group)  # the label starts where the lowest line enters the axes,
+        top = max(g for _, g, _ in group)  # above the highest
+        group.sort(key=lambda g: order.index(g[0]))  # named in the levels' order (L1 first)
+        ridge = peak / top
+        if len(group) == 1:
+            text, color = f"{group[0][0]} {fmt_bw(top)}", LEVEL_COLORS.get(group[0][0], "#7f7f7f")
+        else:
+            unit = fmt_bw(top).split()[-1]
+            scale = 1000 if unit == "TB/s" else 1
+            text = ", ".join(f"{lvl} {g / scale:.3g}" for lvl, g, _ in group) + f" {unit}"
+            color = "#333333"
         # On the slope, above the line: from its left end (or where it enters the axes) upwards.
         x0 = max(x_lo * 1.3, y_lo * 1.6 / gbs)
         candidates = []
         for f in (1.0, 1.8, 3.2, 5.6, 10.0, 0.7):
             xl = x0 * f
             if x_lo < xl and xl * 2.5 < ridge:
-                angle = text_angle(ax, xl, gbs * xl, xl * 10, gbs * xl * 10)
-                candidates.append((xl, gbs * xl * 1.15, {"rotation": angle}))
+                angle = text_angle(ax, xl, top * xl, xl * 10, top * xl * 10)
+                candidates.append((xl, top * xl * 1.15, {"rotation": angle}))
         if candidates:
-            place_label(ax, candidates, avoid, placed, lines=others(level), s=f"{level} {fmt_bw(gbs)}",
-                        rotation_mode="anchor", color=LEVEL_COLORS.get(level, "#7f7f7f"), fontsize=9, ha="left",
-                        va="bottom", zorder=3)
+            place_label(ax, candidates, avoid, placed, lines=others({lvl for lvl, _, _ in group}), s=text,
+                        rotation_mode="anchor", color=color, fontsize=9, ha="left", va="bottom", zorder=3)
     for name, y, color, _, _, text, above, size in horizontals:
         near, far = (1.08, 1 / 1.08) if above else (1 / 1.08, 1.08)
         start = x_left * y / peak
@@ -598,7 +623,7 @@ def draw_roofs(ax, ceilings, xlim, ylim, fma_ratio=None, fma_label="", points=()
                       (start * 1.3, y * near, {"ha": "left"}),
                       (x_hi / 1.25, y * far, {"ha": "right", "va": "top" if above else "bottom"}),
                       (math.sqrt(start * x_hi), y * far, {"ha": "center", "va": "top" if above else "bottom"})]
-        place_label(ax, candidates, avoid, placed, lines=others(name), s=text, va="bottom" if above else "top",
+        place_label(ax, candidates, avoid, placed, lines=others({name}), s=text, va="bottom" if above else "top",
                     fontsize=size, color=color, zorder=3)
     return placed, [px for pxs in pixels.values() for px in pxs]
 
@@ -643,6 +668,11 @@ def check_outputs(paths, inputs):
             raise InputError(f"{path}: exists and is not a regular file")
         if (st.st_dev, st.st_ino) in ids:
             raise InputError(f"{path}: it is the input {ids[(st.st_dev, st.st_ino)]} (it would be replaced)")
+        # The rename that replaces it would ignore its mode: a file its user may not write is
+        # refused, as the shell's > refuses it (gpp's own outputs follow the same rule).
+        if not os.access(target, os.W_OK):
+            raise InputError(f"{path}: Permission denied (it exists, mode {stat.filemode(st.st_mode)[1:]}: "
+                             "no file its user may not write is replaced, as the shell's > would not)")
 
 
 def write_outputs(outputs):

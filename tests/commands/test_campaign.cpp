@@ -93,8 +93,8 @@ void stop_and_resume(int sig) {
   ASSERT_TRUE(wait_for_rows(csv, 2));
   ASSERT_EQ(::kill(g.pid, sig), 0);
   const int code = g.wait();
-  const std::string out = slurp(g.out);
-  SCOPED_TRACE(out + slurp(g.err));
+  const std::string out = slurp(g.out), err = slurp(g.err);
+  SCOPED_TRACE(out + err);
   const std::size_t kept = data_rows(csv);
   // Every row parses (a cut-off row would not): the reader of --resume checks each field.
   const auto file = sweep::read_sweep_csv(csv);
@@ -109,8 +109,13 @@ void stop_and_resume(int sig) {
     EXPECT_EQ(code, 128 + SIGKILL);
   } else {
     EXPECT_EQ(code, 128 + sig);
-    EXPECT_NE(out.find("sweep stopped by " + std::string(sig == SIGINT ? "SIGINT" : "SIGTERM")), std::string::npos);
-    EXPECT_NE(out.find("every finished point is in " + csv), std::string::npos);
+    // One line on stderr: what was stopped, what is kept and where, how to resume.
+    EXPECT_NE(err.find("gpp sweep: stopped by " + std::string(sig == SIGINT ? "SIGINT" : "SIGTERM")),
+              std::string::npos);
+    EXPECT_NE(err.find("finished points: " + std::to_string(kept) + " of 17 (" + std::to_string(kept) +
+                       " measured now, 0 already done), each in " + csv),
+              std::string::npos);
+    EXPECT_NE(err.find("not written (written only when the campaign ends): --tuning-out " + tuning), std::string::npos);
     // Each finished point's result line was printed before the stop.
     std::size_t printed = 0;
     for (auto p = out.find("] host "); p != std::string::npos; p = out.find("] host ", p + 1)) ++printed;
@@ -118,7 +123,7 @@ void stop_and_resume(int sig) {
   }
   EXPECT_LT(kept, 16u);
   // The printed resume line (or, after SIGKILL, the same command with --resume) finishes it.
-  std::string resume = line_with(out, "resume with: ");
+  std::string resume = line_with(err, "resume with: ");
   if (sig == SIGKILL) resume = "gpp sweep " + slow_deck() + kGrid + " --tuning-out " + tuning + " --resume " + csv;
   ASSERT_EQ(resume.substr(0, 10), "gpp sweep ");
   const Outcome r = gpp::test::gpp_exe(resume.substr(4));
@@ -182,8 +187,8 @@ TEST(CampaignCli, BenchAndRooflineStopAndResume) {
     ::kill(g.pid, SIGTERM);
     EXPECT_EQ(g.wait(), 143) << slurp(g.out) << slurp(g.err);
     const std::size_t kept = data_rows(csv);
-    const std::string resume = line_with(slurp(g.out), "resume with: ");
-    ASSERT_FALSE(resume.empty()) << slurp(g.out);
+    const std::string resume = line_with(slurp(g.err), "resume with: ");
+    ASSERT_FALSE(resume.empty()) << slurp(g.err);
     const Outcome r = gpp::test::gpp_exe(resume.substr(4));
     EXPECT_EQ(r.code, 0) << r.out;
     EXPECT_EQ(data_rows(csv), 6u) << r.out;
@@ -198,7 +203,7 @@ TEST(CampaignCli, CeilingsStopsOnSigint) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   ::kill(g.pid, SIGINT);
   EXPECT_EQ(g.wait(), 130);
-  EXPECT_NE(slurp(g.out).find("ceilings stopped by SIGINT"), std::string::npos) << slurp(g.out);
+  EXPECT_NE(slurp(g.err).find("gpp ceilings: stopped by SIGINT"), std::string::npos) << slurp(g.err);
 }
 
 TEST(CampaignCli, AGridThatCannotRunIsRefusedBeforeWork) {

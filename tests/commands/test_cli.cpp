@@ -1,6 +1,7 @@
 // The gpp command line: bad input gives one line naming the problem and a non-zero
 // exit, nothing half-written; a good run verifies and writes its JSON record.
 #include "gpp_compat.hpp"
+#include "gpp_hdf5_io.hpp"
 #include "gpp_io_test_util.hpp"
 #include "gpp_policy.hpp"
 #include "gpp_runtime.hpp"
@@ -428,6 +429,31 @@ TEST(Refusal, ValueWithADotIsTheOptions) {
   expect_refusal("run " + missing + " --name si214.h5", missing);
 }
 
+// A misspelt deck, option or deck key names the nearest known one; a word too many and a
+// number that does not fit are said in gpp's words, not CLI11's.
+TEST(Refusal, NamesTheNearestKnownName) {
+  expect_refusal("run smal", "no deck 'smal' (did you mean small? looked for smal, smal.toml");
+  expect_refusal("run si241", "(did you mean si214? ");
+  expect_refusal("run small --band-blok 3", "unknown option --band-blok (did you mean --band-block?)");
+  expect_refusal("sweep small --repat 2", "unknown option --repat (did you mean --repeat?)");
+  expect_refusal("run small --frobnicate 3", "unknown option --frobnicate (gpp run --help lists its options)");
+  expect_refusal("run " + temp_file("nband.toml", "nband = 12\nngpown = 8\nncouls = 40\nnvband = 5\n"),
+                 "unknown deck key 'nband' (did you mean nbands or nvband?)");
+  expect_refusal("run small medium", "unexpected argument 'medium' (gpp run takes one deck");
+  // Nothing near: no guess.
+  const SplitOutcome far = gpp::test::gpp_exe_split("run xyzzy");
+  EXPECT_EQ(far.err.find("did you mean"), std::string::npos) << far.err;
+}
+
+TEST(Refusal, ANumberTooLargeIsCalledTooLarge) {
+  expect_refusal("run small --nbands 3000000000",
+                 "--nbands: 3000000000 is too large (an integer from -2147483648 to 2147483647)");
+  expect_refusal("run small --ncouls=-99999999999", "--ncouls: -99999999999 is too small");
+  expect_refusal("run small --nbands abc", "--nbands: expected a number, got 'abc'");
+  expect_refusal("run small --band-block 99999999999", "--band-block: must be at most 1048576 (got 99999999999)");
+  expect_refusal("sweep small --band-block 16,99999999999", "--band-block: must be at most 1048576 (got 99999999999)");
+}
+
 TEST(Refusal, TuneBudget) {
   expect_refusal("tune small --budget 0", "--budget: must be a positive finite number (got 0)");
   expect_refusal("tune small --budget -5", "--budget: must be a positive finite number (got -5)");
@@ -528,6 +554,52 @@ TEST(CliOutput, ValueWithADotRuns) {
   const SplitOutcome o = gpp_exe_split(std::string("run small --name si214.h5 ") + kTiny);
   EXPECT_EQ(o.code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("RESULT deck=si214.h5 "), std::string::npos) << o.out;
+}
+
+// A flag takes no value: the file named after it is the next option's (an output that
+// does not exist yet), not the input file standing alone.
+TEST(CliOutput, AFlagBeforeAnOptionLeavesItsValueToIt) {
+  const std::string json = temp_dir_path("after_flag.json"), h5 = temp_dir_path("after_flag.h5");
+  std::remove(json.c_str());
+  std::remove(h5.c_str());
+  const SplitOutcome o = gpp_exe_split(std::string("run small --no-branch-stats --json ") + json + " " + kTiny);
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  EXPECT_TRUE(gpp::test::file_exists(json));
+  if (gpp::formats::have_hdf5()) {
+    const SplitOutcome h = gpp_exe_split(std::string("run small --no-branch-stats --output ") + h5 + " " + kTiny);
+    EXPECT_EQ(h.code, 0) << h.out << h.err;
+    EXPECT_TRUE(gpp::test::file_exists(h5));
+  }
+  std::remove(json.c_str());
+  std::remove(h5.c_str());
+}
+
+// A thread setting this build's host backend does not read is said in the provenance,
+// after every check (a refusal stays one line): Serial reads none, Threads reads
+// KOKKOS_NUM_THREADS only; OpenMP reads OMP_NUM_THREADS.
+TEST(CliOutput, ThreadSettingsThatDoNothingAreSaid) {
+  const std::string host = gpp::HostExec::name();
+  const SplitOutcome o =
+      gpp_exe_split(std::string("run small ") + kTiny, "env -u KOKKOS_NUM_THREADS OMP_NUM_THREADS=3");
+  EXPECT_EQ(o.code, 0) << o.err;
+  const bool said = o.out.find("\nnote: OMP_NUM_THREADS=3 does nothing in this build") != std::string::npos;
+  EXPECT_EQ(said, host == "Serial" || host == "Threads") << host << ": " << o.out;
+  if (host == "Serial") {
+    const SplitOutcome k =
+        gpp_exe_split(std::string("run small --kokkos-num-threads=2 ") + kTiny, "KOKKOS_NUM_THREADS=4");
+    EXPECT_NE(k.out.find("note: KOKKOS_NUM_THREADS=4 and --kokkos-num-threads=2 do nothing in this build: its "
+                         "host backend is Kokkos Serial"),
+              std::string::npos)
+        << k.out;
+    // A refusal is still one line.
+    const SplitOutcome r = gpp_exe_split("run small --nbands 0", "OMP_NUM_THREADS=3");
+    EXPECT_EQ(r.code, 1);
+    EXPECT_EQ(gpp::test::count_lines(r.err), 1) << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+  const SplitOutcome quiet =
+      gpp_exe_split(std::string("run small ") + kTiny, "env -u OMP_NUM_THREADS -u KOKKOS_NUM_THREADS");
+  EXPECT_EQ(quiet.out.find("note: "), std::string::npos) << quiet.out;
 }
 
 // The tile as every output prints it, and as a list: the same tile runs.

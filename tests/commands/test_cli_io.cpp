@@ -129,7 +129,7 @@ TEST_F(CliIo, ConvertedDeckRunsAndVerifiesLikeTheDeck) {
   EXPECT_EQ(count_lines(result_lines(direct.out)), 5);
   EXPECT_NE(from_file.out.find("against the stored reference"), std::string::npos) << from_file.out;
   EXPECT_NE(from_file.out.find("PASSED"), std::string::npos);
-  EXPECT_NE(from_file.out.find("read: 1.1 MB in "), std::string::npos) << from_file.out;
+  EXPECT_NE(from_file.out.find("read: 1.1 MiB in "), std::string::npos) << from_file.out;
   EXPECT_NE(from_file.out.find("RESULT deck=small "), std::string::npos);
   // `gpp run FILE.dat` means --input.
   const Outcome positional = gpp_exe("run " + dat + " --repeat 1 --name renamed");

@@ -27,7 +27,8 @@ A fenced block right after a runnable one may be marked, on the line before its 
 
   <!-- output -->   every line of it must appear in what the runnable block printed
                     (stdout then stderr), in the same order; in a shown line a number is
-                    any number, a 12-hex git hash any hash, and ... (or …) any text
+                    any number, a 12-hex git hash any hash (or "unknown", what a build
+                    from a tarball without .git prints), and ... (or …) any text
   <!-- output: labels -->   only the first word of each line (up to a space, ':', '=' or
                     '(') must match, in order: for a whole output shown as one machine
                     printed it, whose backend, device and compiler differ from build to build
@@ -102,7 +103,7 @@ def line_pattern(shown):
         elif p in ("...", "…"):
             rx += ".*?"
         elif re.fullmatch(r"[0-9a-f]{12}(?:-dirty)?", p):
-            rx += r"[0-9a-f]{12}(?:-dirty)?"
+            rx += r"(?:[0-9a-f]{12}(?:-dirty)?|unknown)"
         else:
             rx += NUMBER
     return re.compile(rx)
@@ -224,6 +225,9 @@ def self_test(gpp, source_dir, timeout):
         ("<!-- runnable -->\n```sh\ngpp --version\n```\n<!-- output: labels -->\n```text\ngpp 0.0.0 anything\nKokkos 9 (Other)\n```\n", True),
         ("<!-- runnable -->\n```sh\ngpp --version\n```\n<!-- output: labels -->\n```text\ngpp 0.0.0\nnolabel here\n```\n", False),
         ("<!-- runnable -->\n```sh\necho one > f\n```\n<!-- runnable -->\n```sh\ntest -f f\n```\n", True),
+        # A build from a tarball (no .git) prints "git unknown" where a shown line has a hash.
+        ("<!-- runnable -->\n```sh\nprintf 'git unknown\\n'\n```\n<!-- output -->\n```text\ngit 0123456789ab\n```\n", True),
+        ("<!-- runnable -->\n```sh\nprintf 'git unknowable\\n'\n```\n<!-- output -->\n```text\ngit 0123456789ab\n```\n", False),
         ("Only prose, no runnable block.\n", False),
         ("<!-- runnable -->\n```python\nx = 6 * 7\n```\n<!-- runnable -->\n```python\nprint('x is', x)\n```\n"
          "<!-- output -->\n```text\nx is 42\n```\n", True),

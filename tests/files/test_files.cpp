@@ -66,6 +66,37 @@ TEST(Text, IsTextAcceptsTomlRefusesBinary) {
   EXPECT_FALSE(is_text("\xc0\xaf"));  // overlong encoding
 }
 
+// The name meant by a misspelt one: letters missing, extra, changed or swapped, case
+// ignored; ties named together; nothing when nothing is near.
+TEST(Text, NearestNameIsWhatWasMeant) {
+  const std::vector<std::string> decks{"small", "medium", "si214", "si510", "miniapp-benchmark"};
+  EXPECT_EQ(gpp::files::nearest("smal", decks), "small");
+  EXPECT_EQ(gpp::files::nearest("smalll", decks), "small");
+  EXPECT_EQ(gpp::files::nearest("Small", decks), "small");
+  EXPECT_EQ(gpp::files::nearest("si241", decks), "si214");  // two letters swapped: one edit
+  EXPECT_EQ(gpp::files::nearest("si21", decks), "si214");
+  EXPECT_EQ(gpp::files::nearest("si5", decks), "");  // two edits in three letters
+  EXPECT_EQ(gpp::files::nearest("large", decks), "");
+  EXPECT_EQ(gpp::files::nearest("", decks), "");
+  EXPECT_EQ(gpp::files::nearest("nband", {"nbands", "nvband", "ngpown"}), "nbands or nvband");
+  EXPECT_EQ(gpp::files::nearest("--band-blok", {"--band-block", "--ig-block", "--repeat"}), "--band-block");
+  EXPECT_EQ(gpp::files::nearest("x", {"a", "b", "c", "d"}), "");  // four as near: no guess
+}
+
+TEST(Text, PercentagesWithoutExponents) {
+  EXPECT_EQ(gpp::files::percent_text(2.2), "220%");
+  EXPECT_EQ(gpp::files::percent_text(5.514), "551%");
+  EXPECT_EQ(gpp::files::percent_text(0.094), "9.4%");
+  EXPECT_EQ(gpp::files::percent_text(0.55), "55%");
+  EXPECT_EQ(gpp::files::percent_text(0.00012), "0.012%");
+  EXPECT_EQ(gpp::files::percent_text(1e-9), "<0.0001%");
+  EXPECT_EQ(gpp::files::percent_text(0), "0%");
+  EXPECT_EQ(gpp::files::percent_text(0.9782, 4), "97.82%");
+  EXPECT_EQ(gpp::files::percent_text(0.0001979, 4), "0.01979%");
+  EXPECT_EQ(gpp::files::percent_text(123.456, 4), "12346%");
+  EXPECT_EQ(gpp::files::percent_text(-0.5), "-50%");
+}
+
 TEST(Outputs, AnInputByAnyNameIsRefused) {
   const std::string d = temp_dir();
   const std::string in = d + "/deck.toml";

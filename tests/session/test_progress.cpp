@@ -172,8 +172,8 @@ TEST(Progress, HeartbeatSpeaksDuringALongPiece) {
 // escape sequence); a run estimated above ten seconds says so, and each phase that long
 // says how long it is expected to take; the header comes before any of it, the results
 // after. The repeats are chosen so that the estimate (the priors, session/gpp_estimate.hpp,
-// for the build's host threads) is about 11 s; the run itself takes about 3 s (the prior
-// is about a third of v0's rate).
+// for the build's host threads) is about 11 s; the run itself takes about 7 s on an idle
+// core (the prior is about 0.6 of v0's rate).
 TEST(ProgressCli, BatchLogSaysWhatALongRunDoes) {
   const double updates = 48.0 * 40 * 400 * 2;  // inputs/small.toml
   const int runs = int(11 * session::prior_update_rate("v0-collapse3", SpaceKind::Host) / updates);

@@ -364,6 +364,20 @@ class BadInput(unittest.TestCase):
         self.assertEqual((r.returncode, len(r.stderr.splitlines())), (1, 1), r.stderr)
         self.assertIn("--formats 'gif'", r.stderr)
 
+    def test_matplotlib_missing_names_the_interpreter(self):
+        # A matplotlib that cannot be imported (first on the path): the one line names the
+        # python that tried, the usual cause being another python3 than matplotlib's.
+        fake = os.path.join(self.dir, "fake")
+        os.makedirs(os.path.join(fake, "matplotlib"))
+        with open(os.path.join(fake, "matplotlib", "__init__.py"), "w") as f:
+            f.write("raise ImportError('no module named matplotlib (a stand-in)')\n")
+        env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=fake)
+        r = subprocess.run([sys.executable, SCRIPT, "sweep-lines", "--csv", SWEEP, "--policy", "tuned"], cwd=self.out,
+                           env=env, capture_output=True, text=True, timeout=240)
+        self.assertEqual((r.returncode, len(r.stderr.splitlines())), (1, 1), r.stderr)
+        self.assertIn(f"matplotlib cannot be imported by {sys.executable} (Python ", r.stderr)
+        self.assertIn("a stand-in", r.stderr)
+
     def test_missing_output_directory(self):
         r = run_plot(["sweep-lines", "--csv", SWEEP, "--policy", "tuned", "--out",
                       os.path.join(self.dir, "nowhere", "x")], self.out)
@@ -553,6 +567,21 @@ class Extraction(unittest.TestCase):
             self.assertEqual(ax.get_ylabel(), "Performance [GFLOP/s]")
             self.assertIn("NVIDIA H100 80GB HBM3", ax.get_title())
             self.assertIn("2026-11-23", ax.get_title())
+            plt.close(fig)
+        # Levels that measured alike (a quick ceilings file: every level about 78 GB/s) share
+        # one label: four labels on one line overlapped and could not be read.
+        alike = dict(ceilings, bandwidth=[("HBM", 77.9), ("L2", 78.8), ("L1", 78.7), ("L3", 78.0)], peak=58.7,
+                     compute=[])
+        for fig in (gpp_plot.draw_roofline(rows[0], alike, ROOFLINE),
+                    gpp_plot.draw_path(si214, alike, ROOFLINE, ["all"], "path")):
+            ax = fig.axes[0]
+            fig.canvas.draw()
+            level_texts = [t for t in ax.texts if "GB/s" in t.get_text()]
+            self.assertEqual([t.get_text() for t in level_texts], ["HBM 77.9, L2 78.8, L1 78.7, L3 78 GB/s"])
+            boxes = [t.get_window_extent() for t in ax.texts if t.get_text()]
+            for i, a in enumerate(boxes):
+                for b in boxes[i + 1:]:
+                    self.assertFalse(a.overlaps(b), [t.get_text() for t in ax.texts])
             plt.close(fig)
         # The path's arrows: one per successive pair of steps on each of the three levels.
         fig = gpp_plot.draw_path(si214, ceilings, ROOFLINE, ["all"], "path")

@@ -1,46 +1,35 @@
 // GPU policy beyond the paper (the default on a device). Teams over (G' group, band
 // block), threads over G, every frequency of a pass in one kernel (at most GPP_MAX_NW:
-// PolicyEntry::run makes the passes), the fused physics
-// (core/gpp_physics.hpp: empty_band_unweighted, occupied_band): the (G, G') invariants computed once per thread,
+// PolicyEntry::run makes the passes), the fused physics (core/gpp_physics.hpp:
+// empty_band_unweighted, occupied_band): the (G, G') invariants computed once per thread,
 // what depends on (band, G, G') once per band, one real reciprocal per term, the regular
 // arm under masks and the near-pole arm where it is due.
 //
-// Beyond v8's structure (what each change measured on the H100: docs/lab/gpu-tuned.md):
-//  - occupied and empty bands in two launches over a band order (occupied bands first):
-//    the empty bands' kernel has no ssx, so it needs fewer registers and is compiled for
-//    more warps per SM (gpp_tuned_shape.hpp: with 2 frequencies at most 80 registers, 24
-//    warps, against 96 and 20 for the occupied kernel); neither kernel branches on occ;
+// Where it departs from v8 (each trade-off is written where the code makes it; what each
+// measured is in docs/lab/gpu-tuned.md):
+//  - occupied and empty bands in two launches over a band order (band_blocks): the empty
+//    bands' kernel has no ssx, so it needs fewer registers and is compiled for more warps
+//    per SM (TunedPolicyBounds, gpp_tuned_shape.hpp); neither kernel branches on occ;
 //  - the occupied kernel sums sch and Y (physics::occupied_term: ssx's regular arm in
 //    partial fractions, half of sch minus a term of sch's shape), and a team turns them
-//    into ssx = occ (sch - Y) once; a block of bands therefore never holds two
-//    occupations (band_blocks);
-//  - each thread computes kOccupiedGp or kEmptyGp G' for its G (a G' group per team):
-//    aqsntemp(G, band) is loaded once for all of them, and their terms are independent
-//    chains. In the occupied kernel the G' weights are folded into each band's terms (0.5
-//    vcoul into I_eps, ssx's vcoul as the ratio 2), so the G' of a thread share one set of
-//    accumulators; the empty kernel keeps a sum per G' and frequency without the pair's
-//    factor WIw (physics::empty_band_unweighted) and multiplies it by WIw once per block:
-//    per band and G' mat and Im(wtilde) mat, 6 FP64 operations where U and Im(wtilde) U
-//    take 10;
-//  - a band block's per-band values (where the band's column of aqsntemp starts, wx and
-//    its sign, occ, aqsm of the group's G') are staged in team scratch memory: the band
-//    loop reads them from shared memory, and a thread's aqsntemp element is its G's
-//    address plus the staged offset;
-//  - the empty kernel leaves the regular arm's test out where a warp's pairs are regular
-//    for every wx of the block (physics::empty_block_regular from the block's range of
-//    wx, a warp vote: backend::warp_all), which takes the test's instructions out of
-//    nearly every band;
+//    into ssx = occ (sch - Y) once; a block of bands therefore never holds two occupations;
+//  - K G' per thread (TunedBody). In the occupied kernel the G' weights are folded into
+//    each band's terms (0.5 vcoul into I_eps, ssx's vcoul as the ratio 2), so the G' of a
+//    thread share one set of accumulators; the empty kernel keeps a sum per G' and
+//    frequency without the pair's factor WIw (physics::empty_band_unweighted) and
+//    multiplies it by WIw once per block: per band and G' mat and Im(wtilde) mat, 6 FP64
+//    operations where U and Im(wtilde) U take 10;
+//  - a block's per-band values staged in team scratch memory (TeamScratch);
+//  - the empty kernel's band loop without the regular arm's test where a warp's pairs are
+//    regular for every wx of the block (TunedBody::block_regular);
 //  - a band's terms from U = WIw mat and Im(wtilde) U (physics::band_terms): fewer FP64
 //    instructions per band than from mat, and no spills in the empty kernel's checked loop;
-//  - the occupied kernel's near-pole arms shared out over the warp (near_pass below), and
-//    aqsntemp's element two bands ahead prefetched into L1 (ptxas issues the next band's
-//    load late in the band, where its latency was exposed: ncu's long-scoreboard stalls);
-//  - the occupied bands ordered so that those with a wx < 0 (the sexcut test's condition)
-//    share as few blocks as they can (band_blocks), and the other blocks leave the test
-//    and Y's choice of term out (physics::occupied_term<false>); the regular arm's mask
-//    applied once, to 1/|cden|^2; a term off the regular arm flagged for the near-pole
-//    pass, which tells the near-pole arm from the zero arm: fewer instructions per band,
-//    and room for 5 blocks per SM;
+//  - the occupied kernel's near-pole arms shared out over the warp (TunedBody::near_pass),
+//    and aqsntemp's element two bands ahead prefetched into L1 (TunedBody::bands);
+//  - the sexcut test and Y's choice of term only in occupied blocks with a wx < 0, which
+//    band_blocks packs into as few blocks as it can (physics::occupied_term<false>
+//    elsewhere); the regular arm's mask applied once, to 1/|cden|^2; a term off the regular
+//    arm flagged for the near-pole pass, which tells the near-pole arm from the zero arm;
 //  - conj(wdiff) U and conj(wsum) U as FMAs on dr and sr (backend::mul_add): left to
 //    itself nvcc fuses the per-band product Im(wtilde) U instead and leaves a
 //    multiplication a term.
@@ -49,7 +38,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <type_traits>
 #include <vector>
 
 namespace gpp {
@@ -128,123 +116,296 @@ BandBlocks<MemorySpace> band_blocks(const ExecSpace& space, const GppData<Memory
   return r;
 }
 
-// Per staged band: wx(NW), occ, aqsm of the K G' (re, im); whether each wx < 0 (the
-// sexcut test's condition) as ints; and where the band's column of aqsntemp starts, in
-// bytes from column 0 (a thread adds it to its G's address: one instruction where the
-// index arithmetic of aqsntemp(ig, n) took ten), with two entries more than the block's
-// bands (the last band again), so that the next band's load and the prefetch of the one
-// after it need no test.
-template <int NW, int K>
-struct Staged {
-  static constexpr int stride = NW + 1 + 2 * K;
-  static constexpr int int_stride = NW;
-};
-
 // The occupied kernel's runs: at most 32 bands, their near-pole arms one bit each.
 constexpr int kRun = 32;
 
-// Team scratch bytes for a block of `bands` bands and a team of `team` threads (what
-// tuned_part requests): the staged values; for occupied bands also the near-pole pass's
-// per-thread slots (each G''s wtilde and Iw, the thread's G) and queue (kRun entries).
-template <int NW, int K, bool Occupied, class ExecSpace>
-std::size_t staged_bytes(const int bands, const int team) {
-  using Scratch = typename ExecSpace::scratch_memory_space;
+// A team's scratch memory, carved here and nowhere else: the kernel takes these arrays in
+// this order, and `bytes` (the launch's request) sizes the same arrays from the same counts.
+//  - staged: per band of the block wx(NW), occ, aqsm of the K G' (re, im), `stride` values;
+//    after the last band the range of the block's wx at each frequency (lo, hi);
+//  - staged_off: where each band's column of aqsntemp starts, in bytes from column 0 (a
+//    thread adds it to its G's address: one instruction where the index arithmetic of
+//    aqsntemp(ig, n) took ten), with two entries more than the block's bands (the last band
+//    again), so that the next band's load and the prefetch of the one after it need no test;
+//  - staged_i: whether each wx < 0 (the sexcut test's condition), `int_stride` ints a band;
+//  - occupied bands only, the near-pole pass's: pair_slots, per thread and G' j, wtilde and
+//    Iw at (c + 4 j) * team + rank (c = 0..3: Re, Im wtilde, Re, Im Iw); ig_slot, each
+//    thread's G; queue, kRun entries per thread.
+template <int NW, int K, bool Occupied, class Scratch>
+struct TeamScratch {
+  static constexpr int stride = NW + 1 + 2 * K, int_stride = NW;
   using Doubles = Kokkos::View<double*, Scratch, Kokkos::MemoryUnmanaged>;
   using Offsets = Kokkos::View<std::int64_t*, Scratch, Kokkos::MemoryUnmanaged>;
   using Ints = Kokkos::View<int*, Scratch, Kokkos::MemoryUnmanaged>;
   using Queue = Kokkos::View<std::uint16_t*, Scratch, Kokkos::MemoryUnmanaged>;
-  const std::size_t near = Occupied
-                               ? Doubles::shmem_size(std::size_t(team) * 4 * K) + Ints::shmem_size(std::size_t(team)) +
-                                     Queue::shmem_size(std::size_t(team) * kRun)
-                               : 0;
-  return Doubles::shmem_size(std::size_t(bands) * Staged<NW, K>::stride + 2 * NW) +
-         Offsets::shmem_size(std::size_t(bands) + 2) +
-         Ints::shmem_size(std::size_t(bands) * Staged<NW, K>::int_stride) + near;
+
+  // Each array's length for a block of `bands` bands and a team of `team` threads (I: int in
+  // the kernel, std::size_t for the request).
+  template <class I>
+  KOKKOS_FORCEINLINE_FUNCTION static I staged_count(const I bands) {
+    return bands * stride + 2 * NW;
+  }
+  template <class I>
+  KOKKOS_FORCEINLINE_FUNCTION static I offset_count(const I bands) {
+    return bands + 2;
+  }
+  template <class I>
+  KOKKOS_FORCEINLINE_FUNCTION static I sign_count(const I bands) {
+    return bands * int_stride;
+  }
+  template <class I>
+  KOKKOS_FORCEINLINE_FUNCTION static I slot_count(const I team) {
+    return Occupied ? team * 4 * K : 0;
+  }
+  template <class I>
+  KOKKOS_FORCEINLINE_FUNCTION static I ig_count(const I team) {
+    return Occupied ? team : 0;
+  }
+  template <class I>
+  KOKKOS_FORCEINLINE_FUNCTION static I queue_count(const I team) {
+    return Occupied ? team * kRun : 0;
+  }
+
+  // Bytes per team (Kokkos pads each array to its alignment).
+  static std::size_t bytes(const int bands, const int team) {
+    const std::size_t b = bands, t = team;
+    const std::size_t near = Occupied ? Doubles::shmem_size(slot_count(t)) + Ints::shmem_size(ig_count(t)) +
+                                            Queue::shmem_size(queue_count(t))
+                                      : 0;
+    return Doubles::shmem_size(staged_count(b)) + Offsets::shmem_size(offset_count(b)) +
+           Ints::shmem_size(sign_count(b)) + near;
+  }
+
+  Doubles staged;
+  Offsets staged_off;
+  Ints staged_i;
+  Doubles pair_slots;
+  Ints ig_slot;
+  Queue queue;
+  double* wx_range;  // (lo, hi) of frequency w at 2 w, 2 w + 1
+  int team;
+
+  KOKKOS_FORCEINLINE_FUNCTION TeamScratch(const Scratch& space, const int bands, const int team_size)
+      : staged(space, staged_count(bands)), staged_off(space, offset_count(bands)), staged_i(space, sign_count(bands)),
+        pair_slots(space, slot_count(team_size)), ig_slot(space, ig_count(team_size)),
+        queue(space, queue_count(team_size)), wx_range(&staged(bands * stride)), team(team_size) {}
+
+  KOKKOS_FORCEINLINE_FUNCTION const double* band(const int i) const { return &staged(i * stride); }
+  KOKKOS_FORCEINLINE_FUNCTION double& pair_slot(const int c, const int j, const int rank) const {
+    return pair_slots((c + 4 * j) * team + rank);
+  }
+};
+
+// aqsntemp's element of a band for the G whose column-0 address is `an`.
+KOKKOS_FORCEINLINE_FUNCTION complex_t aqsn_at(const char* const an, const std::int64_t offset) {
+  return *reinterpret_cast<const complex_t*>(an + offset);
 }
+
+// What a thread's band loop reads besides the staged values: where its G's elements of
+// aqsntemp start, its G, its rank in the team, the team's G' group and the block's bands.
+struct ThreadG {
+  const char* an;
+  int ig, me, g, nb;
+  double cut16;
+};
 
 template <bool Occupied, int NW>
 using TunedPolicyBounds = Kokkos::LaunchBounds<kMaxTeam, Occupied ? occupied_blocks(NW) : empty_blocks(NW)>;
 
-// The sums over the bands of blocks b_begin .. b_end-1, all of one kind (Occupied), weighted.
+// One team's sums: a G' group of K G' per thread (aqsntemp(G, band) is loaded once for all
+// of them, and their terms are independent chains) over one block of bands, all occupied or
+// all empty (Occupied), the team's threads over G. The pieces below are what operator()
+// composes; all are inlined into the kernel.
 template <int NW, bool Occupied, class ExecSpace>
-SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename ExecSpace::memory_space>& in,
-                          const BandBlocks<typename ExecSpace::memory_space>& blocks, const int b_begin,
-                          const int b_end, const int band_block, const int team_size) {
-  constexpr int K = Occupied ? kOccupiedGp : kEmptyGp;
+struct TunedBody {
+  static constexpr int K = Occupied ? kOccupiedGp : kEmptyGp;
+  using MemorySpace = typename ExecSpace::memory_space;
   using Policy = Kokkos::TeamPolicy<ExecSpace, TunedPolicyBounds<Occupied, NW>>;
   using Member = typename Policy::member_type;
-  using Scratch = typename ExecSpace::scratch_memory_space;
-  using ScratchDoubles = Kokkos::View<double*, Scratch, Kokkos::MemoryUnmanaged>;
-  using ScratchInts = Kokkos::View<int*, Scratch, Kokkos::MemoryUnmanaged>;
-  using ScratchOffsets = Kokkos::View<std::int64_t*, Scratch, Kokkos::MemoryUnmanaged>;
-  using ScratchQueue = Kokkos::View<std::uint16_t*, Scratch, Kokkos::MemoryUnmanaged>;
-  SigmaAccum<NW> result;
-  if (b_end <= b_begin) return result;
-  const int groups = (in.ngpown + K - 1) / K;
-  const int league = groups * (b_end - b_begin);
-  const auto order = blocks.order;
-  const auto start = blocks.start;
-  const auto block_cut = blocks.cut;
-  // aqsntemp(ig, n) at (ig + n * column) elements from aqsntemp(0, 0) (LayoutLeft)
-  const std::int64_t column_bytes = std::int64_t(in.aqsntemp.stride(1)) * std::int64_t(sizeof(complex_t));
+  using ScratchSpace = typename ExecSpace::scratch_memory_space;
+  using Scratch = TeamScratch<NW, K, Occupied, ScratchSpace>;
 
-  const auto body = KOKKOS_LAMBDA(const Member& member, SigmaAccum<NW>& acc) {
-    constexpr int kStride = Staged<NW, K>::stride, kIntStride = Staged<NW, K>::int_stride;
-    const int g = member.league_rank() % groups;  // neighbouring teams share a band block
-    const int block = b_begin + member.league_rank() / groups;
-    const int kb = start(block), ke = start(block + 1);
-    const bool block_has_cut = block_cut(block) != 0;  // (read here: not first in an if constexpr)
-    // The group's G' (past ngpown: the last G' again, with weight 0).
-    int igp[K];
-    double vcoul[K];
+  kernels::Inputs<MemorySpace> in;
+  BandOrder<MemorySpace> order, start, block_cut;  // BandBlocks' order, start and cut
+  std::int64_t column_bytes;  // aqsntemp(ig, n) at (ig + n * column) elements from aqsntemp(0, 0) (LayoutLeft)
+  int groups, b_begin, band_block;
+
+  // The group's G' (past ngpown: the last G' again, with weight 0).
+  KOKKOS_FORCEINLINE_FUNCTION void group_gp(const int g, int (&igp)[K], double (&vcoul)[K]) const {
     for (int j = 0; j < K; ++j) {
       const int q = g * K + j;
       igp[j] = q < in.ngpown ? q : in.ngpown - 1;
       vcoul[j] = q < in.ngpown ? in.vcoul_loc(igp[j]) : 0.0;
     }
-    // the bands' values, then the range of the block's wx at each frequency (lo, hi)
-    const ScratchDoubles staged(member.team_scratch(0), band_block * kStride + 2 * NW);
-    double* const wx_range = &staged(band_block * kStride);
-    const ScratchOffsets staged_off(member.team_scratch(0), band_block + 2);
-    const ScratchInts staged_i(member.team_scratch(0), band_block * kIntStride);
-    // the near-pole pass's slots: per thread and G' j, wtilde and Iw at (c + 4 j) * team
-    // + rank (c = 0..3: Re, Im wtilde, Re, Im Iw); the thread's G; its kRun queue entries
-    const int team = member.team_size(), me = member.team_rank();
-    const ScratchDoubles pair_slots(member.team_scratch(0), Occupied ? team * 4 * K : 0);
-    const auto pair_slot = [&](const int c, const int j, const int rank) -> double& {
-      return pair_slots((c + 4 * j) * team + rank);
-    };
-    const ScratchInts ig_slot(member.team_scratch(0), Occupied ? team : 0);
-    const ScratchQueue queue(member.team_scratch(0), Occupied ? team * kRun : 0);
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, ke - kb), [&](const int i) {
+  }
+
+  // The block's bands order(kb .. kb + nb - 1) staged, by the whole team.
+  KOKKOS_FORCEINLINE_FUNCTION void stage(const Member& member, const Scratch& s, const int kb, const int nb,
+                                         const int (&igp)[K]) const {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, nb), [&](const int i) {
       const int n1 = order(kb + i);
-      staged_off(i) = n1 * column_bytes;
-      if (i == ke - kb - 1) staged_off(i + 1) = staged_off(i + 2) = n1 * column_bytes;
-      double* s = &staged(i * kStride);
+      s.staged_off(i) = n1 * column_bytes;
+      if (i == nb - 1) s.staged_off(i + 1) = s.staged_off(i + 2) = n1 * column_bytes;
+      double* v = &s.staged(i * Scratch::stride);
       for (int w = 0; w < NW; ++w) {
-        s[w] = in.wx_array_bt(n1, w);
-        staged_i(i * kIntStride + w) = s[w] < 0.0;
+        v[w] = in.wx_array_bt(n1, w);
+        s.staged_i(i * Scratch::int_stride + w) = v[w] < 0.0;
       }
-      s[NW] = in.occ_array(n1);
+      v[NW] = in.occ_array(n1);
       for (int j = 0; j < K; ++j) {
         const complex_t m = in.aqsmtemp_local_bt(n1, igp[j]);
-        s[NW + 1 + 2 * j] = m.real();
-        s[NW + 2 + 2 * j] = m.imag();
+        v[NW + 1 + 2 * j] = m.real();
+        v[NW + 2 + 2 * j] = m.imag();
       }
     });
-    member.team_barrier();
-    if (!Occupied) {  // (not a lambda in an if constexpr: see below)
-      if (member.team_rank() == 0)
-        for (int w = 0; w < NW; ++w) {
-          double lo = staged(w), hi = staged(w);
-          for (int i = 1; i < ke - kb; ++i) {
-            const double x = staged(i * kStride + w);
-            lo = x < lo ? x : lo;
-            hi = x > hi ? x : hi;
-          }
-          wx_range[2 * w] = lo;
-          wx_range[2 * w + 1] = hi;
+  }
+
+  // Empty bands: the range of the block's wx at each frequency, by the team's first thread.
+  KOKKOS_FORCEINLINE_FUNCTION void stage_wx_range(const Member& member, const Scratch& s, const int nb) const {
+    if (member.team_rank() == 0)
+      for (int w = 0; w < NW; ++w) {
+        double lo = s.staged(w), hi = s.staged(w);
+        for (int i = 1; i < nb; ++i) {
+          const double x = s.staged(i * Scratch::stride + w);
+          lo = x < lo ? x : lo;
+          hi = x > hi ? x : hi;
         }
+        s.wx_range[2 * w] = lo;
+        s.wx_range[2 * w + 1] = hi;
+      }
+  }
+
+  // The (G, G') invariants of a thread's G and the group's G', computed once per thread;
+  // sch's G' weight 0.5 vcoul folded in (ssx's: vcoul, ratio 2). Occupied bands also leave
+  // them, and the G, where the near-pole pass of another thread of the warp reads them.
+  KOKKOS_FORCEINLINE_FUNCTION void pair_terms(const Scratch& s, const int ig, const int me, const int (&igp)[K],
+                                              const double (&vcoul)[K], physics::PairTerms (&p)[K]) const {
+    for (int j = 0; j < K; ++j)
+      p[j] = physics::pair_terms(in.wtilde_array(ig, igp[j]), in.I_eps_array(ig, igp[j]), in.sexcut, in.limittwo,
+                                 0.5 * vcoul[j]);
+    if constexpr (Occupied) {
+      for (int j = 0; j < K; ++j) {
+        s.pair_slot(0, j, me) = p[j].wr;
+        s.pair_slot(1, j, me) = p[j].wi;
+        s.pair_slot(2, j, me) = p[j].Iw.real();
+        s.pair_slot(3, j, me) = p[j].Iw.imag();
+      }
+      s.ig_slot(me) = ig;
+    }
+  }
+
+  // Empty bands: whether the regular arm's test can be left out of the band loop, which
+  // takes the test's instructions out of nearly every band: every term of the warp's pairs
+  // is regular for every wx in the block's range (physics::empty_block_regular; so for every
+  // empty block of si214, si510 and the mini-app deck), a vote, so that the whole warp takes
+  // one branch.
+  KOKKOS_FORCEINLINE_FUNCTION bool block_regular(const Scratch& s, const physics::PairTerms (&p)[K]) const {
+    bool regular = true;
+    for (int j = 0; j < K; ++j)
+      for (int w = 0; w < NW; ++w)
+        regular = regular & physics::empty_block_regular(p[j], s.wx_range[2 * w], s.wx_range[2 * w + 1]);
+    return backend::warp_all(regular);
+  }
+
+  // The near-pole arms of an occupied run (the set bits of near_bits, physics::occupied_band),
+  // gathered: a warp whose threads are all here (backend::warp_together) queues its set bits
+  // of a G' and frequency in team scratch (each thread's at its place in the warp's count,
+  // warp_exclusive_sum) and its threads take the queue's entries in turn, so that a warp
+  // computes ceil(flagged / 32) arms where the thread with the most (about 3 times as many on
+  // si214's data) set the pace. Any thread may add any arm to its sum (the team adds them
+  // all), from the arm's thread's slots. Elsewhere (a warp cut short by the range's end, a
+  // host thread) a thread computes its own.
+  KOKKOS_FORCEINLINE_FUNCTION void near_pass(const Scratch& s, const ThreadG& t, const int r0,
+                                             const unsigned (&near_bits)[K][NW], SigmaAccum<NW>& mine) const {
+    const int me = t.me, team = s.team;
+    const int first = me - me % backend::kWarpLanes;
+    const bool together = backend::warp_together(
+        me, first + backend::kWarpLanes <= team && t.ig - (me - first) + backend::kWarpLanes <= in.ncouls);
+    const int width = together ? backend::kWarpLanes : 1, base = together ? first : me;
+    for (int j = 0; j < K; ++j)
+      for (int w = 0; w < NW; ++w) {
+        // (the padding's G' has weight 0: its near-pole arms are not computed)
+        const unsigned bits = t.g * K + j < in.ngpown ? near_bits[j][w] : 0u;
+        const int count = compat::popcount(bits);
+        int total = count;
+        int at = together ? backend::warp_exclusive_sum(count, total) : 0;
+        for (unsigned m = bits; m != 0u; m &= m - 1u)
+          s.queue(base * kRun + at++) = std::uint16_t((me - base) * kRun + compat::countr_zero(m));
+        if (together) backend::warp_sync();
+        for (int k = me - base; k < total; k += width) {
+          const int entry = s.queue(base * kRun + k);
+          const int src = base + entry / kRun, i = r0 + entry % kRun;
+          const double* v = s.band(i);
+          const complex_t aqsm(v[NW + 1 + 2 * j], v[NW + 2 + 2 * j]);
+          const complex_t Iw(s.pair_slot(2, j, src), s.pair_slot(3, j, src));
+          const char* const a = reinterpret_cast<const char*>(in.aqsntemp.data() + s.ig_slot(src));
+          const complex_t aqsn = aqsn_at(a, s.staged_off(i));
+          mine.ssx[w] -=
+              physics::near_pole_of_band(s.pair_slot(0, j, src), s.pair_slot(1, j, src), Iw, aqsm, aqsn, v[w], t.cut16);
+        }
+        if (together) backend::warp_sync();  // before the queue is written again
+      }
+  }
+
+  // A thread's band loop over the block. Tested: occupied bands, the sexcut test (a block
+  // with a wx < 0); empty bands, the regular arm's test. Occupied bands go in runs of at
+  // most kRun bands, each followed by its near-pole pass; empty bands in one run, each G''s
+  // sums without its factor WIw (physics::empty_band_unweighted) in `part`. `next` holds
+  // the first band's element of aqsntemp.
+  template <bool Tested>
+  KOKKOS_FORCEINLINE_FUNCTION void bands(const Scratch& s, const ThreadG& t, const physics::PairTerms (&p)[K],
+                                         complex_t& next, complex_t (&part)[K][NW], SigmaAccum<NW>& mine) const {
+    const int nb = t.nb;
+    const int run = Occupied ? kRun : nb;
+    for (int r0 = 0; r0 < nb; r0 += run) {
+      const int r1 = nb < r0 + run ? nb : r0 + run;
+      unsigned near_bits[K][NW];
+      for (int j = 0; j < K; ++j)
+        for (int w = 0; w < NW; ++w) near_bits[j][w] = 0u;
+      for (int i = r0; i < r1; ++i) {
+        const complex_t aqsn = next;
+        backend::prefetch_l1(t.an + s.staged_off(i + 2));
+        const double* v = s.band(i);
+        // occupied bands: each G''s mat first, which frees aqsn's registers early;
+        // ptxas still issues the next band's load late in the band (at 128
+        // registers), hence the prefetch above (no register waits on it)
+        [[maybe_unused]] complex_t mat[K];
+        if constexpr (Occupied)
+          for (int j = 0; j < K; ++j)
+            mat[j] = physics::matngmatmgp(complex_t(v[NW + 1 + 2 * j], v[NW + 2 + 2 * j]), aqsn);
+        next = aqsn_at(t.an, s.staged_off(i + 1));
+        const int* neg = &s.staged_i(i * Scratch::int_stride);
+        // (no lambda inside the if constexpr below: nvcc 13 rejects one in the discarded
+        // branch of an extended lambda, and this loop must stay free to move into one)
+        const auto wx = [&](const int w) { return v[w]; };
+        const auto wx_negative = [&](const int w) { return neg[w] != 0; };
+        for (int j = 0; j < K; ++j) {
+          if constexpr (Occupied) {
+            physics::occupied_band<Tested>(p[j], mat[j], wx, wx_negative, mine, near_bits[j], 1u << (i - r0));
+          } else {
+            const complex_t aqsm(v[NW + 1 + 2 * j], v[NW + 2 + 2 * j]);
+            physics::empty_band_unweighted<Tested>(p[j], aqsm, aqsn, wx, part[j]);
+          }
+        }
+      }
+      if constexpr (Occupied) near_pass(s, t, r0, near_bits, mine);
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member& member, SigmaAccum<NW>& acc) const {
+    const int g = member.league_rank() % groups;  // neighbouring teams share a band block
+    const int block = b_begin + member.league_rank() / groups;
+    const int kb = start(block), ke = start(block + 1);
+    const bool block_has_cut = block_cut(block) != 0;
+    int igp[K];
+    double vcoul[K];
+    group_gp(g, igp, vcoul);
+    const Scratch scratch(member.team_scratch(0), band_block, member.team_size());
+    const int me = member.team_rank();
+    stage(member, scratch, kb, ke - kb, igp);
+    member.team_barrier();
+    if constexpr (!Occupied) {
+      stage_wx_range(member, scratch, ke - kb);
       member.team_barrier();
     }
     const double cut16 = 16.0 * in.sexcut * in.sexcut;
@@ -252,141 +413,62 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(member, in.ncouls),
         [&](const int ig, SigmaAccum<NW>& mine) {
-          physics::PairTerms p[K];  // sch's G' weight 0.5 vcoul folded in (ssx's: vcoul, ratio 2)
-          for (int j = 0; j < K; ++j)
-            p[j] = physics::pair_terms(in.wtilde_array(ig, igp[j]), in.I_eps_array(ig, igp[j]), in.sexcut, in.limittwo,
-                                       0.5 * vcoul[j]);
-          if constexpr (Occupied) {  // what the near-pole pass reads of this thread's pairs
-            for (int j = 0; j < K; ++j) {
-              pair_slot(0, j, me) = p[j].wr;
-              pair_slot(1, j, me) = p[j].wi;
-              pair_slot(2, j, me) = p[j].Iw.real();
-              pair_slot(3, j, me) = p[j].Iw.imag();
-            }
-            ig_slot(me) = ig;
-          }
+          physics::PairTerms p[K];
+          pair_terms(scratch, ig, me, igp, vcoul, p);
           // aqsntemp(G, band) comes from L2 (each element is read once per G' group): the
           // next band's element is loaded before this band is computed (past the block's
           // last band the last one again, staged_off's extra entries: no test), and the
           // one two bands ahead is prefetched into L1.
-          const char* const an = reinterpret_cast<const char*>(in.aqsntemp.data() + ig);
-          const auto aqsn_of = [&](const int i) { return *reinterpret_cast<const complex_t*>(an + staged_off(i)); };
-          complex_t next = aqsn_of(0);
-          const int nb = ke - kb;
-          // Occupied bands: runs of at most kRun bands, then their near-pole arms (the
-          // set bits of near_bits, physics::occupied_band), shared out over the warp;
-          // empty bands: one run, without the regular arm's test where the block's range
-          // of wx shows every term of the warp's pairs regular (every empty block of
-          // si214, si510 and the mini-app deck), a branch the whole warp takes.
-          const int run = Occupied ? kRun : nb;
-          // The near-pole arms of a run, gathered: a warp whose threads are all here
-          // (backend::warp_together) queues its set bits of a G' and frequency in team
-          // scratch (each thread's at its place in the warp's count, warp_exclusive_sum)
-          // and its threads take the queue's entries in turn, so that a warp computes
-          // ceil(flagged / 32) arms where the thread with the most (about 3 times as
-          // many on si214's data) set the pace. Any thread may add any arm to its sum (the
-          // team adds them all), from the arm's thread's slots. Elsewhere (a warp cut
-          // short by the range's end, a host thread) a thread computes its own.
-          const auto near_pass = [&](const int r0, const unsigned(&near_bits)[K][NW]) {
-            const int first = me - me % backend::kWarpLanes;
-            const bool together = backend::warp_together(
-                me, first + backend::kWarpLanes <= team && ig - (me - first) + backend::kWarpLanes <= in.ncouls);
-            const int width = together ? backend::kWarpLanes : 1, base = together ? first : me;
-            for (int j = 0; j < K; ++j)
-              for (int w = 0; w < NW; ++w) {
-                // (the padding's G' has weight 0: its near-pole arms are not computed)
-                const unsigned bits = g * K + j < in.ngpown ? near_bits[j][w] : 0u;
-                const int count = compat::popcount(bits);
-                int total = count;
-                int at = together ? backend::warp_exclusive_sum(count, total) : 0;
-                for (unsigned m = bits; m != 0u; m &= m - 1u)
-                  queue(base * kRun + at++) = std::uint16_t((me - base) * kRun + compat::countr_zero(m));
-                if (together) backend::warp_sync();
-                for (int k = me - base; k < total; k += width) {
-                  const int entry = queue(base * kRun + k);
-                  const int src = base + entry / kRun, i = r0 + entry % kRun;
-                  const double* s = &staged(i * kStride);
-                  const complex_t aqsm(s[NW + 1 + 2 * j], s[NW + 2 + 2 * j]);
-                  const complex_t Iw(pair_slot(2, j, src), pair_slot(3, j, src));
-                  const char* const a = reinterpret_cast<const char*>(in.aqsntemp.data() + ig_slot(src));
-                  const complex_t aqsn = *reinterpret_cast<const complex_t*>(a + staged_off(i));
-                  mine.ssx[w] -= physics::near_pole_of_band(pair_slot(0, j, src), pair_slot(1, j, src), Iw, aqsm, aqsn,
-                                                            s[w], cut16);
-                }
-                if (together) backend::warp_sync();  // before the queue is written again
-              }
-          };
-          // empty bands: each G''s sums without its factor WIw (physics::empty_band_unweighted),
-          // multiplied by it once the block is done
+          const ThreadG t{reinterpret_cast<const char*>(in.aqsntemp.data() + ig), ig, me, g, ke - kb, cut16};
+          complex_t next = aqsn_at(t.an, scratch.staged_off(0));
           [[maybe_unused]] complex_t part[K][NW];
           if constexpr (!Occupied)
             for (int j = 0; j < K; ++j)
               for (int w = 0; w < NW; ++w) part[j][w] = complex_t(0.0, 0.0);
-          const auto bands = [&](auto tested) {  // occupied: the sexcut test; empty: the arm's
-            for (int r0 = 0; r0 < nb; r0 += run) {
-              const int r1 = nb < r0 + run ? nb : r0 + run;
-              unsigned near_bits[K][NW];
-              for (int j = 0; j < K; ++j)
-                for (int w = 0; w < NW; ++w) near_bits[j][w] = 0u;
-              for (int i = r0; i < r1; ++i) {
-                const complex_t aqsn = next;
-                backend::prefetch_l1(an + staged_off(i + 2));
-                const double* s = &staged(i * kStride);
-                // occupied bands: each G''s mat first, which frees aqsn's registers early;
-                // ptxas still issues the next band's load late in the band (at 128
-                // registers), hence the prefetch above (no register waits on it)
-                [[maybe_unused]] complex_t mat[K];
-                if constexpr (Occupied)
-                  for (int j = 0; j < K; ++j)
-                    mat[j] = physics::matngmatmgp(complex_t(s[NW + 1 + 2 * j], s[NW + 2 + 2 * j]), aqsn);
-                next = aqsn_of(i + 1);
-                const int* neg = &staged_i(i * kIntStride);
-                // (no lambda inside the if constexpr below: nvcc 13 rejects one in the
-                // discarded branch of an extended lambda)
-                const auto wx = [&](const int w) { return s[w]; };
-                const auto wx_negative = [&](const int w) { return neg[w] != 0; };
-                for (int j = 0; j < K; ++j) {
-                  if constexpr (Occupied) {
-                    physics::occupied_band<decltype(tested)::value>(p[j], mat[j], wx, wx_negative, mine, near_bits[j],
-                                                                    1u << (i - r0));
-                  } else {
-                    const complex_t aqsm(s[NW + 1 + 2 * j], s[NW + 2 + 2 * j]);
-                    physics::empty_band_unweighted<decltype(tested)::value>(p[j], aqsm, aqsn, wx, part[j]);
-                  }
-                }
-              }
-              if constexpr (Occupied) near_pass(r0, near_bits);
-            }
-          };
           if constexpr (Occupied) {  // the sexcut test where the block has a wx < 0 (the whole team's branch)
             if (block_has_cut)
-              bands(std::true_type{});
+              bands<true>(scratch, t, p, next, part, mine);
             else
-              bands(std::false_type{});
+              bands<false>(scratch, t, p, next, part, mine);
           } else {
-            bool regular = true;
-            for (int j = 0; j < K; ++j)
-              for (int w = 0; w < NW; ++w)
-                regular = regular & physics::empty_block_regular(p[j], wx_range[2 * w], wx_range[2 * w + 1]);
-            if (backend::warp_all(regular))
-              bands(std::false_type{});
+            if (block_regular(scratch, p))
+              bands<false>(scratch, t, p, next, part, mine);
             else
-              bands(std::true_type{});
+              bands<true>(scratch, t, p, next, part, mine);
             for (int j = 0; j < K; ++j)
               for (int w = 0; w < NW; ++w) mine.sch[w] += p[j].WIw * part[j][w];
           }
         },
-        PlusReducer<SigmaAccum<NW>, Scratch>(team_total));
-    // Occupied bands: team_total.ssx holds Y; the block has one occupation (band_blocks)
-    // and the ssx weight vcoul is 2 sch weights.
+        PlusReducer<SigmaAccum<NW>, ScratchSpace>(team_total));
+    // Occupied bands: team_total.ssx holds Y (physics::occupied_term); the block has one
+    // occupation (band_blocks) and the ssx weight vcoul is 2 sch weights.
     if constexpr (Occupied)
       for (int w = 0; w < NW; ++w)
-        team_total.ssx[w] = physics::occupied_ssx(team_total.sch[w], team_total.ssx[w], staged(NW), 2.0);
+        team_total.ssx[w] = physics::occupied_ssx(team_total.sch[w], team_total.ssx[w], scratch.staged(NW), 2.0);
     Kokkos::single(Kokkos::PerTeam(member), [&]() { acc += team_total; });
-  };
+  }
+};
 
-  auto policy = Policy(space, league, team_size);
-  policy.set_scratch_size(0, Kokkos::PerTeam(staged_bytes<NW, K, Occupied, ExecSpace>(band_block, team_size)));
+// The sums over the bands of blocks b_begin .. b_end-1, all of one kind (Occupied), weighted.
+template <int NW, bool Occupied, class ExecSpace>
+SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename ExecSpace::memory_space>& in,
+                          const BandBlocks<typename ExecSpace::memory_space>& blocks, const int b_begin,
+                          const int b_end, const int band_block, const int team_size) {
+  using Body = TunedBody<NW, Occupied, ExecSpace>;
+  SigmaAccum<NW> result;
+  if (b_end <= b_begin) return result;
+  const int groups = (in.ngpown + Body::K - 1) / Body::K;
+  const int league = groups * (b_end - b_begin);
+  const Body body{in,
+                  blocks.order,
+                  blocks.start,
+                  blocks.cut,
+                  std::int64_t(in.aqsntemp.stride(1)) * std::int64_t(sizeof(complex_t)),
+                  groups,
+                  b_begin,
+                  band_block};
+  auto policy = typename Body::Policy(space, league, team_size);
+  policy.set_scratch_size(0, Kokkos::PerTeam(Body::Scratch::bytes(band_block, team_size)));
   Kokkos::parallel_reduce(Occupied ? "gpp::tuned(occupied)" : "gpp::tuned(empty)", policy, body,
                           SigmaReducer<NW>(result));
   return result;
@@ -408,8 +490,8 @@ SigmaSums tuned(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t
     throw Error("--team-size " + std::to_string(t.team_size) + " exceeds the " + std::to_string(max_team) +
                 " threads this kernel can launch on " + ExecSpace::name());
   const int team_size = t.team_size > 0 ? t.team_size : (kDefaultTeamSize < max_team ? kDefaultTeamSize : max_team);
-  const std::size_t scratch_empty = staged_bytes<NW, kEmptyGp, false, ExecSpace>(block, team_size);
-  const std::size_t scratch_occupied = staged_bytes<NW, kOccupiedGp, true, ExecSpace>(block, team_size);
+  const std::size_t scratch_empty = TunedBody<NW, false, ExecSpace>::Scratch::bytes(block, team_size);
+  const std::size_t scratch_occupied = TunedBody<NW, true, ExecSpace>::Scratch::bytes(block, team_size);
   const std::size_t scratch = scratch_empty > scratch_occupied ? scratch_empty : scratch_occupied;
   const std::size_t scratch_max = Policy::scratch_size_max(0);
   if (scratch > scratch_max)

@@ -409,8 +409,26 @@ def attack_env(h):
             print(f"env/{name}: not run: gpp is built for another machine and runs under an emulator "
                   "(qemu-user), whose own reservations an address-space limit binds", flush=True)
             continue
+        if sanitized(h.gpp):
+            print(f"env/{name}: not run: gpp is built with {sanitized(h.gpp)}, whose shadow memory is a reservation "
+                  "of terabytes that no address-space limit allows", flush=True)
+            continue
         cls, out, err = run_with_limits(h, ["run", deck, "--repeat", "1"], as_bytes=lim)
         record(h, "env", name, cls, err, {"ok", "refused"})
+
+
+def sanitized(path):
+    """The sanitizer the program at `path` is built with ("" for none): the asan and fuzz
+    presets' builds call __asan_init (ThreadSanitizer builds __tsan_init) as they start."""
+    import mmap
+    try:
+        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+            for symbol, name in ((b"__asan_init", "AddressSanitizer"), (b"__tsan_init", "ThreadSanitizer")):
+                if m.find(symbol) >= 0:
+                    return name
+    except (OSError, ValueError):
+        pass
+    return ""
 
 
 def emulated(path):

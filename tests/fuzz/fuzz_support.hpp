@@ -27,7 +27,31 @@
 #include <string>
 #include <typeinfo>
 
+#if defined(__has_include)
+#if __has_include(<sanitizer/common_interface_defs.h>)
+#include <sanitizer/common_interface_defs.h>
+#define GPP_FUZZ_HAVE_SANITIZER_INTERFACE 1
+#endif
+#endif
+#include <pthread.h>
+#include <csignal>
+
 namespace gpp::fuzz {
+
+/// The HDF5 reader reads a file's structure first in a forked child, which may die of
+/// what it finds there (formats/gpp_hdf5_io.cpp, preflight): gpp's contract is that the
+/// parent then refuses the file in one line. In a child, libFuzzer's death callback and
+/// alarm handler would still write the input out as a crash or a timeout of the target,
+/// so a child dies as it does under gpp (a sanitizer still prints its report).
+inline const bool kChildrenDieAsUnderGpp = [] {
+  ::pthread_atfork(nullptr, nullptr, [] {
+#ifdef GPP_FUZZ_HAVE_SANITIZER_INTERFACE
+    __sanitizer_set_death_callback(nullptr);
+#endif
+    std::signal(SIGALRM, SIG_DFL);
+  });
+  return true;
+}();
 
 /// Stops the process with a message on stderr: libFuzzer and the replay see a crash and
 /// keep the input that caused it.

@@ -105,7 +105,6 @@ def damaged_dat(b):
         "aqsmtemp-infinite": poke(b, r[7][0], "<d", float("inf")),
         "nvband-negative": poke(b, r[8][0], "<i", -1),
         "reference-negative-zero": poke(b, r[16][0] + 16, "<d", -0.0),
-        "hdf5-signature": b"\x89HDF\r\n\x1a\n" + b[8:],
     }
     return out
 
@@ -259,7 +258,6 @@ def main():
                 run(gpp, "convert", toml, os.path.join(work, "noref.dat"), "--no-reference")
                 put(out, "dat", "tiny-no-reference.dat", open(os.path.join(work, "noref.dat"), "rb").read())
         put(out, "h5", "tiny-as-dat.h5", open(os.path.join(work, "tiny.dat"), "rb").read())
-        put(out, "dat", "tiny-as-h5.dat", open(os.path.join(work, "tiny.h5"), "rb").read())
         # TOML decks.
         for name, b in toml_seeds().items():
             put(out, "toml", name, b)

@@ -638,6 +638,12 @@ void preflight(const std::string& path) {
         (WTERMSIG(status) == SIGALRM ? std::string("did not finish reading it") : std::string("crashed reading it")) +
         ")");
   if (WIFEXITED(status) && WEXITSTATUS(status) == 3) throw Error(msg);
+  // Only a child that returned from the reading proves the structure sound: one that another
+  // party ended with some other status (a runtime's limit, an exit() inside a library) did
+  // not finish it, and the same read here would meet what ended it.
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw Error(path + ": damaged HDF5 structure (reading it ended with exit status " +
+                std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ", before any result)");
 }
 
 }  // namespace

@@ -16,6 +16,9 @@ if(GPP_SANITIZE)
   set(GPP_SANITIZE_FLAGS -fsanitize=${_gpp_sanitize} -fno-sanitize-recover=all -fno-omit-frame-pointer)
   add_compile_options("$<$<COMPILE_LANGUAGE:C,CXX>:${GPP_SANITIZE_FLAGS}>")
   add_link_options("$<$<LINK_LANGUAGE:C,CXX>:-fsanitize=${_gpp_sanitize}>")
+  # What a program that links the installed library must link too (tests/api's examples):
+  # the sanitizer's runtime has to come first in its library list.
+  set(GPP_SANITIZE_LINK_OPTION "-fsanitize=${_gpp_sanitize}")
   if(_gpp_sanitize MATCHES "thread")
     set(GPP_SANITIZED_WITH "thread")
   elseif(_gpp_sanitize MATCHES "address")
@@ -25,6 +28,7 @@ if(GPP_SANITIZE)
   endif()
 else()
   set(GPP_SANITIZED_WITH "")
+  set(GPP_SANITIZE_LINK_OPTION "")
 endif()
 
 # Fuzz targets (tests/fuzz/): OFF; replay (each target with a main of its own that runs it

@@ -278,40 +278,6 @@ std::vector<std::string> plot(const std::string& dir, const std::string& csv, co
   return written;
 }
 
-/// The fields of a roofline CSV row (its cells, in the table's order) that say which point
-/// it is: where and what ran.
-std::vector<std::string> point_key(const std::vector<std::string>& fields) {
-  std::vector<std::string> key;
-  for (const char* name :
-       {"git", "device", "backend", "space", "deck", "nbands", "ngpown", "ncouls", "nw", "policy", "tunables"}) {
-    const std::size_t c = formats::field_index(roofline_csv_table(), name);
-    key.push_back(c < fields.size() ? fields[c] : std::string());
-  }
-  return key;
-}
-
-/// The points of a roofline CSV being resumed (the rows of a file there: its header must
-/// be this version's).
-std::vector<std::vector<std::string>> roofline_points(const std::string& resume) {
-  std::vector<std::vector<std::string>> keys;
-  if (resume.empty() || !file_exists(resume)) return keys;
-  const std::string text = read_input_file("--resume", resume, kMaxCsvBytes);
-  const std::size_t columns = roofline_csv_table().size();
-  std::string records = roofline_csv_header() + "\n";
-  for (const auto& line : formats::csv_data_records(text)) records += line + "\n";
-  if (text.substr(0, text.find('\n')) != roofline_csv_header())
-    throw Error("--resume " + resume +
-                ": not a roofline CSV of this version (its header differs from docs/formats.md's)");
-  auto all = formats::parse_csv(records);
-  for (std::size_t i = 1; i < all.size(); ++i) {
-    if (all[i].size() != columns)
-      throw Error("--resume " + resume + ": row " + std::to_string(i) + " has " + std::to_string(all[i].size()) +
-                  " fields, not " + std::to_string(columns));
-    keys.push_back(point_key(all[i]));
-  }
-  return keys;
-}
-
 }  // namespace
 
 int cmd_roofline(const std::vector<std::string>& args) {
@@ -345,7 +311,8 @@ int cmd_roofline(const std::vector<std::string>& args) {
   check_time_limit("--plot-timeout", plot_timeout);
   o.more_inputs = {{"--ceilings", ceilings_path}, {"--resume", resume, "--csv", true}};
   check_shared_outputs(o.more_inputs, {{"--csv", o.csv_path}});
-  const auto done_points = roofline_points(resume);
+  const auto done_points = resume.empty() || !file_exists(resume) ? std::vector<std::vector<std::string>>()
+                                                                  : measure::read_roofline_points(resume);
   std::optional<CeilingsSummary> ceilings;
   if (!ceilings_path.empty()) ceilings = read_ceilings(ceilings_path);
   if (!plot_dir.empty()) {
@@ -427,7 +394,7 @@ int cmd_roofline(const std::vector<std::string>& args) {
     row.tunables = describe_tunables(resolve(s, *planned.entry, planned.space, planned.tunables));
     {
       std::string line = roofline_csv_row(row);
-      const auto key = point_key(formats::parse_csv(line).front());
+      const auto key = measure::roofline_point_key(formats::parse_csv(line).front());
       if (std::find(done_points.begin(), done_points.end(), key) != done_points.end()) {
         c.skip();
         continue;

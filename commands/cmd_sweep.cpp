@@ -557,8 +557,8 @@ int cmd_tune(const std::vector<std::string>& args) {
     const Tunables key = resolved_or_requested(s, entry, k, requested, why);
     if (const Tried* r = find(key)) return r;
     c.next(entry.name + " " + describe_tunables(requested));
-    PolicyRun run =
-        why.empty() ? measure(s, entry, k, requested, o.repeat, o.warmup, "tune") : invalid_run(entry, k, key, why, "tune");
+    PolicyRun run = why.empty() ? measure(s, entry, k, requested, o.repeat, o.warmup, "tune")
+                                : invalid_run(entry, k, key, why, "tune");
     run.flops = counter.flops(run);
     rec.runs.push_back(run);
     wrong = wrong || run.status == "wrong";

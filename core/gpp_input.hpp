@@ -43,7 +43,8 @@ struct InputDeck {
   // Records 15..18 of a .dat file hold asxtemp, achtemp, asxtempref, achtempref for
   // iw = 1..3. The entries for iw outside nstart..nend are kept here, unused, so that a
   // file written back is byte-identical (docs/io.md); those inside are zero here (the
-  // vectors above hold them).
+  // vectors above hold them), with the file's sign bits in records 17 and 18 of a file
+  // that stores no reference (its -0 written back as -0).
   std::array<std::array<std::complex<double>, 3>, 4> records_15_18{};
 
   int nw() const { return nend - nstart + 1; }

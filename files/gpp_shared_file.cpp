@@ -54,9 +54,28 @@ std::string read_locked(const std::string& what, const std::string& path, std::i
 FileLock::FileLock(const std::string& path) : lock_path_(output_target(path) + ".lock") {
   bool told = false;
   for (;;) {
-    fd_ = ::open(lock_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
-    if (fd_ < 0) throw Error("cannot lock " + path + ": cannot create " + lock_path_ + ": " + std::strerror(errno));
-    if (set_lock(fd_, kSetLock) != 0) {
+    {
+      // From before the lock file may be created until it is held under section_: a stop
+      // that came in between would end the process and leave the file behind. Where the
+      // stop has begun already, this section never starts, and nothing was created.
+      StopDeferred creating;
+      fd_ = ::open(lock_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666);
+      if (fd_ < 0) throw Error("cannot lock " + path + ": cannot create " + lock_path_ + ": " + std::strerror(errno));
+      if (set_lock(fd_, kSetLock) == 0) {
+        // The holder before us removes the lock file when it is done: the lock we hold is
+        // then on a file nobody else will open. Only a lock on the file the path names counts.
+        struct stat mine, named;
+        if (::fstat(fd_, &mine) == 0 && ::stat(lock_path_.c_str(), &named) == 0 && mine.st_dev == named.st_dev &&
+            mine.st_ino == named.st_ino) {
+          section_.emplace([this] {
+            ::unlink(lock_path_.c_str());
+            ::close(fd_);
+          });
+          return;
+        }
+        ::close(fd_);
+        continue;
+      }
       const int e = errno;
       if (e != EAGAIN && e != EACCES) {
         ::close(fd_);
@@ -64,28 +83,17 @@ FileLock::FileLock(const std::string& path) : lock_path_(output_target(path) + "
         throw Error("cannot lock " + path + ": this file system refuses fcntl locks (" + std::strerror(e) +
                     "): several gpp processes could lose each other's updates; write it on a local file system");
       }
-      if (!told) {
-        std::cerr << "gpp: waiting for " << lock_path_ << " (another process is updating " << path << ")\n";
-        told = true;
-      }
-      if (set_lock(fd_, kSetLockWait) != 0) {
-        const int e2 = errno;
-        ::close(fd_);
-        throw Error("cannot lock " + path + ": " + std::strerror(e2));
-      }
     }
-    // The holder before us removes the lock file when it is done: the lock we hold is
-    // then on a file nobody else will open. Only a lock on the file the path names counts.
-    struct stat mine, named;
-    if (::fstat(fd_, &mine) == 0 && ::stat(lock_path_.c_str(), &named) == 0 && mine.st_dev == named.st_dev &&
-        mine.st_ino == named.st_ino) {
-      section_.emplace([this] {
-        ::unlink(lock_path_.c_str());
-        ::close(fd_);
-      });
-      return;
+    // Another process holds it: wait outside any section (a stop never waits for another
+    // process), then take it again from the top, inside one.
+    if (!told) {
+      std::cerr << "gpp: waiting for " << lock_path_ << " (another process is updating " << path << ")\n";
+      told = true;
     }
+    const int waited = set_lock(fd_, kSetLockWait);
+    const int e2 = errno;
     ::close(fd_);
+    if (waited != 0) throw Error("cannot lock " + path + ": " + std::strerror(e2));
   }
 }
 

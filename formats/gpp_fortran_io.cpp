@@ -290,8 +290,10 @@ InputDeck read_dat(const std::string& path, ReadStats* stats) {
     in.asxtempref.assign(rec[2].begin() + (in.nstart - 1), rec[2].begin() + in.nend);
     in.achtempref.assign(rec[3].begin() + (in.nstart - 1), rec[3].begin() + in.nend);
   }
-  for (auto& r : in.records_15_18)
-    for (int iw = in.nstart; iw <= in.nend; ++iw) r[iw - 1] = 0.0;
+  // The values for iw = nstart..nend live in the vectors now; records 17 and 18 of a file
+  // without a reference keep theirs, zeros whose sign bits a file written back repeats.
+  for (int r = 0; r < (stored ? 4 : 2); ++r)
+    for (int iw = in.nstart; iw <= in.nend; ++iw) in.records_15_18[r][iw - 1] = 0.0;
   const auto t1 = std::chrono::steady_clock::now();
   try {
     validate(in);
@@ -374,8 +376,10 @@ std::array<std::array<std::complex<double>, 3>, 4> dat_records_15_18(const Input
     const int i = in.nstart - 1 + w;
     records[0][i] = in.asxtemp0.at(w);
     records[1][i] = in.achtemp0.at(w);
-    records[2][i] = in.has_reference() ? in.asxtempref.at(w) : std::complex<double>();
-    records[3][i] = in.has_reference() ? in.achtempref.at(w) : std::complex<double>();
+    // Without a reference: zeros, with the sign bits of a file's zeros where it had -0.
+    const auto zero = [](std::complex<double> z) { return z == 0.0 ? z : std::complex<double>(); };
+    records[2][i] = in.has_reference() ? in.asxtempref.at(w) : zero(records[2][i]);
+    records[3][i] = in.has_reference() ? in.achtempref.at(w) : zero(records[3][i]);
   }
   return records;
 }

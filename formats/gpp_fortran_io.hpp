@@ -25,7 +25,8 @@ InputDeck read_dat(const std::string& path, ReadStats* stats = nullptr);
 void write_dat(const InputDeck& in, const std::string& path);
 
 /// Records 15..18 as write_dat writes them: in.records_15_18 with the entries for
-/// iw = nstart..nend taken from asxtemp0, achtemp0 and the reference (zero if none).
+/// iw = nstart..nend taken from asxtemp0, achtemp0 and the reference (zero if none, with
+/// the sign of the zeros the file read had).
 /// Needs 1 <= nstart <= nend <= 3.
 std::array<std::array<std::complex<double>, 3>, 4> dat_records_15_18(const InputDeck& in);
 

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <chrono>
@@ -118,6 +119,12 @@ Hid complex_type(hid_t member) {
   H5Tinsert(t, "r", 0, member);
   H5Tinsert(t, "i", 8, member);
   return t;
+}
+
+// A byte count or offset as digits (as a double beyond what 64 bits hold).
+std::string bytes_text(long double n) {
+  if (n < 9e18L) return std::to_string((long long)n);
+  return str((double)n);
 }
 
 std::string shape_text(const std::vector<hsize_t>& dims) {
@@ -335,6 +342,8 @@ class Reader {
     } else {
       throw Error(str("cannot read ", path, ": ", std::strerror(errno)));
     }
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0) file_bytes_ = (long double)st.st_size;
     if (H5Fis_hdf5(path.c_str()) <= 0) fail("not an HDF5 file");
     file_ = Hid(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
     if (!file_.valid()) fail("HDF5 cannot open it (truncated or damaged file?)");
@@ -435,6 +444,24 @@ class Reader {
     H5D_space_status_t status = H5D_SPACE_STATUS_ERROR;
     if (elements > 0 && (H5Dget_space_status(d, &status) < 0 || status == H5D_SPACE_STATUS_NOT_ALLOCATED))
       fail(str("dataset ", name, " was created but never written (no data stored)"));
+    // The data must be in the file before anything is allocated for them: a header can
+    // claim any size, and a damaged one would otherwise make gpp allocate (and fill)
+    // gigabytes for a file of a few kilobytes. Contiguous data lie in one range of the
+    // file; chunks are stored in it too, compressed ones smaller than the data they hold.
+    if (elements > 0 && layout == H5D_CONTIGUOUS) {
+      const haddr_t at = H5Dget_offset(d);
+      if (at == HADDR_UNDEF) fail(str("dataset ", name, " has no address for its data (damaged file?)"));
+      if ((long double)at + need > file_bytes_)
+        fail(str("dataset ", name, " has its data at bytes ", at, " to ", bytes_text((long double)at + need),
+                 ", past the end of the file (", bytes_text(file_bytes_), " bytes): truncated or damaged file"));
+    }
+    if (elements > 0 && layout == H5D_CHUNKED) {
+      const long double stored = (long double)H5Dget_storage_size(d);
+      if (stored > file_bytes_ || (H5Pget_nfilters(plist) == 0 && need > file_bytes_))
+        fail(str("dataset ", name, " claims ", bytes_text(std::max(stored, need)),
+                 " bytes of chunks, more than the file's ", bytes_text(file_bytes_),
+                 " bytes: truncated or damaged file"));
+    }
     if (elements > 0 && layout == H5D_CHUNKED) {
       // Every chunk stored (H5Dget_space_status miscounts partial edge chunks in 1.10).
       std::vector<hsize_t> chunk(dims.size());
@@ -545,6 +572,7 @@ class Reader {
 
  private:
   std::string path_;
+  long double file_bytes_ = 0;  // the file's size: where every dataset's data must end
   Hid file_;
 };
 
@@ -610,6 +638,12 @@ void preflight(const std::string& path) {
         (WTERMSIG(status) == SIGALRM ? std::string("did not finish reading it") : std::string("crashed reading it")) +
         ")");
   if (WIFEXITED(status) && WEXITSTATUS(status) == 3) throw Error(msg);
+  // Only a child that returned from the reading proves the structure sound: one that another
+  // party ended with some other status (a runtime's limit, an exit() inside a library) did
+  // not finish it, and the same read here would meet what ended it.
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw Error(path + ": damaged HDF5 structure (reading it ended with exit status " +
+                std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ", before any result)");
 }
 
 }  // namespace

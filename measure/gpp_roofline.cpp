@@ -13,6 +13,7 @@
 
 namespace gpp::measure {
 using files::excerpt;
+using files::kMaxCsvBytes;
 using files::kMaxJsonBytes;
 using files::read_input_file;
 using formats::dump_json;
@@ -474,5 +475,34 @@ const std::string& roofline_csv_header() {
 }
 
 std::string roofline_csv_row(const RooflineRow& r) { return formats::csv_line(roofline_csv_table(), r) + "\n"; }
+
+std::vector<std::string> roofline_point_key(const std::vector<std::string>& cells) {
+  std::vector<std::string> key;
+  for (const char* name :
+       {"git", "device", "backend", "space", "deck", "nbands", "ngpown", "ncouls", "nw", "policy", "tunables"}) {
+    const std::size_t c = formats::field_index(roofline_csv_table(), name);
+    key.push_back(c < cells.size() ? cells[c] : std::string());
+  }
+  return key;
+}
+
+std::vector<std::vector<std::string>> read_roofline_points(const std::string& path) {
+  const std::string text = read_input_file("--resume", path, kMaxCsvBytes);
+  const std::size_t columns = roofline_csv_table().size();
+  std::string records = roofline_csv_header() + "\n";
+  for (const auto& line : formats::csv_data_records(text)) records += line + "\n";
+  if (text.substr(0, text.find('\n')) != roofline_csv_header())
+    throw Error("--resume " + path +
+                ": not a roofline CSV of this version (its header differs from docs/formats.md's)");
+  std::vector<std::vector<std::string>> keys;
+  const auto all = formats::parse_csv(records);
+  for (std::size_t i = 1; i < all.size(); ++i) {
+    if (all[i].size() != columns)
+      throw Error("--resume " + path + ": row " + std::to_string(i) + " has " + std::to_string(all[i].size()) +
+                  " fields, not " + std::to_string(columns));
+    keys.push_back(roofline_point_key(all[i]));
+  }
+  return keys;
+}
 
 }  // namespace gpp::measure

@@ -94,4 +94,14 @@ const std::string& roofline_csv_header();
 /// One row's line, with its newline.
 std::string roofline_csv_row(const RooflineRow& r);
 
+/// The cells of a roofline CSV row that say which point it is (where and what ran: git,
+/// device, backend, space, deck, sizes, policy, tunables), from its cells in the table's order.
+std::vector<std::string> roofline_point_key(const std::vector<std::string>& cells);
+
+/// The points of a roofline CSV given to `gpp roofline --resume` (a regular file of at most
+/// kMaxCsvBytes): its header must be this version's and every complete row have every
+/// field; a last row without its newline (a writer killed mid-row) is left out.
+/// gpp::Error ("--resume PATH: ...") naming the first problem.
+std::vector<std::vector<std::string>> read_roofline_points(const std::string& path);
+
 }  // namespace gpp::measure

@@ -5,7 +5,7 @@
 # gpp's sums differ from its own loop). MODE=python: examples/python/*.py run with the
 # installed module first on PYTHONPATH.
 #   -DMODE= -DGPP_BUILD_DIR= -DGPP_SOURCE_DIR= -DPREFIX= -DLIBDIR= -DINCLUDEDIR= -DSHARED_SUFFIX= -DWORK= [-DPYTHON= -DPYTHON_DIR=
-#   -DCMAKE_C_COMPILER= -DCMAKE_CXX_COMPILER= -DCMAKE_Fortran_COMPILER= -DGENERATOR=]
+#   -DCMAKE_C_COMPILER= -DCMAKE_CXX_COMPILER= -DCMAKE_Fortran_COMPILER= -DGENERATOR= -DSANITIZE_LINK=]
 function(fail msg)
   message(FATAL_ERROR "check_examples (${MODE}): ${msg}")
 endfunction()
@@ -74,6 +74,11 @@ foreach(v CMAKE_C_COMPILER CMAKE_CXX_COMPILER CMAKE_Fortran_COMPILER)
 endforeach()
 if(GENERATOR)
   list(APPEND args -G ${GENERATOR})
+endif()
+# A sanitized libgpp (the asan preset): the example links the sanitizer's runtime itself, which
+# must come first in a program's library list.
+if(SANITIZE_LINK)
+  list(APPEND args -DCMAKE_EXE_LINKER_FLAGS=${SANITIZE_LINK})
 endif()
 file(REMOVE_RECURSE ${WORK})
 run(${CMAKE_COMMAND} ${args})

@@ -23,6 +23,7 @@ GPP_HOST_ONLY("FortranIo.MissingEmptyOrDirectory");
 // Host arrays and host loops only: they run without Kokkos where Kokkos 4 allows it.
 GPP_HOST_VIEWS_ONLY("FortranIo.WriterRefusesWhatTheFileCannotHold");
 GPP_HOST_VIEWS_ONLY("FortranIo.ZeroReferenceRecordsMeanNoneStored");
+GPP_HOST_VIEWS_ONLY("FortranIo.NegativeZeroReferenceIsNoneAndWrittenBackAsRead");
 
 namespace {
 
@@ -178,6 +179,25 @@ TEST(FortranIo, ZeroReferenceRecordsMeanNoneStored) {
   write_dat(in, path);
   EXPECT_TRUE(read_dat(path).has_reference());
   std::remove(path.c_str());
+}
+
+// A file without a reference may hold -0 in records 17 and 18 (another writer's zeros):
+// still no reference, and written back with the same bytes.
+TEST(FortranIo, NegativeZeroReferenceIsNoneAndWrittenBackAsRead) {
+  const InputDeck in = generate_random(small_deck());
+  const std::string a = temp_path("negzero_a.dat"), b = temp_path("negzero_b.dat");
+  write_dat(in, a);
+  Bytes bytes = read_bytes(a);
+  const auto rec = record_map(bytes);
+  poke(bytes, rec[16].payload + 16 * (in.nstart - 1), -0.0);    // asxtempref(iw=nstart), real part
+  poke(bytes, rec[17].payload + 16 * (in.nend - 1) + 8, -0.0);  // achtempref(iw=nend), imaginary part
+  write_bytes(a, bytes);
+  const InputDeck back = read_dat(a);
+  EXPECT_FALSE(back.has_reference());
+  write_dat(back, b);
+  EXPECT_EQ(read_bytes(b), bytes);
+  std::remove(a.c_str());
+  std::remove(b.c_str());
 }
 
 TEST(FortranIo, DatRunGivesTheDeckResults) {

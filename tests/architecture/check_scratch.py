@@ -22,9 +22,12 @@ import sys
 import checker
 
 HELPER = os.path.join("tests", "support", "gpp_test_util.hpp")
-# The helper, its own test, and this checker (whose rules and cases name what they refuse).
+# The helper, its own test, and this checker (whose rules and cases name what they refuse);
+# and the fuzz targets' support, which runs under libFuzzer's main, not the test main: it
+# makes its own work directory the same way (mkdtemp under $TMPDIR) and removes it at exit.
 EXEMPT = {HELPER, os.path.join("tests", "support", "test_scratch.cpp"),
-          os.path.join("tests", "architecture", "check_scratch.py")}
+          os.path.join("tests", "architecture", "check_scratch.py"),
+          os.path.join("tests", "fuzz", "fuzz_support.hpp")}
 CXX = (".cpp", ".hpp", ".h", ".cc")
 # What a C++ test must not name: the system's temporary places, and the ways to them.
 CXX_FORBIDDEN = [

@@ -53,11 +53,9 @@ class CheckedStdout : public std::streambuf {
   int error_ = 0;
 };
 
-int gpp_main(int argc, char* argv[]) {
-  // MPI first, Kokkos after it (docs/mpi.md); without MPI this is one rank. Errors up to
-  // the command are agreed on by every rank and printed once, by rank 0.
-  gpp::session::mpi::Environment mpi_environment(argc, argv);
-  const KokkosEnd kokkos_end;
+// The command line's answer: its exit status, once its results or its error line are
+// printed. Errors up to the command are agreed on by every rank and printed once, by rank 0.
+int answer(int argc, char* argv[]) {
   const bool root = gpp::session::mpi::rank() == 0;
   bool allow_shared_device = false;
   std::vector<std::string> arg_strings = gpp::session::startup_arguments(argc, argv, allow_shared_device);
@@ -141,6 +139,21 @@ int gpp_main(int argc, char* argv[]) {
   } catch (const std::exception& e) {
     return gpp::session::fail_this_rank(command, gpp::files::one_line(e.what()));
   }
+}
+
+int gpp_main(int argc, char* argv[]) {
+  // MPI first, Kokkos after it (docs/mpi.md); without MPI this is one rank.
+  gpp::session::mpi::Environment mpi_environment(argc, argv);
+  const KokkosEnd kokkos_end;
+  const int rc = answer(argc, argv);
+  // The answer is out before the teardown: a signal from now on keeps it and its status.
+  // Every rank waits for rank 0's lines: one that exits non-zero first makes mpirun end
+  // the others with SIGTERM, which could cut rank 0's line off.
+  std::cout.flush();
+  std::fflush(stdout);
+  gpp::files::answer_given(rc);
+  gpp::session::mpi::barrier();
+  return rc;
 }
 }  // namespace
 

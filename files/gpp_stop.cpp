@@ -38,6 +38,7 @@ struct State {
   std::map<pid_t, bool> children;  // pid -> its whole process group
   int sections = 0;
   bool announce = false;  // GPP_TEST_PHASES=1: each phase said on stderr as it begins
+  int answer = -1;        // the exit status once the command has answered, else -1
 };
 State& state() {
   static State* s = new State;  // never destroyed: the stopping thread may outlive main's statics
@@ -133,6 +134,7 @@ void announce_locked(const State& st) {
   for (const auto& [pid, group] : st.children) ::kill(group ? -pid : pid, SIGTERM);
   for (const auto& t : st.temps) ::unlink(t.c_str());
   flush_stdout();
+  if (st.answer >= 0) ::_exit(st.answer);
   if (st.speaks) write_all(STDERR_FILENO, (::isatty(STDERR_FILENO) ? "\r\033[K" : "") + line_locked(st, sig) + "\n");
   // A child that ignores SIGTERM is not left behind.
   if (!st.children.empty()) {
@@ -178,6 +180,12 @@ void catch_stop_signals(const std::string& command, bool speaks) {
   sa.sa_flags = SA_RESTART;  // the other threads go on until the stopping thread ends the process
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+}
+
+void answer_given(int code) {
+  State& st = state();
+  std::lock_guard<std::mutex> lock(st.m);
+  st.answer = code;
 }
 
 int stop_signal() { return int(g_signal); }

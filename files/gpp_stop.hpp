@@ -26,6 +26,12 @@ namespace gpp::files {
 /// silently).
 void catch_stop_signals(const std::string& command, bool speaks = true);
 
+/// The command has given its answer (its results, or its error line) and ends with `code`:
+/// a stop from now on says nothing and ends the process with `code`. A signal during the
+/// teardown that follows (Kokkos and MPI ending; under mpirun, the SIGTERM it sends the
+/// other ranks when one rank exits non-zero) changes neither the answer nor the exit status.
+void answer_given(int code);
+
 /// The signal that asked to stop (SIGINT, SIGTERM), or 0.
 int stop_signal();
 

@@ -9,10 +9,12 @@
 // hundred MB; the reading of about 200 MB), and every case runs on the host on one thread,
 // so a GPU build's or a many-core machine's phases last as long.
 #include "gpp_io_test_util.hpp"
+#include "gpp_stop.hpp"
 
 #include <gtest/gtest.h>
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,6 +24,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -218,4 +221,40 @@ TEST(Stop, RooflineInTheReferencePass) {
 
 TEST(Stop, CeilingsInTheFmaPeak) {
   stop_in_phase({"ceilings", "ceilings --space host --json c.json", SIGTERM, "point 1 of ", "finished points: 0 of "});
+}
+
+namespace {
+
+// A process that catches stop signals, has answered with exit status 3 (or not), and is
+// then sent SIGTERM, as mpirun sends it to the other ranks when one rank exits non-zero:
+// its exit status and what it printed on stderr.
+std::pair<int, std::string> signalled_after(bool answered) {
+  const std::string err = gpp::test::scratch_dir() + "gpp_stop_answered_" + (answered ? "yes" : "no") + ".err";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0 || ::dup2(fd, STDERR_FILENO) < 0) ::_exit(98);
+    gpp::files::catch_stop_signals("run", true);
+    if (answered) gpp::files::answer_given(3);
+    ::kill(::getpid(), SIGTERM);
+    ::sleep(30);  // the stopping thread ends the process long before
+    ::_exit(99);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  const std::string text = slurp(err);
+  std::remove(err.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status), text};
+}
+
+}  // namespace
+
+TEST(Stop, AfterTheAnswerKeepsItsStatusAndSaysNothing) {
+  const auto [code, text] = signalled_after(true);
+  EXPECT_EQ(code, 3);
+  EXPECT_EQ(text, "");
+  // Before the answer, the same signal is a stop: 143 and its line.
+  const auto [stopped, line] = signalled_after(false);
+  EXPECT_EQ(stopped, 128 + SIGTERM);
+  EXPECT_EQ(line.rfind("gpp run: stopped by SIGTERM before any work", 0), 0u) << line;
 }

@@ -27,7 +27,7 @@ HELPER = os.path.join("tests", "support", "gpp_test_util.hpp")
 # makes its own work directory the same way (mkdtemp under $TMPDIR) and removes it at exit.
 EXEMPT = {HELPER, os.path.join("tests", "support", "test_scratch.cpp"),
           os.path.join("tests", "architecture", "check_scratch.py"),
-          os.path.join("tests", "fuzz", "fuzz_support.hpp")}
+          os.path.join("tests", "fuzz", "fuzz_contract.hpp")}
 CXX = (".cpp", ".hpp", ".h", ".cc")
 # What a C++ test must not name: the system's temporary places, and the ways to them.
 CXX_FORBIDDEN = [

@@ -228,6 +228,59 @@ def json_damage(text):
     return out
 
 
+def c_api_script(sizes=(5, 2, 3, 1), how=1, settings=(), arrays=None, scalars=((0, 96), (1, 68)), o=0, seed=1):
+    """A script of calls for fuzz_c_api (the format its Script reads): the deck's sizes
+    less one, the verify/check_finite/static_remainder bits, (pick, value) option bytes,
+    each array's (type byte, shape byte), the scalars as (pick, byte), the output byte."""
+    import random
+    rng = random.Random(seed)
+    b = bytearray(sizes) + bytes([how, len(settings)])
+    for pick, value in settings:
+        b += bytes([pick, value])
+    ncouls, ngpown, nbands, nw = (x + 1 for x in sizes)
+    shapes = [(ncouls, nbands, 2), (ngpown, nbands, 2), (ncouls, ngpown, 2), (ncouls, ngpown, 2), (nw, nbands, 1),
+              (nbands, 1, 1), (ngpown, 1, 1)]
+    for which, (rows, cols, width) in enumerate(shapes):
+        t, s = (arrays or {}).get(which, (0, 0))
+        b += bytes([t, s])
+        if s % 16 == 9:
+            continue
+        if t & 0x80:
+            width = 2 if (t % 6) - 1 in (1, 3) else 1
+        if s % 16 == 1:
+            rows += 1
+        elif s % 16 == 2:
+            cols += 1
+        elif s % 16 == 3:
+            rows -= 1
+        n = rows * cols if rows > 0 and cols > 0 and s % 16 not in (4, 6, 7, 8) else 1
+        for _ in range(n * width):
+            b += struct.pack("<d", float("nan") if which == 2 else 1e300) if t & 0x40 else bytes([rng.randrange(256)])
+    b += bytes([len(scalars)])
+    for pick, value in scalars:
+        b += bytes([pick, value])
+    return bytes(b) + bytes([o, 0])
+
+
+def c_api_seeds():
+    """Scripts of calls at the C interface: a good deck on the host and tuned policies,
+    verified, and one of each kind of mistake a caller makes."""
+    return {
+        "host-verified": c_api_script(settings=((0, 3),)),
+        "tuned-verified": c_api_script(sizes=(7, 3, 4, 2), settings=((0, 5),), seed=2),
+        "v6-band-block": c_api_script(settings=((0, 6), (0x40 + 6, 12)), seed=3),
+        "aqsntemp-a-row-more": c_api_script(arrays={0: (0, 1)}),
+        "wtilde-null": c_api_script(arrays={3: (0, 6)}),
+        "wx-never-given": c_api_script(arrays={4: (0, 9)}),
+        "I_eps-nan": c_api_script(how=3, arrays={2: (0x40, 0)}),
+        "aqsmtemp-float32": c_api_script(arrays={1: (0x80 + 3, 0)}),
+        "occ-huge-rows": c_api_script(arrays={5: (0, 7)}),
+        "no-scalars": c_api_script(scalars=()),
+        "nw-mismatch": c_api_script(o=0x80 + 4),
+        "ach-null": c_api_script(o=1),
+    }
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--gpp", required=True)
@@ -258,6 +311,9 @@ def main():
                 run(gpp, "convert", toml, os.path.join(work, "noref.dat"), "--no-reference")
                 put(out, "dat", "tiny-no-reference.dat", open(os.path.join(work, "noref.dat"), "rb").read())
         put(out, "h5", "tiny-as-dat.h5", open(os.path.join(work, "tiny.dat"), "rb").read())
+        # Scripts of calls at the C interface.
+        for name, b in c_api_seeds().items():
+            put(out, "c_api", name + ".bin", b)
         # TOML decks.
         for name, b in toml_seeds().items():
             put(out, "toml", name, b)

@@ -17,32 +17,11 @@
 
 enum { NCOULS = 23, NGPOWN = 5, NBANDS = 7, NW = 2 };
 
-static double complex aqsntemp[NBANDS * NCOULS], aqsmtemp_local[NBANDS * NGPOWN];
-static double complex I_eps_array[NGPOWN * NCOULS], wtilde_array[NGPOWN * NCOULS];
-static double wx_array_t[NBANDS * NW], occ_array[NBANDS], vcoul_loc[NGPOWN];
+#include "c_test_deck.h"
+
 /* The outputs inside guards: out[0] and out[NW + 1] must never change. */
 static double complex ach[NW + 2], asx[NW + 2], achs[3];
 static int failures = 0;
-
-static uint64_t state = 99;
-static double next(void) {
-  state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-  return (double)(state >> 11) * 0x1.0p-53;
-}
-
-static void make_deck(void) {
-  for (int i = 0; i < NBANDS * NCOULS; ++i) aqsntemp[i] = next() - 0.5 + I * (next() - 0.5);
-  for (int i = 0; i < NBANDS * NGPOWN; ++i) aqsmtemp_local[i] = next() - 0.5 + I * (next() - 0.5);
-  for (int i = 0; i < NGPOWN * NCOULS; ++i) {
-    I_eps_array[i] = 0.5 * (next() - 0.3) + I * 0.5 * (next() - 0.5);
-    wtilde_array[i] = 0.3 + 8.0 * next() - I * 0.1 * next();
-  }
-  for (int n1 = 0; n1 < NBANDS; ++n1) {
-    occ_array[n1] = n1 < 3 ? 1.0 : 0.0;
-    for (int iw = 0; iw < NW; ++iw) wx_array_t[iw + NW * n1] = -2.0 + 1.3 * n1 + 0.5 * iw;
-  }
-  for (int igp = 0; igp < NGPOWN; ++igp) vcoul_loc[igp] = 4.0 / (1.0 + igp);
-}
 
 static uint64_t digest(const void* p, size_t n) {
   const unsigned char* b = p;
@@ -106,7 +85,7 @@ static void refused(gpp_context* ctx, const gpp_deck* d, const char* what, gpp_s
 }
 
 int main(int argc, char** argv) {
-  make_deck();
+  make_deck(99, 3, -2.0, 1.3);
   if (argc > 1 && strcmp(argv[1], "no-device") == 0) {
     gpp_context* ctx = NULL;
     expect("context without the device", gpp_context_create(&ctx, 0, NULL), GPP_ERROR_RUNTIME, "GPP_TEST_NO_DEVICE");

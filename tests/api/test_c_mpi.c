@@ -19,30 +19,9 @@
 
 enum { NCOULS = 61, NGPOWN = 17, NBANDS = 13, NW = 2 };
 
-static double complex aqsntemp[NBANDS * NCOULS], aqsmtemp_local[NBANDS * NGPOWN];
-static double complex I_eps_array[NGPOWN * NCOULS], wtilde_array[NGPOWN * NCOULS];
-static double wx_array_t[NBANDS * NW], occ_array[NBANDS], vcoul_loc[NGPOWN];
+#include "c_test_deck.h"
+
 static int failures = 0, rank = 0;
-
-static uint64_t state = 5;
-static double next(void) {
-  state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-  return (double)(state >> 11) * 0x1.0p-53;
-}
-
-static void make_deck(void) {
-  for (int i = 0; i < NBANDS * NCOULS; ++i) aqsntemp[i] = next() - 0.5 + I * (next() - 0.5);
-  for (int i = 0; i < NBANDS * NGPOWN; ++i) aqsmtemp_local[i] = next() - 0.5 + I * (next() - 0.5);
-  for (int i = 0; i < NGPOWN * NCOULS; ++i) {
-    I_eps_array[i] = 0.5 * (next() - 0.3) + I * 0.5 * (next() - 0.5);
-    wtilde_array[i] = 0.3 + 8.0 * next() - I * 0.1 * next();
-  }
-  for (int n1 = 0; n1 < NBANDS; ++n1) {
-    occ_array[n1] = n1 < 5 ? 1.0 : 0.0;
-    for (int iw = 0; iw < NW; ++iw) wx_array_t[iw + NW * n1] = -3.0 + 0.9 * n1 + 0.5 * iw;
-  }
-  for (int igp = 0; igp < NGPOWN; ++igp) vcoul_loc[igp] = 4.0 / (1.0 + igp);
-}
 
 static void check(const char* what, int ok, const char* detail) {
   printf("rank %d: %s %s%s%s\n", rank, ok ? "ok  " : "FAIL", what, detail ? ": " : "", detail ? detail : "");
@@ -99,7 +78,7 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 1;
   }
-  make_deck();
+  make_deck(5, 5, -3.0, 0.9);
   gpp_context* ctx = NULL;
   if (gpp_context_create(&ctx, 0, NULL) != GPP_OK) {
     fprintf(stderr, "rank %d: %s\n", rank, gpp_last_error());

@@ -151,7 +151,10 @@ int gpp_main(int argc, char* argv[]) {
   // the others with SIGTERM, which could cut rank 0's line off.
   std::cout.flush();
   std::fflush(stdout);
-  gpp::files::answer_given(rc);
+  // An answer that did not reach stdout (a full disk under `>`) ends in status 1, and main
+  // says why; other ranks print nothing.
+  const bool lost = gpp::session::mpi::rank() == 0 && (std::cout.bad() || std::ferror(stdout));
+  gpp::files::answer_given(rc == 0 && lost ? 1 : rc);
   gpp::session::mpi::barrier();
   return rc;
 }

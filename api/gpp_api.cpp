@@ -177,7 +177,7 @@ Runtime::Runtime(const std::vector<std::string>& kokkos_args) {
   std::vector<std::string> args{"gpp"};
   for (const std::string& a : kokkos_args) {
     if (a.rfind("--kokkos-", 0) != 0)
-      throw Error(Status::argument, "'" + a + "' is not a Kokkos argument (--kokkos-...)");
+      throw Error(Status::argument, "'" + files::one_line(a) + "' is not a Kokkos argument (--kokkos-...)");
     args.push_back(a);
   }
   runtime::take_kokkos_arguments(args);
@@ -569,12 +569,12 @@ Result checked_compute(const Arrays& arrays, const Options& o) {
 Result compute(const Arrays& arrays, const Options& o) {
   try {
     return checked_compute(arrays, o);
-  } catch (const Error&) {
-    throw;
+  } catch (const Error& e) {  // a message names what the caller gave: one line, whatever its bytes
+    throw Error(e.status(), files::one_line(e.what()));
   } catch (const std::bad_alloc&) {
     throw Error(Status::memory, "out of host memory");
   } catch (const gpp::Error& e) {
-    throw Error(Status::argument, e.what());
+    throw Error(Status::argument, files::one_line(e.what()));
   } catch (const std::exception& e) {
     // Kokkos reports a failed allocation as a std::runtime_error naming it.
     const std::string what = e.what();

@@ -4,6 +4,7 @@
 #include <gpp/gpp.hpp>
 
 #include "gpp_api_internal.hpp"
+#include "gpp_text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -29,8 +30,10 @@ namespace {
 
 thread_local std::string last_error;
 
+// The message is one line whatever the caller's bytes in it (an option's name, a binding's
+// text): a newline or a control character is written as an escape, as the command does.
 gpp_status fail(gpp_status s, const std::string& message) {
-  last_error = message;
+  last_error = files::one_line(message);
   return s;
 }
 
@@ -94,7 +97,8 @@ extern "C" {
 const char* gpp_last_error(void) { return last_error.c_str(); }
 
 gpp_status gpp_report_error(int status, const char* message) {
-  last_error = message ? std::string(message, strnlen(message, 4096)) : std::string("(no message)");
+  last_error =
+      message ? gpp::files::one_line(std::string(message, strnlen(message, 4096))) : std::string("(no message)");
   return status >= GPP_OK && status <= GPP_ERROR_INTERNAL ? gpp_status(status) : GPP_ERROR_INTERNAL;
 }
 

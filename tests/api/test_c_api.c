@@ -116,6 +116,11 @@ int main(int argc, char** argv) {
   expect("scalar: NaN", gpp_deck_set_scalar(d, "sexcut", NAN), GPP_ERROR_ARGUMENT, "sexcut is not finite");
   expect("scalar: unknown", gpp_deck_set_scalar(d, "gamma", 0.5), GPP_ERROR_ARGUMENT, "unknown scalar 'gamma'");
   expect("option: unknown", gpp_set_option(ctx, "threads", "4"), GPP_ERROR_ARGUMENT, "unknown option 'threads'");
+  /* A caller's bytes in a message are escaped: the message stays one line. */
+  expect("option: a newline in its name", gpp_set_option(ctx, "a\nb", "4"), GPP_ERROR_ARGUMENT,
+         "unknown option 'a\\nb'");
+  expect("binding's refusal with a newline", gpp_report_error(GPP_ERROR_ARGUMENT, "line one\nline two"),
+         GPP_ERROR_ARGUMENT, "line one\\nline two");
   expect("option: bad value", gpp_set_option(ctx, "repeat", "-3"), GPP_ERROR_ARGUMENT, "option repeat takes");
   expect("option: null value", gpp_set_option(ctx, "policy", NULL), GPP_ERROR_ARGUMENT, "value is a null pointer");
   if (!gpp_built_with("mpi")) expect("mpi communicator", gpp_set_mpi_comm(ctx, 0), GPP_ERROR_MPI, "built without MPI");

@@ -453,7 +453,7 @@ Result checked_compute(const Arrays& arrays, const Options& o) {
   if (o.warmup < 0 || o.warmup > 1000000)
     throw Error(Status::argument, "warmup = " + std::to_string(o.warmup) + " is outside 0..1000000");
   if (!(o.rtol > 0) || !std::isfinite(o.rtol))
-    throw Error(Status::argument, "rtol must be positive and finite (got " + std::to_string(o.rtol) + ")");
+    throw Error(Status::argument, "rtol must be positive and finite (got " + files::number_text(o.rtol) + ")");
   if (arrays.memory == Memory::Device && !kHasDeviceSpace)
     throw Error(Status::argument, "the arrays are in device memory, but this build has no device space");
   std::optional<SpaceKind> requested;

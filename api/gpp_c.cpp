@@ -338,9 +338,10 @@ gpp_status gpp_compute(gpp_context* context, const gpp_deck* deck, void* achtemp
     context->have_result = true;
     const Result& res = context->result;
     if (context->options.verify && !res.verified)
-      return fail(GPP_ERROR_VERIFICATION, "verification failed: relative error " + std::to_string(res.rel_error) +
-                                              " against the reference (tolerance " + std::to_string(res.tolerance) +
-                                              "); the outputs are unchanged");
+      return fail(GPP_ERROR_VERIFICATION, "verification failed: relative error " +
+                                              gpp::files::number_text(res.rel_error) +
+                                              " against the reference (tolerance " +
+                                              gpp::files::number_text(res.tolerance) + "); the outputs are unchanged");
     std::copy(res.achtemp.begin(), res.achtemp.end(), ach);
     std::copy(res.asxtemp.begin(), res.asxtemp.end(), asx);
     *achs = achstemp0 + res.achstemp;

@@ -3,6 +3,7 @@
 #include "gpp_command.hpp"
 #include "gpp_io_cli.hpp"
 #include "gpp_mpi.hpp"
+#include "gpp_text.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -148,7 +149,7 @@ int cmd_run(const std::vector<std::string>& args) {
   if (!s.synthetic) std::cout << describe_read(s);
   if (rec.branches)
     std::cout << describe_branches(*rec.branches)
-              << (s.arms_s > 0 ? "branch statistics: counted in " + std::to_string(s.arms_s) +
+              << (s.arms_s > 0 ? "branch statistics: counted in " + gpp::files::number_text(s.arms_s) +
                                      " s (a pass of the "
                                      "fast reference; --no-branch-stats skips it)\n"
                   : s.arms_stored ? "branch statistics: from the reference cache's pass of this deck\n"

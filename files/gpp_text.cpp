@@ -134,6 +134,12 @@ std::size_t edits(const std::string& a, const std::string& b) {
 }
 }  // namespace
 
+std::string number_text(double value, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", std::clamp(digits, 1, 17), value);
+  return buf;
+}
+
 std::string percent_text(double fraction, int digits) {
   const double v = 100 * fraction;
   digits = std::clamp(digits, 1, 12);

@@ -28,6 +28,10 @@ bool is_text(const std::string& text);
 /// "9.4%", "0.012%", "<0.0001%" (never "2.2e+02%").
 std::string percent_text(double fraction, int digits = 2);
 
+/// A number in a message, with `digits` significant digits ("1e-10", "0.0123", "inf",
+/// "nan"): std::to_string writes six decimals, which makes 1e-10 "0.000000".
+std::string number_text(double value, int digits = 3);
+
 /// The name of `known` nearest to `given` (a misspelt deck, option or policy: letters
 /// missing, extra, changed or swapped), "a or b" when two or three are as near, or ""
 /// when none is near enough to be what was meant (at most a third of its letters

@@ -15,6 +15,7 @@
 #include <chrono>
 
 #include <fstream>
+#include <limits>
 #include <string>
 
 namespace {
@@ -95,6 +96,16 @@ TEST(Text, PercentagesWithoutExponents) {
   EXPECT_EQ(gpp::files::percent_text(0.0001979, 4), "0.01979%");
   EXPECT_EQ(gpp::files::percent_text(123.456, 4), "12346%");
   EXPECT_EQ(gpp::files::percent_text(-0.5), "-50%");
+}
+
+TEST(Text, NumbersInMessagesKeepTheirDigits) {
+  EXPECT_EQ(gpp::files::number_text(1e-10), "1e-10");  // std::to_string: "0.000000"
+  EXPECT_EQ(gpp::files::number_text(2.15e-15), "2.15e-15");
+  EXPECT_EQ(gpp::files::number_text(0.0123), "0.0123");
+  EXPECT_EQ(gpp::files::number_text(1234.5), "1.23e+03");
+  EXPECT_EQ(gpp::files::number_text(1234.5, 6), "1234.5");
+  EXPECT_EQ(gpp::files::number_text(-0.5), "-0.5");
+  EXPECT_EQ(gpp::files::number_text(std::numeric_limits<double>::infinity()), "inf");
 }
 
 TEST(Outputs, AnInputByAnyNameIsRefused) {

@@ -15,6 +15,10 @@
 #                       xsimd (the host loops on portable packs)                      [CI]
 #   debian12-mpi        Open MPI, the mpi preset, its MPI tests and the attack harness
 #                       on 2 ranks                                                    [CI]
+#   debian12-tsan       ThreadSanitizer: Debian 12's clang 14 with LLVM's OpenMP runtime
+#                       (libomp-14-dev, whose Archer tells TSan what OpenMP orders) builds
+#                       Kokkos 3.4 OpenMP and gpp's tsan preset with -fsanitize=thread;
+#                       `ctest --preset tsan`: the host loops' and gpp's own threads' tests
 #   debian13            the README quick start and `ctest --preset serial` in Debian 13
 #   sid                 Debian unstable's libkokkos-dev (Kokkos 5.x, OpenMP, C++20), GCC,
 #                       HDF5 2.x: the openmp preset and its tests (unstable moves: what it
@@ -133,7 +137,7 @@ fi
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 
-usage() { sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 1 ] || usage
 row=$1
 shift
@@ -143,7 +147,7 @@ case $row in
     [ $# -ge 1 ] || usage
     kokkos_src=$1
     shift ;;
-  debian12 | debian12-openmp | debian12-threads | debian12-clang | debian12-mpi | debian13 | sid) ;;
+  debian12 | debian12-openmp | debian12-threads | debian12-clang | debian12-mpi | debian12-tsan | debian13 | sid) ;;
   *) usage ;;
 esac
 root="" keep=0 commit=HEAD logs="" jobs=2 backend=THREADS std=20 archive=0
@@ -222,6 +226,18 @@ case $row in
       in_root "$(recipe_trilinos_kokkos "$mirror" "$suite" THREADS /opt/kokkos-threads "$cxx")"
     step "gpp threads preset ($cxx)" build.log in_root "$(recipe_gpp threads /opt/kokkos-threads "$compilers")"
     step "ctest --preset threads (KOKKOS_NUM_THREADS=2)" ctest.log in_root "cd /root/gpp && ctest --preset threads"
+    ctest_summary ctest.log ;;
+  debian12-tsan)
+    packages
+    step "apt-get: clang, LLVM's OpenMP runtime" clang.log in_root \
+      "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang libomp-14-dev"
+    versions clang libomp-14-dev
+    step "Kokkos 3.4 OpenMP (clang++, -fsanitize=thread) from Debian's trilinos source package" kokkos.log \
+      in_root "$(recipe_trilinos_kokkos "$mirror" "$suite" OPENMP /opt/kokkos-openmp-tsan clang++ \
+        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS=-fsanitize=thread)"
+    step "gpp tsan preset" build.log in_root "$(recipe_gpp tsan /opt/kokkos-openmp-tsan)"
+    step "ctest --preset tsan (host loops and gpp's threads on 2 OpenMP threads)" ctest.log \
+      in_root "cd /root/gpp && ctest --preset tsan"
     ctest_summary ctest.log ;;
   debian12-mpi)
     packages

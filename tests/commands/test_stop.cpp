@@ -121,7 +121,7 @@ void stop_in_phase(const Case& c, const std::string& prepare = "") {
   SCOPED_TRACE("stdout:\n" + printed + "stderr:\n" + text);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 128 + c.sig);
-  EXPECT_LT(took, 1.0) << "seconds from the signal to the end";
+  EXPECT_LT(took, gpp::test::time_limit(1.0)) << "seconds from the signal to the end";
   // One stop line, the last one, naming the phase that was running and what is kept.
   std::vector<std::string> stops;
   for (const std::string& l : lines_of(text))

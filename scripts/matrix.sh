@@ -229,9 +229,9 @@ case $row in
     ctest_summary ctest.log ;;
   debian12-tsan)
     packages
-    step "apt-get: clang, LLVM's OpenMP runtime, the sanitizer runtimes" clang.log in_root \
-      "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang libomp-14-dev libclang-rt-14-dev"
-    versions clang libomp-14-dev libclang-rt-14-dev
+    step "apt-get: clang, LLVM's OpenMP runtime, the sanitizer runtimes, llvm-symbolizer" clang.log in_root \
+      "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang libomp-14-dev libclang-rt-14-dev llvm"
+    versions clang libomp-14-dev libclang-rt-14-dev llvm
     step "Kokkos 3.4 OpenMP (clang++, -fsanitize=thread) from Debian's trilinos source package" kokkos.log \
       in_root "$(recipe_trilinos_kokkos "$mirror" "$suite" OPENMP /opt/kokkos-openmp-tsan clang++ \
         -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS=-fsanitize=thread)"

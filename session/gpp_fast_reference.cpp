@@ -1213,8 +1213,8 @@ struct TeamPass {
     bool cut = false;
     if (AnyNegative && negative) cut = p.osq * rs > p.cut2;  // |ssx|^2 > sexcut^2 |I_eps|^2
     flag |= lean ? 0u : bit;
-    cut_count += lean & cut ? 1 : 0;
-    const double sw = lean ? rw : 0.0, sx = lean & !cut ? rs : 0.0;
+    cut_count += (lean & cut) ? 1 : 0;
+    const double sw = lean ? rw : 0.0, sx = (lean & !cut) ? rs : 0.0;
     sch[0] += sw * (dr * mr - p.wi * mi);  // (dr + i Im wtilde) mat
     sch[1] += sw * (dr * mi + p.wi * mr);
     ssx[0] += sx * (mr * cr - mi * p.w2i);  // mat conj(cden)
@@ -1230,7 +1230,7 @@ struct TeamPass {
     flag |= lean ? 0u : bit;
     if (AnyNegative && negative) {  // the cut the branch statistics count: |Omega2|^2 > sexcut^2 |I_eps|^2 |cden|^2
       const double cr = x2 - p.w2r;
-      cut_count += lean & (p.osq > p.cut2 * (cr * cr + p.w2i2)) ? 1 : 0;
+      cut_count += (lean & (p.osq > p.cut2 * (cr * cr + p.w2i2))) ? 1 : 0;
     }
     const double sw = lean ? rw : 0.0;
     sch[0] += sw * (dr * mr - p.wi * mi);

@@ -35,7 +35,7 @@ class CommunicatorScope {
   CommunicatorScope& operator=(const CommunicatorScope&) = delete;
 
  private:
-  long long saved_ = kNoCommunicator;
+  [[maybe_unused]] long long saved_ = kNoCommunicator;  // read only in a build with MPI
 };
 
 int rank();  // in the communicator (MPI_COMM_WORLD outside a CommunicatorScope); 0 without MPI

@@ -8,6 +8,7 @@
 //                 [--tunable NAME=VALUE]... --json FILE [--kokkos-...]
 #include <gpp/gpp.hpp>
 
+#include "gpp_api_test_util.hpp"
 #include "gpp_input.hpp"
 
 #include <cstdio>
@@ -84,21 +85,7 @@ int main(int argc, char** argv) {
     gpp::api::Runtime runtime(kokkos);
     const gpp::InputDeck in = gpp::generate(p);
     const gpp::GppData<Kokkos::HostSpace> d = gpp::derive(in);
-    const auto c = [](const auto& v) {
-      return gpp::api::Matrix<std::complex<double>>{reinterpret_cast<const std::complex<double>*>(v.data()),
-                                                    std::int64_t(v.extent(0)), std::int64_t(v.extent(1))};
-    };
-    gpp::api::Arrays a;
-    a.aqsntemp = c(d.aqsntemp);
-    a.aqsmtemp_local = c(d.aqsmtemp_local);
-    a.I_eps_array = c(d.I_eps_array);
-    a.wtilde_array = c(d.wtilde_array);
-    a.wx_array_t = {d.wx_array_t.data(), d.nw, d.nbands};
-    a.occ_array = {d.occ_array.data(), d.nbands};
-    a.vcoul_loc = {d.vcoul_loc.data(), d.ngpown};
-    a.sexcut = d.sexcut;
-    a.limittwo = d.limittwo;
-    a.nstart = d.nstart;
+    gpp::api::Arrays a = gpp::test::api_arrays_of(d);
     a.achtemp0 = in.achtemp0;
     a.asxtemp0 = in.asxtemp0;
     o.static_remainder = false;  // gpp run times its kernels apart from the static remainder too

@@ -5,6 +5,7 @@
 // against the independent Fortran oracle: tests/oracle/test_oracle.cpp ("api@host").
 #include <gpp/gpp.hpp>
 
+#include "gpp_api_test_util.hpp"
 #include "gpp_io_test_util.hpp"
 #include "gpp_record.hpp"
 #include "gpp_test_util.hpp"
@@ -37,20 +38,7 @@ struct ApiDeck {
     p.nend = 3;
     input = generate_random(p);
     data = derive(input);
-    const auto c = [](const auto& v) {
-      return api::Matrix<std::complex<double>>{reinterpret_cast<const std::complex<double>*>(v.data()),
-                                               std::int64_t(v.extent(0)), std::int64_t(v.extent(1))};
-    };
-    arrays.aqsntemp = c(data.aqsntemp);
-    arrays.aqsmtemp_local = c(data.aqsmtemp_local);
-    arrays.I_eps_array = c(data.I_eps_array);
-    arrays.wtilde_array = c(data.wtilde_array);
-    arrays.wx_array_t = {data.wx_array_t.data(), data.nw, data.nbands};
-    arrays.occ_array = {data.occ_array.data(), data.nbands};
-    arrays.vcoul_loc = {data.vcoul_loc.data(), data.ngpown};
-    arrays.sexcut = data.sexcut;
-    arrays.limittwo = data.limittwo;
-    arrays.nstart = data.nstart;
+    arrays = gpp::test::api_arrays_of(data);
   }
 };
 

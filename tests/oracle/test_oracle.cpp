@@ -6,6 +6,8 @@
 // tests/oracle/<deck>.expected; docs/oracle.md says how they were made.
 #if GPP_TEST_LIBRARY
 #include <gpp/gpp.hpp>
+
+#include "gpp_api_test_util.hpp"
 #endif
 
 #include "gpp_counts.hpp"
@@ -174,21 +176,7 @@ const session::ReferencePass& fast_pass(SpaceKind k, const OracleProblem& p, con
 // The library's C++ API on the deck's host arrays (the caller's arrays: wrapped, not
 // copied), with the default policy of space k.
 SigmaSums run_api(SpaceKind k, const OracleProblem& p) {
-  const GppData<Kokkos::HostSpace>& h = p.data->host;
-  const auto c = [](const auto& v) {
-    return api::Matrix<std::complex<double>>{reinterpret_cast<const std::complex<double>*>(v.data()),
-                                             std::int64_t(v.extent(0)), std::int64_t(v.extent(1))};
-  };
-  api::Arrays a;
-  a.aqsntemp = c(h.aqsntemp);
-  a.aqsmtemp_local = c(h.aqsmtemp_local);
-  a.I_eps_array = c(h.I_eps_array);
-  a.wtilde_array = c(h.wtilde_array);
-  a.wx_array_t = {h.wx_array_t.data(), h.nw, h.nbands};
-  a.occ_array = {h.occ_array.data(), h.nbands};
-  a.vcoul_loc = {h.vcoul_loc.data(), h.ngpown};
-  a.sexcut = h.sexcut;
-  a.limittwo = h.limittwo;
+  const api::Arrays a = gpp::test::api_arrays_of(p.data->host);
   api::Options o;
   o.space = to_string(k);
   o.static_remainder = false;

@@ -101,6 +101,20 @@ EOF
 
 # recipe_gpp PRESET PREFIX [CMAKE ARGS...]: gpp's PRESET in /root/gpp against the Kokkos
 # in PREFIX (no Kokkos Kernels: there is none built with these backends), built.
+# recipe_tsan_kokkos MIRROR SUITE PREFIX: what ThreadSanitizer needs besides clang (LLVM's
+# OpenMP runtime, whose Archer tells TSan what OpenMP orders; the sanitizer runtimes;
+# llvm-symbolizer, without which the suppressions' function names match nothing), then
+# Kokkos 3.4 OpenMP built by clang with -fsanitize=thread, installed in PREFIX.
+recipe_tsan_kokkos() {
+  local mirror=$1 suite=$2 prefix=$3
+  cat <<EOF
+set -euo pipefail
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang libomp-14-dev libclang-rt-14-dev llvm >/dev/null
+EOF
+  recipe_trilinos_kokkos "$mirror" "$suite" OPENMP "$prefix" clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS=-fsanitize=thread
+}
+
 recipe_gpp() {
   local preset=$1 prefix=$2
   shift 2
@@ -229,12 +243,9 @@ case $row in
     ctest_summary ctest.log ;;
   debian12-tsan)
     packages
-    step "apt-get: clang, LLVM's OpenMP runtime, the sanitizer runtimes, llvm-symbolizer" clang.log in_root \
-      "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang libomp-14-dev libclang-rt-14-dev llvm"
+    step "clang, libomp, the sanitizer runtimes and llvm-symbolizer; Kokkos 3.4 OpenMP (clang++, -fsanitize=thread)" \
+      kokkos.log in_root "$(recipe_tsan_kokkos "$mirror" "$suite" /opt/kokkos-openmp-tsan)"
     versions clang libomp-14-dev libclang-rt-14-dev llvm
-    step "Kokkos 3.4 OpenMP (clang++, -fsanitize=thread) from Debian's trilinos source package" kokkos.log \
-      in_root "$(recipe_trilinos_kokkos "$mirror" "$suite" OPENMP /opt/kokkos-openmp-tsan clang++ \
-        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS=-fsanitize=thread)"
     step "gpp tsan preset" build.log in_root "$(recipe_gpp tsan /opt/kokkos-openmp-tsan)"
     step "ctest --preset tsan (host loops and gpp's threads on 2 OpenMP threads)" ctest.log \
       in_root "cd /root/gpp && ctest --preset tsan"

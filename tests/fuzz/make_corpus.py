@@ -14,6 +14,7 @@ those differ from run to run. Every seed is small: libFuzzer's inputs grow from 
 import argparse
 import json
 import os
+import random
 import shutil
 import struct
 import subprocess
@@ -232,7 +233,6 @@ def c_api_script(sizes=(5, 2, 3, 1), how=1, settings=(), arrays=None, scalars=((
     """A script of calls for fuzz_c_api (the format its Script reads): the deck's sizes
     less one, the verify/check_finite/static_remainder bits, (pick, value) option bytes,
     each array's (type byte, shape byte), the scalars as (pick, byte), the output byte."""
-    import random
     rng = random.Random(seed)
     b = bytearray(sizes) + bytes([how, len(settings)])
     for pick, value in settings:

@@ -15,40 +15,7 @@
 #include <filesystem>
 #include <string>
 
-// The sanitizer runtime's interface, where one is linked: a replay build without a
-// sanitizer (GPP_FUZZ_TARGETS=replay alone) has the header but not the runtime.
-#if defined(__SANITIZE_ADDRESS__)
-#define GPP_FUZZ_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(undefined_behavior_sanitizer)
-#define GPP_FUZZ_SANITIZED 1
-#endif
-#endif
-#if defined(GPP_FUZZ_SANITIZED) && defined(__has_include)
-#if __has_include(<sanitizer/common_interface_defs.h>)
-#include <sanitizer/common_interface_defs.h>
-#define GPP_FUZZ_HAVE_SANITIZER_INTERFACE 1
-#endif
-#endif
-#include <pthread.h>
-#include <csignal>
-
 namespace gpp::fuzz {
-
-/// The HDF5 reader reads a file's structure first in a forked child, which may die of
-/// what it finds there (formats/gpp_hdf5_io.cpp, preflight): gpp's contract is that the
-/// parent then refuses the file in one line. In a child, libFuzzer's death callback and
-/// alarm handler would still write the input out as a crash or a timeout of the target,
-/// so a child dies as it does under gpp (a sanitizer still prints its report).
-inline const bool kChildrenDieAsUnderGpp = [] {
-  ::pthread_atfork(nullptr, nullptr, [] {
-#ifdef GPP_FUZZ_HAVE_SANITIZER_INTERFACE
-    __sanitizer_set_death_callback(nullptr);
-#endif
-    std::signal(SIGALRM, SIG_DFL);
-  });
-  return true;
-}();
 
 /// Stops the process with a message on stderr: libFuzzer and the replay see a crash and
 /// keep the input that caused it.

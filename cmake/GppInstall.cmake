@@ -65,4 +65,7 @@ function(_gpp_imported_library_dirs target out)
 endfunction()
 _gpp_imported_library_dirs(gpp_kokkos _gpp_kokkos_dirs)
 _gpp_imported_library_dirs(gpp_kokkoskernels _gpp_kk_dirs)
-set_property(TARGET gpp APPEND PROPERTY INSTALL_RPATH ${_gpp_kokkos_dirs} ${_gpp_kk_dirs})
+# A Kokkos built in-tree (GPP_KOKKOS_SOURCE_DIR) with shared libraries is installed beside
+# libgpp, in the prefix's library folder: the program finds it there, relative to itself.
+file(RELATIVE_PATH _gpp_bin_to_lib ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBDIR})
+set_property(TARGET gpp APPEND PROPERTY INSTALL_RPATH ${_gpp_kokkos_dirs} ${_gpp_kk_dirs} "$ORIGIN/${_gpp_bin_to_lib}")

@@ -13,15 +13,17 @@ include(CMakePackageConfigHelpers)
 set(GPP_CMAKE_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/gpp)
 
 # The installed libgpp finds a Kokkos outside the system directories by RPATH, as the
-# program does (cmake/GppInstall.cmake; HDF5's and MPI's come with the link path).
-set_property(TARGET gpp_api APPEND PROPERTY INSTALL_RPATH ${_gpp_kokkos_dirs} ${_gpp_kk_dirs})
+# program does (cmake/GppInstall.cmake; HDF5's and MPI's come with the link path), and one
+# built in-tree beside itself ($ORIGIN): a C or Fortran caller links libgpp alone, and the
+# loader looks for libgpp's own libraries where libgpp's RPATH says.
+set_property(TARGET gpp_api APPEND PROPERTY INSTALL_RPATH ${_gpp_kokkos_dirs} ${_gpp_kk_dirs} "$ORIGIN")
 set_target_properties(gpp_api PROPERTIES EXPORT_NAME c)
 set_target_properties(gpp_cxx PROPERTIES EXPORT_NAME gpp)
 set_target_properties(gpp_kokkos PROPERTIES EXPORT_NAME kokkos)
 set(_gpp_export_targets gpp_api gpp_cxx gpp_kokkos)
 if(TARGET gpp_fortran)
   set_target_properties(gpp_fortran PROPERTIES EXPORT_NAME fortran)
-  set_property(TARGET gpp_fortran APPEND PROPERTY INSTALL_RPATH ${_gpp_kokkos_dirs})
+  set_property(TARGET gpp_fortran APPEND PROPERTY INSTALL_RPATH ${_gpp_kokkos_dirs} "$ORIGIN")
   target_include_directories(gpp_fortran PUBLIC $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/gpp/fortran>)
   list(APPEND _gpp_export_targets gpp_fortran)
   install(FILES ${PROJECT_BINARY_DIR}/api/fortran/mod/gpp.mod DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/gpp/fortran)

@@ -1345,9 +1345,19 @@ void team_launch(const ExecSpace& space, const GppData<typename ExecSpace::memor
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::reference::team_counts"), league, Pass::kCounts);
   const int team_max = typename Pass::Policy(space, 1, 1).team_size_max(pass, Kokkos::ParallelForTag());
   // As many threads as the team scratch allows: 128 of four frequencies need about 46 KB,
-  // more than the 40 KB Kokkos leaves a CUDA block (reference_team_size).
+  // more than the 40 KB Kokkos leaves a CUDA block (reference_team_size). And as many as
+  // the launch bounds' teams per multiprocessor allow with that scratch: Kokkos' CUDA
+  // backend counts the blocks a multiprocessor's shared memory holds (six of 96 threads
+  // and four frequencies do not fit), and refuses a larger team.
   const std::size_t scratch_max = std::size_t(Pass::Policy::scratch_size_max(0));
-  const int team = team_within<Pass>(team_max < kTeamMax ? team_max : kTeamMax, scratch_max);
+  const auto max_with_scratch = [&](const int t) {
+    return typename Pass::Policy(space, 1, t)
+        .set_scratch_size(0, Kokkos::PerTeam(Pass::scratch_bytes(t)))
+        .team_size_max(pass, Kokkos::ParallelForTag());
+  };
+  int team = team_within<Pass>(team_max < kTeamMax ? team_max : kTeamMax, scratch_max);
+  while (team > 0 && max_with_scratch(team) < team)
+    team = team > 32 ? team_within<Pass>(team - (team % 32 != 0 ? team % 32 : 32), scratch_max) : 0;
   if (team == 0)
     throw Error(std::string("the fast reference's teams need ") + std::to_string(Pass::scratch_bytes(1)) +
                 " bytes of team scratch memory or more, more than the " + std::to_string(scratch_max) + " " +

@@ -524,6 +524,8 @@ TEST_F(ReferenceCache, UntrustedFilesAreComputedAgainWithOneNote) {
                j["deck"]["nw"].get<int>()};
   key.nstart = j["deck"]["nstart"].get<int>();
   key.nend = j["deck"]["nend"].get<int>();
+  // the space `--verify auto` took in this build (a device build stores a device reference)
+  key.space = j["computed"]["space"].get<std::string>() == "host" ? SpaceKind::Host : SpaceKind::Device;
   std::string note;
   const auto stored = session::read_stored_reference(file, key, note);
   ASSERT_TRUE(stored) << note;

@@ -1103,8 +1103,12 @@ struct TeamPass {
     for (int j = 0; j < K; ++j)
       for (int w = 0; w < NW; ++w) cut_count[j][w] = 0;
     const complex_t* const an = d.aqsntemp.data() + ig;
+    // The next band's aqsntemp is asked for a band ahead (the last band's again at the end):
+    // loaded where it is used, its latency (L1 or L2) was a third of the kernels' stalls.
+    complex_t next = an[offset(r0)];
     for (int i = r0; i < r1; ++i) {
-      const complex_t aqsn = an[offset(i)];
+      const complex_t aqsn = next;
+      next = an[offset(i + 1 < r1 ? i + 1 : i)];
       const double* s = &staged(std::size_t(i) * kStaged);
       const int inr = in_range(i);
       const unsigned bit = 1u << (i - r0);

@@ -327,6 +327,8 @@ namespace {
 session::ReferencePass reference_pass(Session& s, SpaceKind k, const std::string& what, session::Progress* progress) {
   const double updates = s.host.updates();
   const StopPhase phase("the " + what + " pass on the " + to_string(k));
+  // the pass's kernels, for a profiler: ncu --nvtx --nvtx-include "gpp::reference::device/"
+  const backend::Range range(std::string("gpp::reference::") + to_string(k));
   if (progress) progress->start(what + " (" + to_string(k) + ")", updates, updates / session::prior_reference_rate(k));
   session::ReferencePass pass;
   const auto done = [&](double n) {

@@ -71,7 +71,8 @@ if(GPP_HOST_ARCH_FLAGS)
   endif()
 endif()
 
-# GPP_HOST_SIMD_FLAGS, for the host policy and the host FMA ceiling only:
+# GPP_HOST_SIMD_FLAGS, for the host loops written as `omp simd` (the host policy, the fast
+# reference's host loops, the static remainder's built-in product) and the host FMA ceiling:
 # `#pragma omp simd` without the OpenMP runtime (the serial build has no -fopenmp), and
 # 512-bit vectors where the ISA has them (g++ tunes Intel CPUs for 256-bit vectors by
 # default; without AVX-512 the flag changes nothing).

@@ -1317,11 +1317,18 @@ struct TeamPass {
 };
 
 // The most threads, from `team` down in whole warps of 32 (a team of fewer than 32 is taken
-// as it is), whose team scratch fits in scratch_max; 0 where none does.
+// as it is), whose team scratch fits in scratch_max and that `accepted` (the backend's
+// own limit for that team) allows; 0 where none does.
+template <class Pass, class Accepted>
+int team_within(int team, const std::size_t scratch_max, const Accepted& accepted) {
+  const auto fits = [&](const int t) { return Pass::scratch_bytes(t) <= scratch_max && accepted(t); };
+  while (team > 32 && !fits(team)) team -= team % 32 != 0 ? team % 32 : 32;
+  return fits(team) ? team : 0;
+}
+
 template <class Pass>
-int team_within(int team, const std::size_t scratch_max) {
-  while (team > 32 && Pass::scratch_bytes(team) > scratch_max) team -= team % 32 != 0 ? team % 32 : 32;
-  return Pass::scratch_bytes(team) <= scratch_max ? team : 0;
+int team_within(const int team, const std::size_t scratch_max) {
+  return team_within<Pass>(team, scratch_max, [](int) { return true; });
 }
 
 template <class ExecSpace, int NW, bool Occupied>
@@ -1354,14 +1361,12 @@ void team_launch(const ExecSpace& space, const GppData<typename ExecSpace::memor
   // backend counts the blocks a multiprocessor's shared memory holds (six of 96 threads
   // and four frequencies do not fit), and refuses a larger team.
   const std::size_t scratch_max = std::size_t(Pass::Policy::scratch_size_max(0));
-  const auto max_with_scratch = [&](const int t) {
+  const auto accepted = [&](const int t) {
     return typename Pass::Policy(space, 1, t)
-        .set_scratch_size(0, Kokkos::PerTeam(Pass::scratch_bytes(t)))
-        .team_size_max(pass, Kokkos::ParallelForTag());
+               .set_scratch_size(0, Kokkos::PerTeam(Pass::scratch_bytes(t)))
+               .team_size_max(pass, Kokkos::ParallelForTag()) >= t;
   };
-  int team = team_within<Pass>(team_max < kTeamMax ? team_max : kTeamMax, scratch_max);
-  while (team > 0 && max_with_scratch(team) < team)
-    team = team > 32 ? team_within<Pass>(team - (team % 32 != 0 ? team % 32 : 32), scratch_max) : 0;
+  const int team = team_within<Pass>(team_max < kTeamMax ? team_max : kTeamMax, scratch_max, accepted);
   if (team == 0)
     throw Error(std::string("the fast reference's teams need ") + std::to_string(Pass::scratch_bytes(1)) +
                 " bytes of team scratch memory or more, more than the " + std::to_string(scratch_max) + " " +

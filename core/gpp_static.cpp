@@ -17,6 +17,14 @@ bool static_remainder_uses_kokkos_kernels() {
 #endif
 }
 
+namespace {
+// (re + i im) += (ar + i ai)(er + i ei): one entry of the static remainder's product.
+inline void add_product(double& re, double& im, const double ar, const double ai, const double er, const double ei) {
+  re += ar * er - ai * ei;
+  im += ar * ei + ai * er;
+}
+}  // namespace
+
 template <class ExecSpace>
 std::complex<double> static_remainder(const ExecSpace& space, const GppData<typename ExecSpace::memory_space>& d) {
   static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename ExecSpace::memory_space>::accessible);
@@ -57,22 +65,14 @@ std::complex<double> static_remainder(const ExecSpace& space, const GppData<type
             const double ar0 = a0[2 * ig], ai0 = a0[2 * ig + 1], ar1 = a1[2 * ig], ai1 = a1[2 * ig + 1];
             const double er0 = e0[2 * ig], ei0 = e0[2 * ig + 1], er1 = e1[2 * ig], ei1 = e1[2 * ig + 1];
             const double er2 = e2[2 * ig], ei2 = e2[2 * ig + 1], er3 = e3[2 * ig], ei3 = e3[2 * ig + 1];
-            r00 += ar0 * er0 - ai0 * ei0;
-            i00 += ar0 * ei0 + ai0 * er0;
-            r01 += ar0 * er1 - ai0 * ei1;
-            i01 += ar0 * ei1 + ai0 * er1;
-            r02 += ar0 * er2 - ai0 * ei2;
-            i02 += ar0 * ei2 + ai0 * er2;
-            r03 += ar0 * er3 - ai0 * ei3;
-            i03 += ar0 * ei3 + ai0 * er3;
-            r10 += ar1 * er0 - ai1 * ei0;
-            i10 += ar1 * ei0 + ai1 * er0;
-            r11 += ar1 * er1 - ai1 * ei1;
-            i11 += ar1 * ei1 + ai1 * er1;
-            r12 += ar1 * er2 - ai1 * ei2;
-            i12 += ar1 * ei2 + ai1 * er2;
-            r13 += ar1 * er3 - ai1 * ei3;
-            i13 += ar1 * ei3 + ai1 * er3;
+            add_product(r00, i00, ar0, ai0, er0, ei0);
+            add_product(r01, i01, ar0, ai0, er1, ei1);
+            add_product(r02, i02, ar0, ai0, er2, ei2);
+            add_product(r03, i03, ar0, ai0, er3, ei3);
+            add_product(r10, i10, ar1, ai1, er0, ei0);
+            add_product(r11, i11, ar1, ai1, er1, ei1);
+            add_product(r12, i12, ar1, ai1, er2, ei2);
+            add_product(r13, i13, ar1, ai1, er3, ei3);
           }
           const double re[kBands][kCols] = {{r00, r01, r02, r03}, {r10, r11, r12, r13}};
           const double im[kBands][kCols] = {{i00, i01, i02, i03}, {i10, i11, i12, i13}};

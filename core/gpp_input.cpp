@@ -29,13 +29,15 @@ inline std::uint64_t splitmix64(std::uint64_t x) {
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
   return x ^ (x >> 31);
 }
+// Uniform in [0, 1) from a stream's key and a counter.
+inline double uniform(const std::uint64_t key, const std::uint64_t i) {
+  return double(splitmix64(key + i) >> 11) * 0x1.0p-53;
+}
 struct Rng {
   std::uint64_t seed;
+  std::uint64_t key(const std::uint64_t stream) const { return splitmix64(seed ^ (stream * 0xD1B54A32D192ED03ull)); }
   // uniform in [0, 1)
-  double operator()(std::uint64_t stream, std::uint64_t i) const {
-    const std::uint64_t h = splitmix64(splitmix64(seed ^ (stream * 0xD1B54A32D192ED03ull)) + i);
-    return double(h >> 11) * 0x1.0p-53;
-  }
+  double operator()(std::uint64_t stream, std::uint64_t i) const { return uniform(key(stream), i); }
 };
 enum Stream : std::uint64_t {
   kEnergy = 1,
@@ -71,6 +73,21 @@ void fill_matrix(HostComplexMatrix& m, F&& f) {
   const int cols = int(m.extent(1));
   runtime::host_parallel_for("gpp::input::fill", cols, [&](const long long c) {
     for (int r = 0; r < rows; ++r) m(r, int(c)) = f(r, int(c));
+  });
+}
+
+// Column by column in parallel, as fill_matrix, with column(c, rows, out) writing column c
+// as (re, im) pairs: the random generator's loops over a column are written without
+// branches, so that the compiler keeps them in vector lanes (a deck of tens of GiB is made
+// in about the time its pages take to touch). The values are the same to the bit as one
+// element at a time: integer arithmetic, and IEEE operations without contraction
+// (-ffp-contract=off, core/CMakeLists.txt).
+template <class F>
+void fill_columns(HostComplexMatrix& m, F&& column) {
+  const int rows = int(m.extent(0));
+  const int cols = int(m.extent(1));
+  runtime::host_parallel_for("gpp::input::fill", cols, [&](const long long c) {
+    column(int(c), rows, reinterpret_cast<double*>(&m(0, int(c))));
   });
 }
 
@@ -239,33 +256,54 @@ InputDeck generate_random(const DeckParams& p, const GpShare& share) {
 
   // wtilde: plasmon-pole frequencies from 0.2 to ~30 with small damping; about 1 in
   // 200 is ~1e-9 (delw ~ 0, the zero branch when |wx| < gamma).
-  fill_matrix(in.wtilde_array, [&](int ig, int c) {
-    const std::uint64_t i = std::uint64_t(share.global(c)) * p.ncouls + ig;
-    if (rng(kTinyPick, i) < 0.005) {
-      return complex_t(1e-9 * (1 + rng(kWtildeTiny, i)), 0.0);
+  const std::uint64_t k_pick = rng.key(kTinyPick), k_tiny = rng.key(kWtildeTiny), k_wre = rng.key(kWtildeRe),
+                      k_wim = rng.key(kWtildeIm);
+  fill_columns(in.wtilde_array, [&, k_pick, k_tiny, k_wre, k_wim](const int c, const int rows, double* const out) {
+    const std::uint64_t base = std::uint64_t(share.global(c)) * std::uint64_t(p.ncouls);
+#pragma omp simd
+    for (int ig = 0; ig < rows; ++ig) {
+      const std::uint64_t i = base + std::uint64_t(ig);
+      const bool tiny = uniform(k_pick, i) < 0.005;
+      const double u = uniform(k_wre, i);
+      const double re = 0.2 + 30.0 * u * u;
+      const double im = -0.05 * re * uniform(k_wim, i);
+      const double small = 1e-9 * (1 + uniform(k_tiny, i));  // made for every G: no branch in the loop
+      out[2 * ig] = tiny ? small : re;
+      out[2 * ig + 1] = tiny ? 0.0 : im;
     }
-    const double u = rng(kWtildeRe, i);
-    const double re = 0.2 + 30.0 * u * u;
-    return complex_t(re, -0.05 * re * rng(kWtildeIm, i));
   });
   // I_eps: strongest where G = G', decaying away from it, random phase.
-  fill_matrix(in.I_eps_array, [&](int ig, int c) {
+  const std::uint64_t k_ire = rng.key(kIepsRe), k_iim = rng.key(kIepsIm);
+  fill_columns(in.I_eps_array, [&, k_ire, k_iim](const int c, const int rows, double* const out) {
     const std::uint64_t igp = std::uint64_t(share.global(c));
-    const std::uint64_t i = igp * p.ncouls + ig;
-    const double dist = std::abs(double(ig + 1 - gp_of[igp]));
-    const double amp = 0.9 / (1.0 + 0.05 * dist);
-    return complex_t(amp * (rng(kIepsRe, i) - 0.3), amp * (rng(kIepsIm, i) - 0.5));
+    const std::uint64_t base = igp * std::uint64_t(p.ncouls);
+    const int gp = gp_of[igp];
+#pragma omp simd
+    for (int ig = 0; ig < rows; ++ig) {
+      const std::uint64_t i = base + std::uint64_t(ig);
+      const double dist = std::abs(double(ig + 1 - gp));
+      const double amp = 0.9 / (1.0 + 0.05 * dist);
+      out[2 * ig] = amp * (uniform(k_ire, i) - 0.3);
+      out[2 * ig + 1] = amp * (uniform(k_iim, i) - 0.5);
+    }
   });
-  fill_matrix(in.aqsntemp, [&](int ig, int n) {
-    const std::uint64_t i = std::uint64_t(n) * p.ncouls + ig;
-    const double s = 1.0 / (1.0 + 4.0 * ig / double(p.ncouls));
-    return complex_t(s * (rng(kAqsnRe, i) - 0.5), s * (rng(kAqsnIm, i) - 0.5));
-  });
-  fill_matrix(in.aqsmtemp, [&](int ig, int n) {
-    const std::uint64_t i = std::uint64_t(n) * p.ncouls + ig;
-    const double s = 1.0 / (1.0 + 4.0 * ig / double(p.ncouls));
-    return complex_t(s * (rng(kAqsmRe, i) - 0.5), s * (rng(kAqsmIm, i) - 0.5));
-  });
+  // aqsntemp and aqsmtemp: random, decaying with G.
+  const auto bands = [&](HostComplexMatrix& m, const Stream re, const Stream im) {
+    const std::uint64_t k_re = rng.key(re), k_im = rng.key(im);
+    fill_columns(m, [&, k_re, k_im](const int n, const int rows, double* const out) {
+      const std::uint64_t base = std::uint64_t(n) * std::uint64_t(p.ncouls);
+      const double ncouls = double(p.ncouls);
+#pragma omp simd
+      for (int ig = 0; ig < rows; ++ig) {
+        const std::uint64_t i = base + std::uint64_t(ig);
+        const double s = 1.0 / (1.0 + 4.0 * ig / ncouls);
+        out[2 * ig] = s * (uniform(k_re, i) - 0.5);
+        out[2 * ig + 1] = s * (uniform(k_im, i) - 0.5);
+      }
+    });
+  };
+  bands(in.aqsntemp, kAqsnRe, kAqsnIm);
+  bands(in.aqsmtemp, kAqsmRe, kAqsmIm);
   return in;
 }
 

@@ -1,5 +1,6 @@
 #include "gpp_startup.hpp"
 
+#include "gpp_runtime.hpp"
 #include "gpp_text.hpp"
 
 #include <Kokkos_Macros.hpp>
@@ -221,6 +222,7 @@ std::string check_startup(int argc, char* argv[]) {
   if (!kToolsLibsNames && std::getenv("KOKKOS_TOOLS_LIBS"))
     return "environment variable KOKKOS_TOOLS_LIBS: Kokkos " + kokkos_version() +
            " does not read it (a name of Kokkos 3.7 and later); set KOKKOS_PROFILE_LIBRARY";
+  if (std::string why = runtime::check_huge_pages_setting(); !why.empty()) return why;
   for (const char* env : {"KOKKOS_TOOLS_LIBS", "KOKKOS_PROFILE_LIBRARY"})
     if (const char* v = std::getenv(env))
       if (std::string why = check_tools_libraries(std::string("environment variable ") + env, v); !why.empty())

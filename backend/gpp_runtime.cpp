@@ -5,8 +5,16 @@
 #include "gpp_stderr.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <sstream>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 namespace gpp::runtime {
 namespace {
@@ -144,6 +152,77 @@ bool host_kokkos() {
   if (kHasDeviceSpace || test_no_device()) return false;
   start();
   return true;
+}
+
+namespace {
+enum class HugePages { kAuto, kOff, kOn, kBad };
+
+HugePages huge_pages_setting() {
+  const char* v = std::getenv("GPP_HUGE_PAGES");
+  if (!v) return HugePages::kAuto;
+  const std::string s = v;
+  if (s == "auto") return HugePages::kAuto;
+  if (s == "0" || s == "off") return HugePages::kOff;
+  if (s == "1" || s == "on") return HugePages::kOn;
+  return HugePages::kBad;
+}
+
+#if defined(__linux__)
+// Bytes Linux holds free in blocks of `block` bytes or more (/proc/buddyinfo: per zone,
+// the free blocks of 2^k pages for k = 0, 1, ...); 0 where it cannot say.
+double free_in_blocks_of(const std::size_t block) {
+  const long page = sysconf(_SC_PAGESIZE);
+  if (page <= 0) return 0;
+  std::ifstream in("/proc/buddyinfo");
+  double total = 0;
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto zone = line.find("zone");
+    if (zone == std::string::npos) continue;
+    std::istringstream fields(line.substr(zone + 4));
+    std::string name;
+    fields >> name;
+    double count = 0;
+    for (int k = 0; fields >> count; ++k) {
+      const double bytes = double(page) * double(std::uint64_t(1) << k);
+      if (bytes >= double(block)) total += count * bytes;
+    }
+  }
+  return total;
+}
+#endif
+}  // namespace
+
+std::string check_huge_pages_setting() {
+  if (huge_pages_setting() != HugePages::kBad) return "";
+  std::string v = std::getenv("GPP_HUGE_PAGES");
+  return "environment variable GPP_HUGE_PAGES=" + one_line(v.substr(0, 64)) + ": expected auto, 0, off, 1 or on";
+}
+
+bool advise_huge_pages(const std::vector<std::pair<void*, std::size_t>>& ranges) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  const HugePages setting = huge_pages_setting();
+  if (setting == HugePages::kOff || setting == HugePages::kBad) return false;
+  constexpr std::uintptr_t kHuge = std::uintptr_t(2) << 20;
+  std::vector<std::pair<std::uintptr_t, std::size_t>> whole;  // the ranges' whole huge pages
+  double bytes = 0;
+  for (const auto& [p, n] : ranges) {
+    const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(p);
+    const std::uintptr_t lo = (a + kHuge - 1) & ~(kHuge - 1), hi = (a + n) & ~(kHuge - 1);
+    if (hi > lo) {
+      whole.emplace_back(lo, std::size_t(hi - lo));
+      bytes += double(hi - lo);
+    }
+  }
+  if (whole.empty()) return false;
+  if (setting == HugePages::kAuto && !(free_in_blocks_of(kHuge) > 1.25 * bytes)) return false;
+  bool asked = false;
+  for (const auto& [lo, n] : whole) asked = madvise(reinterpret_cast<void*>(lo), n, MADV_HUGEPAGE) == 0 || asked;
+  return asked;
+#else
+  (void)ranges;
+  return false;
+#endif
 }
 
 }  // namespace gpp::runtime

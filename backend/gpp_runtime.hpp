@@ -13,6 +13,7 @@
 
 #include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpp::runtime {
@@ -84,6 +85,19 @@ View host_view(const std::string& label, const Dims... dims) {
   } quiet;
   return View(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), dims...);
 }
+
+/// Where a deck's large host arrays may live in 2 MiB pages (GPP_HUGE_PAGES): "" when the
+/// environment's value is one gpp reads (unset, auto, 0, off, 1, on), else why not, one line.
+std::string check_huge_pages_setting();
+
+/// Asks Linux for huge pages (madvise MADV_HUGEPAGE) under the whole 2 MiB pages of the
+/// host ranges given, before their first touch: a deck of tens of GiB is then faulted in
+/// 512 times fewer faults, which are most of its setup. The kernel finds such pages by
+/// compacting memory where it has too few free ones, which took longer than the faults it
+/// saves on a machine up for days; so, by default (GPP_HUGE_PAGES unset or auto), only
+/// where the free blocks of 2 MiB or more (/proc/buddyinfo) exceed the ranges by a quarter.
+/// GPP_HUGE_PAGES=0 (off) asks for none, =1 (on) always asks. Returns whether it asked.
+bool advise_huge_pages(const std::vector<std::pair<void*, std::size_t>>& ranges);
 
 /// f(i) for i in [0, n) on the host: Kokkos's default host execution space (fenced) when
 /// host_kokkos(), else a plain loop on this thread. f must not depend on the order.

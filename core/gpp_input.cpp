@@ -179,6 +179,10 @@ InputDeck skeleton(const DeckParams& p, int gvec_ng, const GpShare& share) {
   in.aqsntemp = runtime::host_view<HostComplexMatrix>("gpp::input::aqsntemp", p.ncouls, p.nbands);
   in.I_eps_array = runtime::host_view<HostComplexMatrix>("gpp::input::I_eps_array", p.ncouls, nloc);
   in.wtilde_array = runtime::host_view<HostComplexMatrix>("gpp::input::wtilde_array", p.ncouls, nloc);
+  std::vector<std::pair<void*, std::size_t>> arrays;
+  for (HostComplexMatrix* m : {&in.aqsmtemp, &in.aqsntemp, &in.I_eps_array, &in.wtilde_array})
+    arrays.emplace_back(m->data(), m->span() * sizeof(complex_t));
+  runtime::advise_huge_pages(arrays);
   return in;
 }
 

@@ -22,11 +22,15 @@ std::size_t aligned(std::size_t n) { return (n + kAlign - 1) / kAlign * kAlign; 
 // enough for the link's full speed, small enough that packing one hides the previous copy.
 constexpr std::size_t kUploadPieceBytes = std::size_t(64) << 20;
 
-// Helper threads a pack uses besides the packing thread: copying from pageable memory
-// is bound by one core's memory traffic well below a PCIe 5 or NVLink-C2C link.
+// Threads that pack a chunk into page-locked staging (the packing thread and its helpers):
+// copying from pageable memory is bound by each core's memory traffic, well below a PCIe 5
+// or NVLink-C2C link, and a quarter of 16 cores left a chunked pass waiting on its packs.
+// Half the host space's threads: the others launch the kernels and leave memory bandwidth
+// to the copies (all of them slowed both). At most 16.
 unsigned pack_threads() {
-  const unsigned hw = std::thread::hardware_concurrency();
-  return std::clamp(hw / 4, 1u, 8u);
+  const int host = Kokkos::DefaultHostExecutionSpace().concurrency();
+  const unsigned n = host > 1 ? unsigned(host) / 2 : std::thread::hardware_concurrency() / 4;
+  return std::clamp(n, 1u, 16u);
 }
 
 }  // namespace

@@ -845,9 +845,23 @@ ReferencePass host_pass(const ExecSpace& space, const GppData<typename ExecSpace
 // in one bucket per arm and frequency.
 constexpr int kTeamGp = 1;       // G' per thread
 constexpr int kTeamBands = 128;  // bands per block at most
-constexpr int kRun = 32;         // bands per run (a thread's flags of a pair and frequency: 32 bits)
-constexpr int kPassNw = 4;       // frequencies per launch; more are taken in passes
-constexpr int kTeamMax = 128;    // threads per team at most (the launch bounds)
+// Bands per run: a thread's flags of a pair and frequency are one RunBits. After each run
+// the team takes its flagged terms together (careful_pass: three barriers) and each thread
+// makes its pairs' values again; runs of 64 bands take half the passes of 32, for two more
+// registers a pair and frequency.
+constexpr int kRun = 64;
+using RunBits = std::uint64_t;
+static_assert(kRun == 8 * sizeof(RunBits), "a run's flags: one bit a band");
+// The bands flagged in m, and the first of them (m != 0), in 32-bit halves (compat's).
+KOKKOS_FORCEINLINE_FUNCTION int run_popcount(const RunBits m) {
+  return compat::popcount(unsigned(m)) + compat::popcount(unsigned(m >> 32));
+}
+KOKKOS_FORCEINLINE_FUNCTION int run_lowest(const RunBits m) {
+  const unsigned lo = unsigned(m);
+  return lo != 0u ? compat::countr_zero(lo) : 32 + compat::countr_zero(unsigned(m >> 32));
+}
+constexpr int kPassNw = 4;     // frequencies per launch; more are taken in passes
+constexpr int kTeamMax = 128;  // threads per team at most (the launch bounds)
 // Teams of kTeamMax per multiprocessor the registers must allow (launch bounds): 4 -> at
 // most 128 registers a thread, 5 -> 102; the empty blocks' kernel has no ssx.
 constexpr int kOccupiedTeamsPerSm = 5, kEmptyTeamsPerSm = 6;
@@ -1033,7 +1047,7 @@ struct TeamPass {
       for (int f = 0; f < kFields; ++f) slot(std::size_t(f) * team + me) = 0.0;
       for (int r0 = 0; r0 < nb; r0 += kRun) {
         const int r1 = nb < r0 + kRun ? nb : r0 + kRun;
-        unsigned flags[K][NW];
+        RunBits flags[K][NW];
         for (int j = 0; j < K; ++j)
           for (int w = 0; w < NW; ++w) flags[j][w] = 0u;
         // (the runs' variants: blocks with a wx < 0, where the sexcut test is made; blocks with
@@ -1087,7 +1101,7 @@ struct TeamPass {
   KOKKOS_INLINE_FUNCTION void lean_run(const int ig, const int r0, const int r1, const int neg, const double occ2,
                                        const bool (&valid)[K], const int (&igp)[K], const Shared<double>& staged,
                                        const Shared<std::int64_t>& offset, const Shared<int>& in_range,
-                                       const Shared<double>& slot, const Shared<int>& counts, unsigned (&flags)[K][NW],
+                                       const Shared<double>& slot, const Shared<int>& counts, RunBits (&flags)[K][NW],
                                        const int team, const int me) const {
     // the pairs' values, made again each run (from L1 or L2): kept over the careful pass,
     // they would add to its registers
@@ -1111,7 +1125,7 @@ struct TeamPass {
       next = an[offset(i + 1 < r1 ? i + 1 : i)];
       const double* s = &staged(std::size_t(i) * kStaged);
       const int inr = in_range(i);
-      const unsigned bit = 1u << (i - r0);
+      const RunBits bit = RunBits(1) << (i - r0);
       // (a G' past ngpown, the last again with weight 0, is computed and adds 0; its flags
       // and counts are dropped)
       for (int j = 0; j < K; ++j) {
@@ -1160,7 +1174,7 @@ struct TeamPass {
     for (int w = 0; w < NW; ++w) {
       int lean = 0;
       for (int j = 0; j < K; ++j)
-        if (valid[j]) lean += n_run - compat::popcount(flags[j][w]);
+        if (valid[j]) lean += n_run - run_popcount(flags[j][w]);
       int cut = 0;
       for (int j = 0; j < K; ++j)
         if (valid[j]) cut += cut_count[j][w];
@@ -1176,7 +1190,7 @@ struct TeamPass {
                                               const double x12, const bool two, const int neg0, const int neg1,
                                               const double mr, const double mi, double (&sch0)[2], double (&sch1)[2],
                                               double (&ssx0)[2], double (&ssx1)[2], int& cut0, int& cut1,
-                                              unsigned& flag0, unsigned& flag1, const unsigned bit) const {
+                                              RunBits& flag0, RunBits& flag1, const RunBits bit) const {
     const double dr0 = x0 - p.wr, dr1 = x1 - p.wr;
     const double wd0 = dr0 * dr0 + p.wi2, wd1 = dr1 * dr1 + p.wi2;
     if constexpr (Occupied) {
@@ -1211,7 +1225,7 @@ struct TeamPass {
   KOKKOS_FORCEINLINE_FUNCTION void occupied_term(const LeanPair& p, const double dr, const double wd, const double cr,
                                                  const double cd, const double r, const int negative, const double mr,
                                                  const double mi, double (&sch)[2], double (&ssx)[2], int& cut_count,
-                                                 unsigned& flag, const unsigned bit) const {
+                                                 RunBits& flag, const RunBits bit) const {
     const double rw = r * cd, rs = r * wd;  // 1/|wdiff|^2, 1/|cden|^2
     const bool lean = (wd > p.thr) & !recip_out_of_range(r);
     bool cut = false;
@@ -1228,8 +1242,8 @@ struct TeamPass {
   template <bool AnyNegative>
   KOKKOS_FORCEINLINE_FUNCTION void empty_term(const LeanPair& p, const double dr, const double wd, const double x2,
                                               const double rw, const int negative, const double mr, const double mi,
-                                              double (&sch)[2], int& cut_count, unsigned& flag,
-                                              const unsigned bit) const {
+                                              double (&sch)[2], int& cut_count, RunBits& flag,
+                                              const RunBits bit) const {
     const bool lean = (wd > p.thr) & !recip_out_of_range(rw);
     flag |= lean ? 0u : bit;
     if (AnyNegative && negative) {  // the cut the branch statistics count: |Omega2|^2 > sexcut^2 |I_eps|^2 |cden|^2
@@ -1248,13 +1262,13 @@ struct TeamPass {
                                            const double occ2, const int (&igp)[K], const Shared<double>& staged,
                                            const Shared<std::int64_t>& offset, const Shared<double>& slot,
                                            const Shared<int>& counts, const Shared<int>& flagged,
-                                           const Shared<int>& queue, const unsigned (&flags)[K][NW],
+                                           const Shared<int>& queue, const RunBits (&flags)[K][NW],
                                            const bool active) const {
     const int team = member.team_size(), me = member.team_rank();
     int mine = 0;
     if (active)
       for (int j = 0; j < K; ++j)
-        for (int w = 0; w < NW; ++w) mine += compat::popcount(flags[j][w]);
+        for (int w = 0; w < NW; ++w) mine += run_popcount(flags[j][w]);
     flagged(me) = mine;
     member.team_barrier();
     int first = 0, all = 0;
@@ -1266,9 +1280,8 @@ struct TeamPass {
       int at = first;
       for (int j = 0; j < K; ++j)
         for (int w = 0; w < NW; ++w)
-          for (unsigned m = active ? flags[j][w] : 0u; m != 0u; m &= m - 1u, ++at)
-            if (at >= round && at < round + kQueue)
-              queue(at - round) = ((me * K + j) * NW + w) * kRun + compat::countr_zero(m);
+          for (RunBits m = active ? flags[j][w] : 0u; m != 0u; m &= m - 1u, ++at)
+            if (at >= round && at < round + kQueue) queue(at - round) = ((me * K + j) * NW + w) * kRun + run_lowest(m);
       member.team_barrier();
       const int n = all - round < kQueue ? all - round : kQueue;
       for (int e = me; e < n; e += team)

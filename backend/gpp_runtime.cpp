@@ -9,11 +9,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 
 #if defined(__linux__)
 #include <sys/mman.h>
-#include <unistd.h>
 #endif
 
 namespace gpp::runtime {
@@ -168,27 +166,18 @@ HugePages huge_pages_setting() {
 }
 
 #if defined(__linux__)
-// Bytes Linux holds free in blocks of `block` bytes or more (/proc/buddyinfo: per zone,
-// the free blocks of 2^k pages for k = 0, 1, ...); 0 where it cannot say.
-double free_in_blocks_of(const std::size_t block) {
-  const long page = sysconf(_SC_PAGESIZE);
-  if (page <= 0) return 0;
-  std::ifstream in("/proc/buddyinfo");
-  double total = 0;
-  std::string line;
-  while (std::getline(in, line)) {
-    const auto zone = line.find("zone");
-    if (zone == std::string::npos) continue;
-    std::istringstream fields(line.substr(zone + 4));
-    std::string name;
-    fields >> name;
-    double count = 0;
-    for (int k = 0; fields >> count; ++k) {
-      const double bytes = double(page) * double(std::uint64_t(1) << k);
-      if (bytes >= double(block)) total += count * bytes;
-    }
+// The memory Linux says it can give without swapping (/proc/meminfo MemAvailable), in
+// bytes; 0 where it cannot say.
+double memory_available() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  double kib = 0;
+  std::string unit;
+  while (in >> key >> kib) {
+    std::getline(in, unit);
+    if (key == "MemAvailable:") return kib * 1024.0;
   }
-  return total;
+  return 0;
 }
 #endif
 }  // namespace
@@ -215,7 +204,7 @@ bool advise_huge_pages(const std::vector<std::pair<void*, std::size_t>>& ranges)
     }
   }
   if (whole.empty()) return false;
-  if (setting == HugePages::kAuto && !(free_in_blocks_of(kHuge) > 1.25 * bytes)) return false;
+  if (setting == HugePages::kAuto && !(memory_available() > 1.25 * bytes)) return false;
   bool asked = false;
   for (const auto& [lo, n] : whole) asked = madvise(reinterpret_cast<void*>(lo), n, MADV_HUGEPAGE) == 0 || asked;
   return asked;

@@ -92,11 +92,12 @@ std::string check_huge_pages_setting();
 
 /// Asks Linux for huge pages (madvise MADV_HUGEPAGE) under the whole 2 MiB pages of the
 /// host ranges given, before their first touch: a deck of tens of GiB is then faulted in
-/// 512 times fewer faults, which are most of its setup. The kernel finds such pages by
-/// compacting memory where it has too few free ones, which took longer than the faults it
-/// saves on a machine up for days; so, by default (GPP_HUGE_PAGES unset or auto), only
-/// where the free blocks of 2 MiB or more (/proc/buddyinfo) exceed the ranges by a quarter.
-/// GPP_HUGE_PAGES=0 (off) asks for none, =1 (on) always asks. Returns whether it asked.
+/// 512 times fewer faults, which are most of its setup. By default (GPP_HUGE_PAGES unset or
+/// auto) only where the memory Linux has available exceeds the ranges by a quarter, so that
+/// finding the pages does not push a nearly full machine into reclaim. GPP_HUGE_PAGES=0
+/// (off) asks for none: on a virtual machine whose host takes back the guest's free memory,
+/// faulting huge pages in can cost more than the small pages it saves (docs/wall-time.md).
+/// =1 (on) always asks. Returns whether it asked.
 bool advise_huge_pages(const std::vector<std::pair<void*, std::size_t>>& ranges);
 
 /// f(i) for i in [0, n) on the host: Kokkos's default host execution space (fenced) when

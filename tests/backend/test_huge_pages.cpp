@@ -131,34 +131,23 @@ TEST(HugePages, OnlyWholePagesOfTheRangesAndOnlyWhenAsked) {
   }
 }
 
-TEST(HugePages, AutoAsksOnlyWhereFreeHugeBlocksCoverTheRanges) {
+TEST(HugePages, AutoAsksOnlyWhereTheAvailableMemoryCoversTheRanges) {
   if (!kernel_has_thp()) GTEST_SKIP() << "this kernel has no transparent huge pages";
-  // No machine has 64 TiB free in huge blocks: a range that large (never touched, never
-  // advised) is refused by the default; a small one is asked for where this machine has
-  // 2 MiB blocks free, as /proc/buddyinfo says.
+  // No machine has 80 TiB available: a range of 64 TiB (never touched) is refused by the
+  // default; 8 MiB is asked for wherever /proc/meminfo says more than 10 MiB is available.
   const ScopedEnv env("GPP_HUGE_PAGES", nullptr);
   const Mapping m(8 * kMiB);
   ASSERT_NE(m.p, MAP_FAILED);
   char* base = static_cast<char*>(m.p);
   EXPECT_FALSE(gpp::runtime::advise_huge_pages({{base, std::size_t(64) << 40}}));
   EXPECT_FALSE(has_flag(vm_flags_at(base + 4 * kMiB), "hg"));
-  // The free bytes in blocks of 2 MiB or more (4 KiB pages: orders 9 and up), read here
-  // on their own; where they are near the threshold (1.25 x 8 MiB) they may move between
-  // this reading and the call's, and nothing is asserted.
-  std::ifstream buddy("/proc/buddyinfo");
-  std::string line;
-  double free_huge = 0;
-  while (std::getline(buddy, line)) {
-    if (line.find("zone") == std::string::npos) continue;
-    std::istringstream f(line.substr(line.find("zone") + 4));
-    std::string zone;
-    f >> zone;
-    double count = 0;
-    for (int k = 0; f >> count; ++k)
-      if (k >= 9) free_huge += count * 4096.0 * double(1L << k);
-  }
-  if (free_huge > 6 * double(kMiB) && free_huge < 14 * double(kMiB)) GTEST_SKIP() << "free huge blocks near 10 MiB";
-  const bool expected = free_huge > 10 * double(kMiB);
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  double available_kib = -1;
+  for (double kib = 0; meminfo >> key >> kib; meminfo.ignore(64, '\n'))
+    if (key == "MemAvailable:") available_kib = kib;
+  ASSERT_GT(available_kib, 0) << "no MemAvailable in /proc/meminfo";
+  const bool expected = available_kib * 1024 > 10 * double(kMiB);
   EXPECT_EQ(gpp::runtime::advise_huge_pages({{base, 8 * kMiB}}), expected);
   EXPECT_EQ(has_flag(vm_flags_at(base + 4 * kMiB), "hg"), expected);
 }

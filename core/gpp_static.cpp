@@ -44,41 +44,58 @@ std::complex<double> static_remainder(const ExecSpace& space, const GppData<type
     // such a reduction over named scalars, and leaves the loop scalar where the sums are an
     // array). Columns are contiguous (LayoutLeft); a block at the edge repeats the last
     // band or column and stores only its own entries.
-    constexpr int kBands = 2, kCols = 4;
+    //
+    // Blocks are taken for the cache: a task is a panel of kPanel columns and a group of
+    // kGroup bands, over G in tiles of kTile. The panel's tile of I_eps (kPanel x kTile
+    // values, 1 MiB) stays in the core's L2 while every band pair of the group passes over
+    // it, and each band pair's tile of aqsntemp in L1 while the panel's column quads pass
+    // over it; without the tiles every 4 columns streamed all of aqsntemp from memory,
+    // which bound the product by the memory's speed on 16 cores. S gathers the tiles' sums.
+    constexpr int kBands = 2, kCols = 4, kPanel = 64, kGroup = 64, kTile = 1024;
     const int nbands = d.nbands, ngpown = d.ngpown;
-    const int band_blocks = (nbands + kBands - 1) / kBands, col_blocks = (ngpown + kCols - 1) / kCols;
+    const int panels = (ngpown + kPanel - 1) / kPanel, groups = (nbands + kGroup - 1) / kGroup;
+    Kokkos::deep_copy(space, S, complex_t(0.0, 0.0));
     Kokkos::parallel_for(
-        "gpp::static::product_blocked", Kokkos::RangePolicy<ExecSpace>(space, 0, (long long)band_blocks * col_blocks),
-        [=](const long long b) {
-          const int n0 = int(b % band_blocks) * kBands, g0 = int(b / band_blocks) * kCols;
+        "gpp::static::product_blocked",
+        Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, (long long)panels * groups),
+        [=](const long long task) {
+          const int n_begin = int(task % groups) * kGroup, n_end = std::min(nbands, n_begin + kGroup);
+          const int c_begin = int(task / groups) * kPanel, c_end = std::min(ngpown, c_begin + kPanel);
           const auto column = [](const auto& m, const int c) { return reinterpret_cast<const double*>(&m(0, c)); };
-          const double* const a0 = column(aqsntemp, n0);
-          const double* const a1 = column(aqsntemp, std::min(n0 + 1, nbands - 1));
-          const double* const e0 = column(I_eps_array, g0);
-          const double* const e1 = column(I_eps_array, std::min(g0 + 1, ngpown - 1));
-          const double* const e2 = column(I_eps_array, std::min(g0 + 2, ngpown - 1));
-          const double* const e3 = column(I_eps_array, std::min(g0 + 3, ngpown - 1));
-          double r00 = 0, r01 = 0, r02 = 0, r03 = 0, r10 = 0, r11 = 0, r12 = 0, r13 = 0;
-          double i00 = 0, i01 = 0, i02 = 0, i03 = 0, i10 = 0, i11 = 0, i12 = 0, i13 = 0;
+          for (int t0 = 0; t0 < ncouls; t0 += kTile) {
+            const int t1 = std::min(ncouls, t0 + kTile);
+            for (int n0 = n_begin; n0 < n_end; n0 += kBands) {
+              const double* const a0 = column(aqsntemp, n0);
+              const double* const a1 = column(aqsntemp, std::min(n0 + 1, nbands - 1));
+              for (int g0 = c_begin; g0 < c_end; g0 += kCols) {
+                const double* const e0 = column(I_eps_array, g0);
+                const double* const e1 = column(I_eps_array, std::min(g0 + 1, ngpown - 1));
+                const double* const e2 = column(I_eps_array, std::min(g0 + 2, ngpown - 1));
+                const double* const e3 = column(I_eps_array, std::min(g0 + 3, ngpown - 1));
+                double r00 = 0, r01 = 0, r02 = 0, r03 = 0, r10 = 0, r11 = 0, r12 = 0, r13 = 0;
+                double i00 = 0, i01 = 0, i02 = 0, i03 = 0, i10 = 0, i11 = 0, i12 = 0, i13 = 0;
 #pragma omp simd reduction(+ : r00, r01, r02, r03, r10, r11, r12, r13, i00, i01, i02, i03, i10, i11, i12, i13)
-          for (int ig = 0; ig < ncouls; ++ig) {
-            const double ar0 = a0[2 * ig], ai0 = a0[2 * ig + 1], ar1 = a1[2 * ig], ai1 = a1[2 * ig + 1];
-            const double er0 = e0[2 * ig], ei0 = e0[2 * ig + 1], er1 = e1[2 * ig], ei1 = e1[2 * ig + 1];
-            const double er2 = e2[2 * ig], ei2 = e2[2 * ig + 1], er3 = e3[2 * ig], ei3 = e3[2 * ig + 1];
-            add_product(r00, i00, ar0, ai0, er0, ei0);
-            add_product(r01, i01, ar0, ai0, er1, ei1);
-            add_product(r02, i02, ar0, ai0, er2, ei2);
-            add_product(r03, i03, ar0, ai0, er3, ei3);
-            add_product(r10, i10, ar1, ai1, er0, ei0);
-            add_product(r11, i11, ar1, ai1, er1, ei1);
-            add_product(r12, i12, ar1, ai1, er2, ei2);
-            add_product(r13, i13, ar1, ai1, er3, ei3);
+                for (int ig = t0; ig < t1; ++ig) {
+                  const double ar0 = a0[2 * ig], ai0 = a0[2 * ig + 1], ar1 = a1[2 * ig], ai1 = a1[2 * ig + 1];
+                  const double er0 = e0[2 * ig], ei0 = e0[2 * ig + 1], er1 = e1[2 * ig], ei1 = e1[2 * ig + 1];
+                  const double er2 = e2[2 * ig], ei2 = e2[2 * ig + 1], er3 = e3[2 * ig], ei3 = e3[2 * ig + 1];
+                  add_product(r00, i00, ar0, ai0, er0, ei0);
+                  add_product(r01, i01, ar0, ai0, er1, ei1);
+                  add_product(r02, i02, ar0, ai0, er2, ei2);
+                  add_product(r03, i03, ar0, ai0, er3, ei3);
+                  add_product(r10, i10, ar1, ai1, er0, ei0);
+                  add_product(r11, i11, ar1, ai1, er1, ei1);
+                  add_product(r12, i12, ar1, ai1, er2, ei2);
+                  add_product(r13, i13, ar1, ai1, er3, ei3);
+                }
+                const double re[kBands][kCols] = {{r00, r01, r02, r03}, {r10, r11, r12, r13}};
+                const double im[kBands][kCols] = {{i00, i01, i02, i03}, {i10, i11, i12, i13}};
+                for (int i = 0; i < kBands; ++i)
+                  for (int j = 0; j < kCols; ++j)
+                    if (n0 + i < n_end && g0 + j < c_end) S(n0 + i, g0 + j) -= complex_t(re[i][j], im[i][j]);
+              }
+            }
           }
-          const double re[kBands][kCols] = {{r00, r01, r02, r03}, {r10, r11, r12, r13}};
-          const double im[kBands][kCols] = {{i00, i01, i02, i03}, {i10, i11, i12, i13}};
-          for (int i = 0; i < kBands; ++i)
-            for (int j = 0; j < kCols; ++j)
-              if (n0 + i < nbands && g0 + j < ngpown) S(n0 + i, g0 + j) = complex_t(-re[i][j], -im[i][j]);
         });
   } else {
     Kokkos::parallel_for(

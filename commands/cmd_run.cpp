@@ -140,7 +140,7 @@ int cmd_run(const std::vector<std::string>& args) {
   // after the header.
   write_outputs(o, rec);
   std::cout << "setup: " << s.setup_s << " s (generate/read, check, derive); data: " << gib(double(rec.data_bytes))
-            << (rec.ranks > 1 ? " on rank 0" : "") << "\n";
+            << (rec.ranks > 1 ? " on rank 0" : "") << (s.input.huge_pages ? " (in 2 MiB pages)" : "") << "\n";
   std::cout << describe_transfer(rec);
   for (SpaceKind k : {SpaceKind::Device, SpaceKind::Host})
     if (s.chunks(k).chunked() &&

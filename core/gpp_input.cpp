@@ -182,7 +182,7 @@ InputDeck skeleton(const DeckParams& p, int gvec_ng, const GpShare& share) {
   std::vector<std::pair<void*, std::size_t>> arrays;
   for (HostComplexMatrix* m : {&in.aqsmtemp, &in.aqsntemp, &in.I_eps_array, &in.wtilde_array})
     arrays.emplace_back(m->data(), m->span() * sizeof(complex_t));
-  runtime::advise_huge_pages(arrays);
+  in.huge_pages = runtime::advise_huge_pages(arrays);
   return in;
 }
 

@@ -37,6 +37,9 @@ struct InputDeck {
   HostComplexMatrix wtilde_array;                 // (ncouls, ngpown)
   HostComplexMatrix I_eps_array;                  // (ncouls, ngpown)
   HostComplexMatrix aqsntemp;                     // (ncouls, peinf_ntband_max)
+  // Not of the file: its four matrices were asked for in 2 MiB pages (a generated deck,
+  // runtime::advise_huge_pages).
+  bool huge_pages = false;
   // records 15..18, one value per frequency iw = nstart..nend
   std::vector<std::complex<double>> asxtemp0, achtemp0;
   std::vector<std::complex<double>> asxtempref, achtempref;  // empty when none is stored

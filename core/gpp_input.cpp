@@ -67,27 +67,30 @@ std::vector<int> permutation(int n, const Rng& rng, std::uint64_t stream) {
   return p;
 }
 
-template <class F>
-void fill_matrix(HostComplexMatrix& m, F&& f) {
-  const int rows = int(m.extent(0));
-  const int cols = int(m.extent(1));
-  runtime::host_parallel_for("gpp::input::fill", cols, [&](const long long c) {
-    for (int r = 0; r < rows; ++r) m(r, int(c)) = f(r, int(c));
-  });
-}
-
-// Column by column in parallel, as fill_matrix, with column(c, rows, out) writing column c
-// as (re, im) pairs: the random generator's loops over a column are written without
-// branches, so that the compiler keeps them in vector lanes (a deck of tens of GiB is made
-// in about the time its pages take to touch). The values are the same to the bit as one
-// element at a time: integer arithmetic, and IEEE operations without contraction
-// (-ffp-contract=off, core/CMakeLists.txt).
+// Column by column in parallel, with column(c, rows, out) writing column c as (re, im)
+// pairs: the random generator's loops over a column are written without branches, so that
+// the compiler keeps them in vector lanes (a deck of tens of GiB is made in about the time
+// its pages take to touch). The values are the same to the bit as one element at a time:
+// integer arithmetic, and IEEE operations without contraction (-ffp-contract=off,
+// core/CMakeLists.txt).
 template <class F>
 void fill_columns(HostComplexMatrix& m, F&& column) {
   const int rows = int(m.extent(0));
   const int cols = int(m.extent(1));
   runtime::host_parallel_for("gpp::input::fill", cols, [&](const long long c) {
     column(int(c), rows, reinterpret_cast<double*>(&m(0, int(c))));
+  });
+}
+
+// Element by element: m(r, c) = f(r, c).
+template <class F>
+void fill_matrix(HostComplexMatrix& m, F&& f) {
+  fill_columns(m, [&](const int c, const int rows, double* const out) {
+    for (int r = 0; r < rows; ++r) {
+      const complex_t z = f(r, c);
+      out[2 * r] = z.real();
+      out[2 * r + 1] = z.imag();
+    }
   });
 }
 

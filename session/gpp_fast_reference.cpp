@@ -292,18 +292,22 @@ KOKKOS_FORCEINLINE_FUNCTION int arm_of(const Term& t) { return t.regular ? kRegu
 KOKKOS_FORCEINLINE_FUNCTION bool adds_sch(const Term& t) { return t.regular; }
 KOKKOS_FORCEINLINE_FUNCTION bool adds_ssx(const Term& t) { return (t.regular | t.near) & !t.cut; }
 
-// ---- the lean form: one ssx denominator a term -------------------------------------------
+// ---- the lean form: the regular arm in the loop, the rest from a list --------------------
 
-// The same term with fewer operations, for the loops where every value is in range: the
-// regular and the near-pole arm's ssx differ only in their operands, so each term takes
-// its arm's: ssx aqsn = A B / d2 with (A, B, d2) = (Q, conj(cden), |cden|^2) on the
-// regular arm and (P, (a + ib) conj(c), |c|^2), times -1/4, on the near-pole arm; one
-// reciprocal of den = |wdiff|^2 d2 gives 1/|wdiff|^2 (sch) and 1/d2 (ssx, the cut), and
-// two frequencies share one division. Its values are term_from's up to the order of a few
-// roundings; its arms and cuts are decided by the same comparisons of the same values.
+// The same term with fewer operations, for the loops where every value is in range. An
+// occupied band's loop takes the regular arm only: sch aqsn = (a + ib) P / |wdiff|^2 and
+// ssx aqsn = Q conj(cden) / |cden|^2, one reciprocal of den = |wdiff|^2 |cden|^2 giving
+// both (and the cut), two frequencies sharing one division. The terms off the regular arm
+// (about 2% of a deck's, and a zero arm's term adds nothing) are marked, one bit a G, and
+// evaluated afterwards from a list of their G (near_terms): the near-pole arm's ssx aqsn =
+// -P (a + ib) conj(c) / (4 |c|^2), with a reciprocal of |wdiff|^2 |c|^2 of their own. A
+// loop that took both arms by blends made each term select its operands (about 50
+// instructions of 160 a vector of 8 G for two frequencies). Its values are term_from's up
+// to the order of a few roundings; its arms and cuts are decided by the same comparisons of
+// the same values.
 struct LeanParts {
-  double wd, a, b, cr, c_r, bb, d2, den;  // |wdiff|^2, wtilde conj(wdiff) = a + ib, Re cden, Re c, b^2, d2, den
-  bool regular, near;
+  double wd, a, b, cr, cden2, den;  // |wdiff|^2, wtilde conj(wdiff) = a + ib, Re cden, |cden|^2, den
+  bool regular;
 };
 
 template <class Row>
@@ -314,48 +318,67 @@ KOKKOS_FORCEINLINE_FUNCTION LeanParts lean_parts(const Row& p, const double x, c
   u.a = p[kWr] * dr - p[kWi2];
   u.b = p[kWi] * x;
   u.regular = u.wd > p[kThrRegular];
-  u.near = !u.regular & (u.wd < p[kThrNear]);
   u.cr = x2 - p[kW2r];
-  const double cden2 = u.cr * u.cr + p[kW2i2];
-  u.c_r = u.a + 0.5 * u.wd;
-  u.bb = u.b * u.b;
-  const double c2 = u.c_r * u.c_r + u.bb;
-  u.d2 = u.regular ? cden2 : c2;
-  u.den = u.wd * u.d2;
+  u.cden2 = u.cr * u.cr + p[kW2i2];
+  u.den = u.wd * u.cden2;
   return u;
 }
 
-// What an occupied band's term adds (sch aqsn, ssx aqsn, before occ and conj(aqsm)), from
-// its parts and r = 1/den, and its arm_code (below); `Negative`: wx < 0 (the sexcut test
-// applies). A term whose reciprocal is out of range where it is used is flagged in the
-// code (exceptional): the chunk is then redone by the careful form. Reciprocals enter
-// only through selects, so that a term that adds nothing (the zero arm, |wdiff| = 0)
-// leaves no inf or NaN in the sums.
+// What an occupied band's regular term adds (sch aqsn, ssx aqsn, before occ and
+// conj(aqsm)), from its parts and r = 1/den, and its arm_code (below); `Negative`: wx < 0
+// (the sexcut test applies). A regular term whose reciprocal is out of range is flagged in
+// the code (exceptional): the chunk is then redone by the careful form. Reciprocals enter
+// only through selects, so that a term off the regular arm (|wdiff| = 0 among them) leaves
+// no inf or NaN in the sums.
 template <bool Negative, class Row, class BandRow>
-KOKKOS_FORCEINLINE_FUNCTION void lean_occupied(const Row& p, const BandRow& n, const LeanParts& u, const double r,
-                                               double& sch_r, double& sch_i, double& ssx_r, double& ssx_i,
-                                               double& code) {
-  const double rw = r * u.d2, rs = r * u.wd;  // 1/|wdiff|^2, 1/d2
+KOKKOS_FORCEINLINE_FUNCTION void lean_regular(const Row& p, const BandRow& n, const LeanParts& u, const double r,
+                                              double& sch_r, double& sch_i, double& ssx_r, double& ssx_i,
+                                              double& code) {
+  const double rw = r * u.cden2, rs = r * u.wd;  // 1/|wdiff|^2, 1/|cden|^2
   const double pr = n[kPr], pi = n[kPi], qr = n[kQr], qi = n[kQi];
   const double sw = u.regular ? rw : 0.0;
   sch_r += sw * (u.a * pr - u.b * pi);
   sch_i += sw * (u.a * pi + u.b * pr);
-  const double ar = u.regular ? qr : pr, ai = u.regular ? qi : pi;
-  const double br = u.regular ? u.cr : u.a * u.c_r + u.bb, bi = u.regular ? p[kW2i] : 0.5 * u.b * u.wd;
-  bool adds = u.regular | u.near, cut = false;
+  // (selects of values, not & of conditions: g++ made those in general registers)
+  const double one = u.regular ? 1.0 : 0.0;
+  double sx = u.regular ? rs : 0.0, arm = one;
   if constexpr (Negative) {
-    const double big = u.regular ? p[kOsq] : p[kIsq16] * (u.a * u.a + u.bb);  // |ssx|^2 d2
-    cut = adds & (big * rs > p[kCut2]);
-    adds = adds & !cut;
+    const bool over = p[kOsq] * rs > p[kCut2];  // cut, where regular
+    sx = over ? 0.0 : sx;
+    arm = over ? 0x1.004p10 * one : one;
   }
-  const double sx = adds ? (u.regular ? rs : -0.25 * rs) : 0.0;
-  ssx_r += sx * (ar * br - ai * bi);
-  ssx_i += sx * (ar * bi + ai * br);
-  const bool exceptional = (u.regular | u.near) & !(r <= kRecipMax);
-  code += (u.regular ? (cut ? 0x1.004p10 : 1.0)
-           : u.near  ? (cut ? 0x1.004p30 : 0x1p20)
-                     : 0.0) +
-          (exceptional ? 0x1p40 : 0.0);
+  ssx_r += sx * (qr * u.cr - qi * p[kW2i]);
+  ssx_i += sx * (qr * p[kW2i] + qi * u.cr);
+  code += arm + (r <= kRecipMax ? 0.0 : 0x1p40 * one);  // exceptional, where regular
+}
+
+// A listed term: off the regular arm where the loop's test (lean_parts', the same
+// operations on the same values) says so, counted in `offs`; then the near-pole arm's ssx
+// aqsn where |wdiff|^2 < |wtilde|^2 / TOL_Zero, else the zero arm's nothing; its
+// arm_code. A term whose own reciprocal is out of range is flagged as above.
+template <bool Negative, class Row, class BandRow>
+KOKKOS_FORCEINLINE_FUNCTION void near_term(const Row& p, const BandRow& n, const double x, const double listed,
+                                           double& ssx_r, double& ssx_i, double& code, double& offs) {
+  const double dr = x - p[kWr];
+  const double wd = dr * dr + p[kWi2];
+  const double off = wd > p[kThrRegular] ? 0.0 : listed;  // 1 or 0
+  const double near = wd < p[kThrNear] ? off : 0.0;
+  const double a = p[kWr] * dr - p[kWi2], b = p[kWi] * x;
+  const double c_r = a + 0.5 * wd, bb = b * b;
+  const double c2 = c_r * c_r + bb;
+  const double r = 1.0 / (wd * c2), rs = r * wd;  // 1/|c|^2
+  double sx = near != 0.0 ? -0.25 * rs : 0.0, arm = 0x1p20 * near;
+  if constexpr (Negative) {
+    const bool over = p[kIsq16] * (a * a + bb) * rs > p[kCut2];  // cut, where near
+    sx = over ? 0.0 : sx;
+    arm = over ? 0x1.004p30 * near : arm;
+  }
+  const double nr = a * c_r + bb, ni = 0.5 * b * wd;  // (a + ib) conj(c)
+  const double pr = n[kPr], pi = n[kPi];
+  ssx_r += sx * (pr * nr - pi * ni);
+  ssx_i += sx * (pr * ni + pi * nr);
+  code += arm + (r <= kRecipMax ? 0.0 : 0x1p40 * near);  // exceptional, where near
+  offs += off;
 }
 
 // An empty band's term (sch only) where every term of the chunk is regular (the caller
@@ -393,13 +416,13 @@ enum Scratch : int { kBandRows = kFields, kFlag0 = kBandRows + kBandFields, kFla
 // One pair's fields in a chunk's rows (one buffer, rows kChunk apart: one base register).
 struct RowsAt {
   const double* rows;
-  int k;
+  std::ptrdiff_t k;
   KOKKOS_FORCEINLINE_FUNCTION double operator[](const int f) const { return rows[f * kChunk + k]; }
 };
 // One pair's band fields in a chunk's rows.
 struct BandRowsAt {
   const double* rows;
-  int k;
+  std::ptrdiff_t k;
   KOKKOS_FORCEINLINE_FUNCTION double operator[](const int f) const { return rows[(kBandRows + f) * kChunk + k]; }
 };
 
@@ -565,43 +588,146 @@ inline void finish_chunk(const double* rows, const double* an, const int len, co
   c1.arms = arms1;
 }
 
-// The lean loops (lean_occupied, lean_empty) of one frequency (x1 unused) or two of a
+// From a chunk's arm codes: whether a term is out of the lean form's range; whether every
+// term is regular.
+inline bool exceptional(const ChunkSums& c) { return (std::int64_t(c.arms) >> 40) != 0; }
+inline bool all_regular(const ChunkSums& c, const int len) { return (std::int64_t(c.arms) & 1023) == len; }
+
+// The G of a chunk whose term is off the regular arm at one of a band's frequencies or the
+// other, in order, from the loop's marks; followed by a vector's worth of copies of the
+// first, so that near_terms' loop runs whole vectors (no scalar remainder).
+constexpr int kListPad = 8;  // lanes of the widest vector
+struct OffList {
+  std::ptrdiff_t g[kChunk + kListPad];  // (as wide as a double: a vector of indices per vector of values)
+  double listed[kChunk + kListPad];     // 1, and 0 for the copies (an array: a test of the index split the loop)
+  int n = 0;
+};
+
+// The lowest bit set in m (m != 0), in 32-bit halves (compat's).
+KOKKOS_FORCEINLINE_FUNCTION int lowest_bit(const std::uint64_t m) {
+  const unsigned lo = unsigned(m);
+  return lo != 0u ? compat::countr_zero(lo) : 32 + compat::countr_zero(unsigned(m >> 32));
+}
+
+// A chunk's G whose term is off the regular arm at a frequency, marked in three words
+// of 43 bits (G k: bit k % 43 of word k / 43), each a double: a sum of distinct powers of
+// two below 2^43 is exact. (The loop's integer sums made g++ 12 keep every sum of the loop
+// in memory; an | reduction left it scalar.)
+constexpr int kWordBits = 43, kWords = 3;
+static_assert(kChunk <= kWords * kWordBits, "a chunk's marks fit its words");
+struct MarkTable {
+  double bit[kWords][kChunk];  // G k's bit in word w, 0 in the others
+  constexpr MarkTable() : bit() {
+    for (int k = 0; k < kChunk; ++k) {
+      double b = 1.0;
+      for (int i = 0; i < k % kWordBits; ++i) b *= 2.0;
+      bit[k / kWordBits][k] = b;
+    }
+  }
+};
+constexpr MarkTable kMarks{};
+
+inline bool off_list(const double (&words)[kWords], OffList& l) {
+  for (int w = 0; w < kWords; ++w)
+    for (auto m = std::uint64_t(words[w]); m != 0; m &= m - 1) {
+      l.g[l.n] = kWordBits * w + lowest_bit(m);
+      l.listed[l.n++] = 1.0;
+    }
+  if (l.n == 0) return false;
+  for (int i = l.n; i < l.n + kListPad; ++i) {
+    l.g[i] = l.g[0];
+    l.listed[i] = 0.0;
+  }
+  return true;
+}
+
+// The listed terms of one frequency (x1 unused) or two, their rows gathered a vector of
+// listed G at a time (the lanes past the list repeat its first G and add nothing); their
+// ssx and arm codes are added to c0 and c1. False where the list's count of terms off the
+// regular arm and the loop's count of regular ones (c.arms) do not add up to the chunk
+// (a rounding that differed between the two loops): the chunk is then redone.
+template <bool N0, bool N1, bool Two>
+[[gnu::noinline]] bool near_terms(const double* rows, const OffList& l, const int len, const double x0, const double x1,
+                                  ChunkSums& c0, ChunkSums& c1) {
+  double ssx_r0 = 0, ssx_i0 = 0, code0 = 0, offs0 = 0, ssx_r1 = 0, ssx_i1 = 0, code1 = 0, offs1 = 0;
+  // (indices and counters as wide as the values: vectors of 8 lanes throughout)
+  const std::ptrdiff_t padded = (l.n + kListPad - 1) / kListPad * kListPad;
+#pragma omp simd reduction(+ : ssx_r0, ssx_i0, code0, offs0, ssx_r1, ssx_i1, code1, offs1)
+  for (std::ptrdiff_t j = 0; j < padded; ++j) {
+    const std::ptrdiff_t k = l.g[j];
+    const RowsAt p{rows, k};
+    const BandRowsAt b{rows, k};
+    near_term<N0>(p, b, x0, l.listed[j], ssx_r0, ssx_i0, code0, offs0);
+    if constexpr (Two) near_term<N1>(p, b, x1, l.listed[j], ssx_r1, ssx_i1, code1, offs1);
+  }
+  const auto regular = [](const ChunkSums& c) { return double(std::int64_t(c.arms) & 1023); };
+  if (regular(c0) + offs0 != len || (Two && regular(c1) + offs1 != len)) return false;
+  c0.sums[2] += ssx_r0;
+  c0.sums[3] += ssx_i0;
+  c0.arms += code0;
+  if constexpr (Two) {
+    c1.sums[2] += ssx_r1;
+    c1.sums[3] += ssx_i1;
+    c1.arms += code1;
+  }
+  return true;
+}
+
+// The lean loops (lean_regular, lean_empty) of one frequency (x1 unused) or two of a
 // band over a chunk, one `omp simd` loop per kind of band, number of frequencies and
-// signs of wx, each in a function of its own (see above).
+// signs of wx, each in a function of its own (see above); an occupied band's terms off the
+// regular arm then from their list. False where the chunk needs the careful form (the
+// list's counts above).
 template <bool N0, bool N1>
-[[gnu::noinline]] void lean_occupied_two(const double* rows, const int len, const double x0, const double x1,
+[[gnu::noinline]] bool lean_occupied_two(const double* rows, const int len, const double x0, const double x1,
                                          ChunkSums& c0, ChunkSums& c1) {
   const double x02 = x0 * x0, x12 = x1 * x1;
   double sch_r0 = 0, sch_i0 = 0, ssx_r0 = 0, ssx_i0 = 0, code0 = 0;
   double sch_r1 = 0, sch_i1 = 0, ssx_r1 = 0, ssx_i1 = 0, code1 = 0;
-#pragma omp simd reduction(+ : sch_r0, sch_i0, ssx_r0, ssx_i0, code0, sch_r1, sch_i1, ssx_r1, ssx_i1, code1)
+  double w0 = 0, w1 = 0, w2 = 0;
+#pragma omp simd reduction(+ : sch_r0, sch_i0, ssx_r0, ssx_i0, code0, sch_r1, sch_i1, ssx_r1, ssx_i1, code1, w0, w1, w2)
   for (int k = 0; k < len; ++k) {
     const RowsAt p{rows, k};
     const BandRowsAt n{rows, k};
     const LeanParts u0 = lean_parts(p, x0, x02), u1 = lean_parts(p, x1, x12);
     const double q = 1.0 / (u0.den * u1.den);
-    lean_occupied<N0>(p, n, u0, u1.den * q, sch_r0, sch_i0, ssx_r0, ssx_i0, code0);
-    lean_occupied<N1>(p, n, u1, u0.den * q, sch_r1, sch_i1, ssx_r1, ssx_i1, code1);
+    lean_regular<N0>(p, n, u0, u1.den * q, sch_r0, sch_i0, ssx_r0, ssx_i0, code0);
+    lean_regular<N1>(p, n, u1, u0.den * q, sch_r1, sch_i1, ssx_r1, ssx_i1, code1);
+    const bool both = u0.regular & u1.regular;
+    w0 += both ? 0.0 : kMarks.bit[0][k];
+    w1 += both ? 0.0 : kMarks.bit[1][k];
+    w2 += both ? 0.0 : kMarks.bit[2][k];
   }
   c0 = ChunkSums{{sch_r0, sch_i0, ssx_r0, ssx_i0}, code0};
   c1 = ChunkSums{{sch_r1, sch_i1, ssx_r1, ssx_i1}, code1};
+  OffList l;
+  const bool listed = !off_list({w0, w1, w2}, l) || near_terms<N0, N1, true>(rows, l, len, x0, x1, c0, c1);
+  return listed && !exceptional(c0) && !exceptional(c1);
 }
 
 template <bool N0>
-[[gnu::noinline]] void lean_occupied_one(const double* rows, const int len, const double x0, ChunkSums& c0) {
+[[gnu::noinline]] bool lean_occupied_one(const double* rows, const int len, const double x0, ChunkSums& c0) {
   const double x02 = x0 * x0;
   double sch_r0 = 0, sch_i0 = 0, ssx_r0 = 0, ssx_i0 = 0, code0 = 0;
-#pragma omp simd reduction(+ : sch_r0, sch_i0, ssx_r0, ssx_i0, code0)
+  double w0 = 0, w1 = 0, w2 = 0;
+#pragma omp simd reduction(+ : sch_r0, sch_i0, ssx_r0, ssx_i0, code0, w0, w1, w2)
   for (int k = 0; k < len; ++k) {
     const RowsAt p{rows, k};
     const LeanParts u0 = lean_parts(p, x0, x02);
-    lean_occupied<N0>(p, BandRowsAt{rows, k}, u0, 1.0 / u0.den, sch_r0, sch_i0, ssx_r0, ssx_i0, code0);
+    lean_regular<N0>(p, BandRowsAt{rows, k}, u0, 1.0 / u0.den, sch_r0, sch_i0, ssx_r0, ssx_i0, code0);
+    w0 += u0.regular ? 0.0 : kMarks.bit[0][k];
+    w1 += u0.regular ? 0.0 : kMarks.bit[1][k];
+    w2 += u0.regular ? 0.0 : kMarks.bit[2][k];
   }
   c0 = ChunkSums{{sch_r0, sch_i0, ssx_r0, ssx_i0}, code0};
+  OffList l;
+  ChunkSums unused;
+  const bool listed = !off_list({w0, w1, w2}, l) || near_terms<N0, false, false>(rows, l, len, x0, 0.0, c0, unused);
+  return listed && !exceptional(c0);
 }
 
 template <bool N0, bool N1>
-[[gnu::noinline]] void lean_empty_two(const double* rows, const int len, const double x0, const double x1,
+[[gnu::noinline]] bool lean_empty_two(const double* rows, const int len, const double x0, const double x1,
                                       ChunkSums& c0, ChunkSums& c1) {
   const double x02 = x0 * x0, x12 = x1 * x1;
   double sch_r0 = 0, sch_i0 = 0, code0 = 0, sch_r1 = 0, sch_i1 = 0, code1 = 0;
@@ -617,10 +743,11 @@ template <bool N0, bool N1>
   }
   c0 = ChunkSums{{sch_r0, sch_i0, 0.0, 0.0}, code0};
   c1 = ChunkSums{{sch_r1, sch_i1, 0.0, 0.0}, code1};
+  return all_regular(c0, len) && all_regular(c1, len);
 }
 
 template <bool N0>
-[[gnu::noinline]] void lean_empty_one(const double* rows, const int len, const double x0, ChunkSums& c0) {
+[[gnu::noinline]] bool lean_empty_one(const double* rows, const int len, const double x0, ChunkSums& c0) {
   const double x02 = x0 * x0;
   double sch_r0 = 0, sch_i0 = 0, code0 = 0;
 #pragma omp simd reduction(+ : sch_r0, sch_i0, code0)
@@ -631,32 +758,27 @@ template <bool N0>
     lean_empty<N0>(p, BandRowsAt{rows, k}, x0, x02, dr0, wd0 > p[kThrRegular], 1.0 / wd0, sch_r0, sch_i0, code0);
   }
   c0 = ChunkSums{{sch_r0, sch_i0, 0.0, 0.0}, code0};
+  return all_regular(c0, len);
 }
 
 // The lean loops for a band's one or two frequencies; false where the chunk needs the
-// careful form: an occupied band's exceptional term, an empty band's term off the regular
-// arm.
+// careful form: an occupied band's exceptional term (or a list that does not add up), an
+// empty band's term off the regular arm.
 inline bool lean_chunk(const double* rows, const int len, const int frequencies, const double x0, const double x1,
                        const bool occupied, ChunkSums (&c)[2]) {
   const bool n0 = x0 < 0.0, n1 = x1 < 0.0;
   if (frequencies == 2) {
-    using Two = void (*)(const double*, int, double, double, ChunkSums&, ChunkSums&);
+    using Two = bool (*)(const double*, int, double, double, ChunkSums&, ChunkSums&);
     static constexpr Two occupied_loops[4] = {lean_occupied_two<false, false>, lean_occupied_two<false, true>,
                                               lean_occupied_two<true, false>, lean_occupied_two<true, true>};
     static constexpr Two empty_loops[4] = {lean_empty_two<false, false>, lean_empty_two<false, true>,
                                            lean_empty_two<true, false>, lean_empty_two<true, true>};
-    (occupied ? occupied_loops : empty_loops)[2 * n0 + n1](rows, len, x0, x1, c[0], c[1]);
-  } else {
-    using One = void (*)(const double*, int, double, ChunkSums&);
-    static constexpr One occupied_loops[2] = {lean_occupied_one<false>, lean_occupied_one<true>};
-    static constexpr One empty_loops[2] = {lean_empty_one<false>, lean_empty_one<true>};
-    (occupied ? occupied_loops : empty_loops)[n0](rows, len, x0, c[0]);
+    return (occupied ? occupied_loops : empty_loops)[2 * n0 + n1](rows, len, x0, x1, c[0], c[1]);
   }
-  for (int j = 0; j < frequencies; ++j) {
-    const auto code = std::int64_t(c[j].arms);
-    if (occupied ? (code >> 40) != 0 : (code & 1023) != len) return false;
-  }
-  return true;
+  using One = bool (*)(const double*, int, double, ChunkSums&);
+  static constexpr One occupied_loops[2] = {lean_occupied_one<false>, lean_occupied_one<true>};
+  static constexpr One empty_loops[2] = {lean_empty_one<false>, lean_empty_one<true>};
+  return (occupied ? occupied_loops : empty_loops)[n0](rows, len, x0, c[0]);
 }
 
 // One frequency (x1 unused) or two of a band over a chunk: the lean loops where they
@@ -852,13 +974,9 @@ constexpr int kTeamBands = 128;  // bands per block at most
 constexpr int kRun = 64;
 using RunBits = std::uint64_t;
 static_assert(kRun == 8 * sizeof(RunBits), "a run's flags: one bit a band");
-// The bands flagged in m, and the first of them (m != 0), in 32-bit halves (compat's).
+// The bands flagged in m, in 32-bit halves (compat's); the first of them: lowest_bit.
 KOKKOS_FORCEINLINE_FUNCTION int run_popcount(const RunBits m) {
   return compat::popcount(unsigned(m)) + compat::popcount(unsigned(m >> 32));
-}
-KOKKOS_FORCEINLINE_FUNCTION int run_lowest(const RunBits m) {
-  const unsigned lo = unsigned(m);
-  return lo != 0u ? compat::countr_zero(lo) : 32 + compat::countr_zero(unsigned(m >> 32));
 }
 constexpr int kPassNw = 4;     // frequencies per launch; more are taken in passes
 constexpr int kTeamMax = 128;  // threads per team at most (the launch bounds)
@@ -1281,7 +1399,7 @@ struct TeamPass {
       for (int j = 0; j < K; ++j)
         for (int w = 0; w < NW; ++w)
           for (RunBits m = active ? flags[j][w] : 0u; m != 0u; m &= m - 1u, ++at)
-            if (at >= round && at < round + kQueue) queue(at - round) = ((me * K + j) * NW + w) * kRun + run_lowest(m);
+            if (at >= round && at < round + kQueue) queue(at - round) = ((me * K + j) * NW + w) * kRun + lowest_bit(m);
       member.team_barrier();
       const int n = all - round < kQueue ? all - round : kQueue;
       for (int e = me; e < n; e += team)

@@ -410,6 +410,9 @@ constexpr double kLeanLimittwo = 1e-120;
 // lanes additions in a chain, then the lanes), compensated from there on.
 constexpr int kChunk = 128;
 static_assert(kChunk < 1024, "a chunk's arm counts are summed in fields of 10 bits");
+// G' per task, taken chunk by chunk: a chunk's aqsntemp columns of the block (64 KB for 32
+// bands) come from the shared cache for the first G' and from the core's own for the second.
+constexpr int kHostGroup = 2;
 // and per frequency of a pair, the terms the vector form left to literal_term (1.0)
 enum Scratch : int { kBandRows = kFields, kFlag0 = kBandRows + kBandFields, kFlag1, kRows };
 
@@ -833,74 +836,77 @@ void host_block(const ExecSpace& space, const GppData<typename ExecSpace::memory
   const bool lean_empty_ok = limittwo >= kLeanLimittwo;
   Kokkos::parallel_for(
       "gpp::reference::fast_host",
-      Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, d.ngpown),
-      [&, b0, b1, nw, ncouls, limittwo, sexcut, sexcut2, lean_empty_ok](const int igp) {
+      Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0,
+                                                                        (d.ngpown + kHostGroup - 1) / kHostGroup),
+      [&, b0, b1, nw, ncouls, limittwo, sexcut, sexcut2, lean_empty_ok](const int group) {
         const int id = token.acquire();
         double* const rows = &scratch(id, 0);  // kRows rows of kChunk
-        Compensated* sums = &acc.sums(igp, 0);
-        std::int64_t* arms = &acc.arms(igp, 0);
-        const double* const wt = reinterpret_cast<const double*>(&d.wtilde_array(0, igp));
-        const double* const ie = reinterpret_cast<const double*>(&d.I_eps_array(0, igp));
-        for (int c0 = 0; c0 < ncouls; c0 += kChunk) {
-          const int len = std::min(kChunk, ncouls - c0);
-          double outside = 0;
-          {
-            const double* __restrict w = wt + 2 * c0;
-            const double* __restrict e = ie + 2 * c0;
-            double* __restrict out = rows;
+        const int g0 = group * kHostGroup, g1 = std::min(d.ngpown, g0 + kHostGroup);
+        for (int c0 = 0; c0 < ncouls; c0 += kChunk)
+          for (int igp = g0; igp < g1; ++igp) {
+            Compensated* sums = &acc.sums(igp, 0);
+            std::int64_t* arms = &acc.arms(igp, 0);
+            const double* const wt = reinterpret_cast<const double*>(&d.wtilde_array(0, igp));
+            const double* const ie = reinterpret_cast<const double*>(&d.I_eps_array(0, igp));
+            const int len = std::min(kChunk, ncouls - c0);
+            double outside = 0;
+            {
+              const double* __restrict w = wt + 2 * c0;
+              const double* __restrict e = ie + 2 * c0;
+              double* __restrict out = rows;
 #pragma omp simd reduction(+ : outside)
-            for (int k = 0; k < len; ++k) {
-              const Pair p = make_pair_values(w[2 * k], w[2 * k + 1], e[2 * k], e[2 * k + 1], sexcut2, limittwo);
-              for (int f = 0; f < kFields; ++f) out[f * kChunk + k] = p.f[f];
-              outside += p.in_range ? 0.0 : 1.0;
-            }
-          }
-          for (int n1 = b0; n1 < b1; ++n1) {
-            // The next band's aqsntemp at this chunk, 64 KB or more away from this one's:
-            // asked for now, it arrives while this band's terms are computed (else the band
-            // rows' loop waits for it, about a fifth of the pass).
-            if (n1 + 1 < b1) {
-              const char* next = reinterpret_cast<const char*>(&d.aqsntemp(c0, n1 + 1));
-              for (int byte = 0; byte < len * int(sizeof(complex_t)); byte += 64) __builtin_prefetch(next + byte);
-            }
-            // The band's rows (P, and Q for an occupied band) and the static remainder's
-            // sum over the chunk of aqsntemp I_eps (= P).
-            const double occ = d.occ_array(n1);
-            const double* __restrict an = reinterpret_cast<const double*>(&d.aqsntemp(c0, n1));
-            double s_r = 0, s_i = 0;
-            (occ != 0.0 ? band_rows<true> : band_rows<false>)(rows, an, len, s_r, s_i);
-            const complex_t aqsm = d.aqsmtemp_local(igp, n1);
-            const double mr = aqsm.real(), mi = -aqsm.imag();  // conj(aqsm): mat = conj(aqsm) aqsntemp
-            sums[4 * nw].add(-(mr * s_r - mi * s_i));          // achstemp: -conj(aqsm) sum(aqsn I_eps)
-            sums[4 * nw + 1].add(-(mr * s_i + mi * s_r));
-            // Frequencies two at a time, the last alone where nw is odd.
-            const auto in_range = [&](const double x) { return outside == 0 && x <= kWxMax && x >= -kWxMax; };
-            for (int iw = 0; iw < nw;) {
-              ChunkSums c[2];
-              const double x0 = d.wx_array_t(iw, n1);
-              int taken = 1;
-              double x1 = 0;
-              if (iw + 1 < nw) {
-                x1 = d.wx_array_t(iw + 1, n1);
-                taken = 2;
-              }
-              chunk_terms(rows, an, len, taken, x0, x1, occ != 0.0, in_range(x0) && (taken == 1 || in_range(x1)),
-                          lean_empty_ok, limittwo, sexcut, c);
-              for (int j = 0; j < taken; ++j, ++iw) {
-                const double* chunk = c[j].sums;
-                Compensated* s = sums + 4 * iw;
-                s[0].add(mr * chunk[0] - mi * chunk[1]);
-                s[1].add(mr * chunk[1] + mi * chunk[0]);
-                s[2].add(occ * (mr * chunk[2] - mi * chunk[3]));
-                s[3].add(occ * (mr * chunk[3] + mi * chunk[2]));
-                const bool negative = d.wx_array_t(iw, n1) < 0.0;
-                for (int arm = 0; arm < 3; ++arm)
-                  for (int cut = 0; cut < 2; ++cut)
-                    arms[measure::counts::ArmCounts::index(occ != 0.0, negative, arm, cut)] += c[j].by_arm[arm][cut];
+              for (int k = 0; k < len; ++k) {
+                const Pair p = make_pair_values(w[2 * k], w[2 * k + 1], e[2 * k], e[2 * k + 1], sexcut2, limittwo);
+                for (int f = 0; f < kFields; ++f) out[f * kChunk + k] = p.f[f];
+                outside += p.in_range ? 0.0 : 1.0;
               }
             }
+            for (int n1 = b0; n1 < b1; ++n1) {
+              // The next band's aqsntemp at this chunk, 64 KB or more away from this one's:
+              // asked for now, it arrives while this band's terms are computed (else the band
+              // rows' loop waits for it, about a fifth of the pass).
+              if (n1 + 1 < b1) {
+                const char* next = reinterpret_cast<const char*>(&d.aqsntemp(c0, n1 + 1));
+                for (int byte = 0; byte < len * int(sizeof(complex_t)); byte += 64) __builtin_prefetch(next + byte);
+              }
+              // The band's rows (P, and Q for an occupied band) and the static remainder's
+              // sum over the chunk of aqsntemp I_eps (= P).
+              const double occ = d.occ_array(n1);
+              const double* __restrict an = reinterpret_cast<const double*>(&d.aqsntemp(c0, n1));
+              double s_r = 0, s_i = 0;
+              (occ != 0.0 ? band_rows<true> : band_rows<false>)(rows, an, len, s_r, s_i);
+              const complex_t aqsm = d.aqsmtemp_local(igp, n1);
+              const double mr = aqsm.real(), mi = -aqsm.imag();  // conj(aqsm): mat = conj(aqsm) aqsntemp
+              sums[4 * nw].add(-(mr * s_r - mi * s_i));          // achstemp: -conj(aqsm) sum(aqsn I_eps)
+              sums[4 * nw + 1].add(-(mr * s_i + mi * s_r));
+              // Frequencies two at a time, the last alone where nw is odd.
+              const auto in_range = [&](const double x) { return outside == 0 && x <= kWxMax && x >= -kWxMax; };
+              for (int iw = 0; iw < nw;) {
+                ChunkSums c[2];
+                const double x0 = d.wx_array_t(iw, n1);
+                int taken = 1;
+                double x1 = 0;
+                if (iw + 1 < nw) {
+                  x1 = d.wx_array_t(iw + 1, n1);
+                  taken = 2;
+                }
+                chunk_terms(rows, an, len, taken, x0, x1, occ != 0.0, in_range(x0) && (taken == 1 || in_range(x1)),
+                            lean_empty_ok, limittwo, sexcut, c);
+                for (int j = 0; j < taken; ++j, ++iw) {
+                  const double* chunk = c[j].sums;
+                  Compensated* s = sums + 4 * iw;
+                  s[0].add(mr * chunk[0] - mi * chunk[1]);
+                  s[1].add(mr * chunk[1] + mi * chunk[0]);
+                  s[2].add(occ * (mr * chunk[2] - mi * chunk[3]));
+                  s[3].add(occ * (mr * chunk[3] + mi * chunk[2]));
+                  const bool negative = d.wx_array_t(iw, n1) < 0.0;
+                  for (int arm = 0; arm < 3; ++arm)
+                    for (int cut = 0; cut < 2; ++cut)
+                      arms[measure::counts::ArmCounts::index(occ != 0.0, negative, arm, cut)] += c[j].by_arm[arm][cut];
+                }
+              }
+            }
           }
-        }
         token.release(id);
       });
   space.fence();

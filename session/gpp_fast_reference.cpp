@@ -591,10 +591,11 @@ inline void finish_chunk(const double* rows, const double* an, const int len, co
   c1.arms = arms1;
 }
 
-// From a chunk's arm codes: whether a term is out of the lean form's range; whether every
-// term is regular.
+// From a chunk's arm codes: whether a term is out of the lean form's range; its regular
+// terms; whether every term is regular.
 inline bool exceptional(const ChunkSums& c) { return (std::int64_t(c.arms) >> 40) != 0; }
-inline bool all_regular(const ChunkSums& c, const int len) { return (std::int64_t(c.arms) & 1023) == len; }
+inline int regular_terms(const ChunkSums& c) { return int(std::int64_t(c.arms) & 1023); }
+inline bool all_regular(const ChunkSums& c, const int len) { return regular_terms(c) == len; }
 
 // The G of a chunk whose term is off the regular arm at one of a band's frequencies or the
 // other, in order, from the loop's marks; followed by a vector's worth of copies of the
@@ -629,6 +630,12 @@ struct MarkTable {
   }
 };
 constexpr MarkTable kMarks{};
+// Marks G k where its term is off the regular arm (`regular` false); host loops only.
+inline void mark_off(const bool regular, const int k, double& w0, double& w1, double& w2) {
+  w0 += regular ? 0.0 : kMarks.bit[0][k];
+  w1 += regular ? 0.0 : kMarks.bit[1][k];
+  w2 += regular ? 0.0 : kMarks.bit[2][k];
+}
 
 inline bool off_list(const double (&words)[kWords], OffList& l) {
   for (int w = 0; w < kWords; ++w)
@@ -663,8 +670,7 @@ template <bool N0, bool N1, bool Two>
     near_term<N0>(p, b, x0, l.listed[j], ssx_r0, ssx_i0, code0, offs0);
     if constexpr (Two) near_term<N1>(p, b, x1, l.listed[j], ssx_r1, ssx_i1, code1, offs1);
   }
-  const auto regular = [](const ChunkSums& c) { return double(std::int64_t(c.arms) & 1023); };
-  if (regular(c0) + offs0 != len || (Two && regular(c1) + offs1 != len)) return false;
+  if (regular_terms(c0) + offs0 != len || (Two && regular_terms(c1) + offs1 != len)) return false;
   c0.sums[2] += ssx_r0;
   c0.sums[3] += ssx_i0;
   c0.arms += code0;
@@ -696,10 +702,7 @@ template <bool N0, bool N1>
     const double q = 1.0 / (u0.den * u1.den);
     lean_regular<N0>(p, n, u0, u1.den * q, sch_r0, sch_i0, ssx_r0, ssx_i0, code0);
     lean_regular<N1>(p, n, u1, u0.den * q, sch_r1, sch_i1, ssx_r1, ssx_i1, code1);
-    const bool both = u0.regular & u1.regular;
-    w0 += both ? 0.0 : kMarks.bit[0][k];
-    w1 += both ? 0.0 : kMarks.bit[1][k];
-    w2 += both ? 0.0 : kMarks.bit[2][k];
+    mark_off(u0.regular & u1.regular, k, w0, w1, w2);
   }
   c0 = ChunkSums{{sch_r0, sch_i0, ssx_r0, ssx_i0}, code0};
   c1 = ChunkSums{{sch_r1, sch_i1, ssx_r1, ssx_i1}, code1};
@@ -718,9 +721,7 @@ template <bool N0>
     const RowsAt p{rows, k};
     const LeanParts u0 = lean_parts(p, x0, x02);
     lean_regular<N0>(p, BandRowsAt{rows, k}, u0, 1.0 / u0.den, sch_r0, sch_i0, ssx_r0, ssx_i0, code0);
-    w0 += u0.regular ? 0.0 : kMarks.bit[0][k];
-    w1 += u0.regular ? 0.0 : kMarks.bit[1][k];
-    w2 += u0.regular ? 0.0 : kMarks.bit[2][k];
+    mark_off(u0.regular, k, w0, w1, w2);
   }
   c0 = ChunkSums{{sch_r0, sch_i0, ssx_r0, ssx_i0}, code0};
   OffList l;

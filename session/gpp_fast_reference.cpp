@@ -1024,7 +1024,7 @@ struct TeamBlocks {
   Kokkos::View<int*, MemorySpace> order;     // bands, block by block
   Kokkos::View<int*, MemorySpace> start;     // block b: order(start(b) .. start(b+1)-1)
   Kokkos::View<double*, MemorySpace> occ;    // its occupation
-  Kokkos::View<int*, MemorySpace> negative;  // bit w: its wx at the pass's frequency w are < 0; kOutOfRange
+  Kokkos::View<int*, MemorySpace> negative;  // bit w: its wx at the pass's frequency w are < 0; kOutOfRange, kUnsorted
   std::vector<int> start_h, negative_h;
   std::vector<double> occ_h;
 };
@@ -1032,10 +1032,15 @@ struct TeamBlocks {
 // A block's bit where one of its wx is out of the vector form's range (|wx| > kWxMax): its
 // runs test each band's.
 constexpr int kOutOfRange = 1 << 8;
+// A block's bit where, at a frequency with wx < 0, wx^2 decreases somewhere along its bands:
+// its empty bands' cuts are counted term by term (TeamPass::sorted_cuts needs the order).
+constexpr int kUnsorted = 1 << 9;
 
 // Occupied bands (by occupation, largest first), then the empty ones; in each, by the signs
-// of wx over the pass's frequencies w0 .. w0+nw-1, then by band; blocks of at most
-// kTeamBands bands of one occupation and one pattern of signs.
+// of wx over the pass's frequencies w0 .. w0+nw-1, then by -wx at w0 (the band's energy:
+// wx = e_lk + dw (iw - 2) - E_n, so wx^2 grows along a block at every frequency where its
+// wx < 0, which sorted_cuts relies on; a block where it does not is marked kUnsorted), then
+// by band; blocks of at most kTeamBands bands of one occupation and one pattern of signs.
 template <class ExecSpace>
 TeamBlocks<typename ExecSpace::memory_space> team_blocks(const ExecSpace& space,
                                                          const GppData<typename ExecSpace::memory_space>& d,
@@ -1050,7 +1055,13 @@ TeamBlocks<typename ExecSpace::memory_space> team_blocks(const ExecSpace& space,
     for (int w = 0; w < nw; ++w) pattern[std::size_t(n)] |= (wx(w0 + w, n) < 0.0 ? 1 : 0) << w;
     order[std::size_t(n)] = n;
   }
-  const auto key = [&](const int n) { return std::make_tuple(occ(n) == 0.0, -occ(n), pattern[std::size_t(n)], n); };
+  const auto energy = [&](const int n) {  // (NaN last: a total order for the sort)
+    const double x = wx(w0, n);
+    return x == x ? -x : INFINITY;
+  };
+  const auto key = [&](const int n) {
+    return std::make_tuple(occ(n) == 0.0, -occ(n), pattern[std::size_t(n)], energy(n), n);
+  };
   std::sort(order.begin(), order.end(), [&](const int a, const int b) { return key(a) < key(b); });
   TeamBlocks<typename ExecSpace::memory_space> r;
   for (int k = 0; k < d.nbands; ++k) {
@@ -1068,6 +1079,10 @@ TeamBlocks<typename ExecSpace::memory_space> team_blocks(const ExecSpace& space,
       for (int w = 0; w < nw; ++w) {
         const double x = wx(w0 + w, order[std::size_t(k)]);
         if (!(x <= kWxMax && x >= -kWxMax)) r.negative_h[b] |= kOutOfRange;
+        if (k > r.start_h[b] && ((r.negative_h[b] >> w) & 1)) {
+          const double before = wx(w0 + w, order[std::size_t(k) - 1]);
+          if (!(before * before <= x * x)) r.negative_h[b] |= kUnsorted;  // (the kernel's x * x)
+        }
       }
   using HostInts = Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
   using HostDoubles = Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
@@ -1175,14 +1190,15 @@ struct TeamPass {
         RunBits flags[K][NW];
         for (int j = 0; j < K; ++j)
           for (int w = 0; w < NW; ++w) flags[j][w] = 0u;
-        // (the runs' variants: blocks with a wx < 0, where the sexcut test is made; blocks with
-        // a wx out of range, where each band's is tested)
+        // (the runs' variants: blocks with a wx < 0, where the sexcut test is made term by
+        // term, except in sorted empty blocks (sorted_cuts after the run); blocks with a wx out
+        // of range, where each band's is tested)
         if (active) {
           const bool any_negative = (neg & ((1 << NW) - 1)) != 0, checked = (neg & kOutOfRange) != 0;
           if (checked)
             lean_run<true, true>(ig, r0, r1, neg, occ2, valid, igp, staged, offset, in_range, slot, counts, flags, team,
                                  me);
-          else if (any_negative)
+          else if (any_negative && (Occupied || (neg & kUnsorted) != 0))
             lean_run<false, true>(ig, r0, r1, neg, occ2, valid, igp, staged, offset, in_range, slot, counts, flags,
                                   team, me);
           else
@@ -1271,6 +1287,10 @@ struct TeamPass {
         }
       }
     }
+    if constexpr (!Occupied && !Checked && !AnyNegative)  // a sorted empty block's cuts, if it has a wx < 0
+      for (int j = 0; j < K; ++j)
+        for (int w = 0; w < NW; ++w)
+          if ((neg >> w) & 1) cut_count[j][w] = sorted_cuts(p[j], staged, r0, r1, w, flags[j][w]);
     for (int j = 0; j < K; ++j)
       if (!valid[j])
         for (int w = 0; w < NW; ++w) flags[j][w] = 0u;
@@ -1306,6 +1326,46 @@ struct TeamPass {
       counts(std::size_t(5 * w) * team + me) += lean - cut;
       counts(std::size_t(5 * w + 1) * team + me) += cut;
     }
+  }
+
+  // The cuts empty_term<true> would count at frequency w over the run's bands r0 .. r1-1, in
+  // an empty block whose wx^2 do not decrease along its bands (kUnsorted unset), for a pair
+  // whose flags are `flag` (a cut counts where the term is lean: its bit clear). The test,
+  // osq > cut2 ((x2 - w2r)^2 + w2i2), depends on the band through x2 - w2r alone, which
+  // does not decrease along the run: its rounded |x2 - w2r| falls up to the first band with
+  // x2 >= w2r and grows from there, and so does the right-hand side. So the cut bands are
+  // one stretch around that band, found by three binary searches with the test itself:
+  // the count the test per term gives, in about 20 tests a run where it took one a band.
+  KOKKOS_FORCEINLINE_FUNCTION int sorted_cuts(const LeanPair& p, const Shared<double>& staged, const int r0,
+                                              const int r1, const int w, const RunBits flag) const {
+    const auto x2 = [&](const int i) { return staged(std::size_t(i) * kStaged + NW + w); };
+    const auto cut = [&](const int i) {
+      const double cr = x2(i) - p.w2r;
+      return p.osq > p.cut2 * (cr * cr + p.w2i2);
+    };
+    const int m = first_of(r0, r1, [&](const int i) { return x2(i) >= p.w2r; });
+    const int a = first_of(r0, m, cut);                                   // cut from a up to m
+    const int b = first_of(m, r1, [&](const int i) { return !cut(i); });  // cut from m up to b
+    const RunBits in = low_bits(b - r0) & ~low_bits(a - r0);
+    return b - a - run_popcount(flag & in);
+  }
+
+  // The first i in lo .. hi-1 where `holds` (false, then true along the range), or hi.
+  template <class Holds>
+  KOKKOS_FORCEINLINE_FUNCTION static int first_of(int lo, int hi, const Holds& holds) {
+    while (lo < hi) {
+      const int mid = lo + (hi - lo) / 2;
+      if (holds(mid))
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    return lo;
+  }
+
+  // Bits 0 .. n-1 of a run's flags (n <= kRun).
+  KOKKOS_FORCEINLINE_FUNCTION static RunBits low_bits(const int n) {
+    return n >= kRun ? ~RunBits(0) : (RunBits(1) << n) - 1u;
   }
 
   // One frequency (two: false) or two sharing one division: each term's sums, its cut, or

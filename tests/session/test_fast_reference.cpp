@@ -36,8 +36,9 @@ Checked literal_of(const InputDeck& in, const GppData<Kokkos::HostSpace>& host) 
 // The fast reference on every space, and the pass a device runs (fast_reference_teams) on
 // every space as well, against the long-double reference and the literal arms. Returns
 // the literal arms.
-measure::counts::ArmCounts expect_matches_literal(const InputDeck& in, const std::string& what) {
-  const SpaceData data(derive(in));
+measure::counts::ArmCounts expect_matches_literal(const InputDeck& in, const std::string& what,
+                                                  GppData<Kokkos::HostSpace> host) {
+  const SpaceData data(std::move(host));
   const Checked want = literal_of(in, data.host);
   for (const SpaceKind k : build_spaces())
     for (const bool teams : {false, true}) {
@@ -56,6 +57,10 @@ measure::counts::ArmCounts expect_matches_literal(const InputDeck& in, const std
       EXPECT_EQ(reported, data.host.updates());  // progress: every term, once
     }
   return want.arms;
+}
+
+measure::counts::ArmCounts expect_matches_literal(const InputDeck& in, const std::string& what) {
+  return expect_matches_literal(in, what, derive(in));
 }
 
 // Decks of one to five frequencies (pairs and a single one on the host), several band
@@ -107,6 +112,40 @@ TEST(FastReference, EveryArmOfEveryKindOfBand) {
             EXPECT_EQ(n, 0);
           }
         }
+}
+
+// The teams' pass counts an empty block's cuts from the stretch of bands where they lie,
+// found by binary searches, where the block's wx^2 grow along its bands (it orders them by
+// energy, and a deck's wx are e_lk + dw (iw - 2) - E_n: they do at every frequency), and
+// term by term in a block where they do not. Deck A's wx at the second frequency, every
+// third of its empty bands' moved away from 0 (still < 0), make such blocks: their cuts
+// must still be the literal ones, and they change the arms (the test is not of an
+// unchanged deck).
+TEST(FastReference, EmptyBlocksOutOfOrderCountTheirCutsTermByTerm) {
+  DeckParams a = small_deck(260, 4, 300, 30);
+  a.nstart = 1;
+  a.nend = 3;
+  a.gamma = 5;
+  a.sexcut = 0.3;
+  a.e_lk = 20;
+  const InputDeck in = generate(a);
+  GppData<Kokkos::HostSpace> d = derive(in);
+  std::vector<int> empty;
+  for (int n = 0; n < d.nbands; ++n)
+    if (d.occ_array(n) == 0.0 && d.wx_array_t(0, n) < 0.0 && d.wx_array_t(1, n) < 0.0) empty.push_back(n);
+  ASSERT_GT(empty.size(), 100u);
+  const measure::counts::ArmCounts before = measure::counts::arm_statistics(HostExec(), d);
+  for (std::size_t k = 0; k < empty.size(); k += 3) {  // every third 1.3 times farther from 0
+    const int n = empty[k];
+    const double x = 1.3 * d.wx_array_t(1, n);
+    d.wx_array_t(1, n) = x;
+    d.wx_array_bt(n, 1) = x;
+  }
+  const measure::counts::ArmCounts after = expect_matches_literal(in, "shuffled wx", std::move(d));
+  using measure::counts::ArmCounts;
+  const int cut = ArmCounts::index(0, 1, 0, 1);  // empty, wx < 0, regular arm, cut
+  EXPECT_GT(after.n[cut], 0);
+  EXPECT_NE(after.n[cut], before.n[cut]);
 }
 
 // Terms outside the vector form's range go through the literal form: pairs with a huge

@@ -981,6 +981,8 @@ constexpr int kTeamBands = 128;  // bands per block at most
 constexpr int kRun = 64;
 using RunBits = std::uint64_t;
 static_assert(kRun == 8 * sizeof(RunBits), "a run's flags: one bit a band");
+using HalfBits = std::uint32_t;  // half a run's flags, as the run's loop makes them
+constexpr int kHalfRun = 8 * sizeof(HalfBits);
 // The bands flagged in m, in 32-bit halves (compat's); the first of them: lowest_bit.
 KOKKOS_FORCEINLINE_FUNCTION int run_popcount(const RunBits m) {
   return compat::popcount(unsigned(m)) + compat::popcount(unsigned(m >> 32));
@@ -1261,31 +1263,41 @@ struct TeamPass {
     // The next band's aqsntemp is asked for a band ahead (the last band's again at the end):
     // loaded where it is used, its latency (L1 or L2) was a third of the kernels' stalls.
     complex_t next = an[offset(r0)];
-    for (int i = r0; i < r1; ++i) {
-      const complex_t aqsn = next;
-      next = an[offset(i + 1 < r1 ? i + 1 : i)];
-      const double* s = &staged(std::size_t(i) * kStaged);
-      const int inr = in_range(i);
-      const RunBits bit = RunBits(1) << (i - r0);
-      // (a G' past ngpown, the last again with weight 0, is computed and adds 0; its flags
-      // and counts are dropped)
-      for (int j = 0; j < K; ++j) {
-        const double m_r = s[2 * NW + 2 * j], m_i = s[2 * NW + 2 * j + 1];
-        const double mr = m_r * aqsn.real() - m_i * aqsn.imag(), mi = m_r * aqsn.imag() + m_i * aqsn.real();
-        mats[j][0] += mr;
-        mats[j][1] += mi;
-        for (int w = 0; w < NW; w += 2) {
-          const int v = w + 1 < NW ? w + 1 : w;  // the frequency sharing w's division (w itself: alone)
-          if (Checked && !((inr >> w) & (inr >> v) & 1)) {
-            flags[j][w] |= bit;
-            flags[j][v] |= bit;
-            continue;
+    // The flags in 32-bit halves of the run: a band's bit and each term's or take one
+    // instruction each, where 64-bit ones took two.
+    for (int h0 = r0; h0 < r1; h0 += kHalfRun) {
+      const int h1 = r1 < h0 + kHalfRun ? r1 : h0 + kHalfRun;
+      HalfBits half[K][NW];
+      for (int j = 0; j < K; ++j)
+        for (int w = 0; w < NW; ++w) half[j][w] = 0u;
+      for (int i = h0; i < h1; ++i) {
+        const complex_t aqsn = next;
+        next = an[offset(i + 1 < r1 ? i + 1 : i)];
+        const double* s = &staged(std::size_t(i) * kStaged);
+        const int inr = in_range(i);
+        const HalfBits bit = HalfBits(1) << (i - h0);
+        // (a G' past ngpown, the last again with weight 0, is computed and adds 0; its flags
+        // and counts are dropped)
+        for (int j = 0; j < K; ++j) {
+          const double m_r = s[2 * NW + 2 * j], m_i = s[2 * NW + 2 * j + 1];
+          const double mr = m_r * aqsn.real() - m_i * aqsn.imag(), mi = m_r * aqsn.imag() + m_i * aqsn.real();
+          mats[j][0] += mr;
+          mats[j][1] += mi;
+          for (int w = 0; w < NW; w += 2) {
+            const int v = w + 1 < NW ? w + 1 : w;  // the frequency sharing w's division (w itself: alone)
+            if (Checked && !((inr >> w) & (inr >> v) & 1)) {
+              half[j][w] |= bit;
+              half[j][v] |= bit;
+              continue;
+            }
+            lean_terms<AnyNegative>(p[j], s[w], s[NW + w], s[v], s[NW + v], w != v, (neg >> w) & 1, (neg >> v) & 1,
+                                    mr, mi, sch[j][w], sch[j][v], ssx[j][w], ssx[j][v], cut_count[j][w],
+                                    cut_count[j][v], half[j][w], half[j][v], bit);
           }
-          lean_terms<AnyNegative>(p[j], s[w], s[NW + w], s[v], s[NW + v], w != v, (neg >> w) & 1, (neg >> v) & 1, mr,
-                                  mi, sch[j][w], sch[j][v], ssx[j][w], ssx[j][v], cut_count[j][w], cut_count[j][v],
-                                  flags[j][w], flags[j][v], bit);
         }
       }
+      for (int j = 0; j < K; ++j)
+        for (int w = 0; w < NW; ++w) flags[j][w] |= RunBits(half[j][w]) << (h0 - r0);
     }
     if constexpr (!Occupied && !Checked && !AnyNegative)  // a sorted empty block's cuts, if it has a wx < 0
       for (int j = 0; j < K; ++j)
@@ -1375,7 +1387,7 @@ struct TeamPass {
                                               const double x12, const bool two, const int neg0, const int neg1,
                                               const double mr, const double mi, double (&sch0)[2], double (&sch1)[2],
                                               double (&ssx0)[2], double (&ssx1)[2], int& cut0, int& cut1,
-                                              RunBits& flag0, RunBits& flag1, const RunBits bit) const {
+                                              HalfBits& flag0, HalfBits& flag1, const HalfBits bit) const {
     const double dr0 = x0 - p.wr, dr1 = x1 - p.wr;
     const double wd0 = dr0 * dr0 + p.wi2, wd1 = dr1 * dr1 + p.wi2;
     if constexpr (Occupied) {
@@ -1410,7 +1422,7 @@ struct TeamPass {
   KOKKOS_FORCEINLINE_FUNCTION void occupied_term(const LeanPair& p, const double dr, const double wd, const double cr,
                                                  const double cd, const double r, const int negative, const double mr,
                                                  const double mi, double (&sch)[2], double (&ssx)[2], int& cut_count,
-                                                 RunBits& flag, const RunBits bit) const {
+                                                 HalfBits& flag, const HalfBits bit) const {
     const double rw = r * cd, rs = r * wd;  // 1/|wdiff|^2, 1/|cden|^2
     const bool lean = (wd > p.thr) & !recip_out_of_range(r);
     bool cut = false;
@@ -1427,8 +1439,8 @@ struct TeamPass {
   template <bool AnyNegative>
   KOKKOS_FORCEINLINE_FUNCTION void empty_term(const LeanPair& p, const double dr, const double wd, const double x2,
                                               const double rw, const int negative, const double mr, const double mi,
-                                              double (&sch)[2], int& cut_count, RunBits& flag,
-                                              const RunBits bit) const {
+                                              double (&sch)[2], int& cut_count, HalfBits& flag,
+                                              const HalfBits bit) const {
     const bool lean = (wd > p.thr) & !recip_out_of_range(rw);
     flag |= lean ? 0u : bit;
     if (AnyNegative && negative) {  // the cut the branch statistics count: |Omega2|^2 > sexcut^2 |I_eps|^2 |cden|^2

@@ -1290,9 +1290,9 @@ struct TeamPass {
               half[j][v] |= bit;
               continue;
             }
-            lean_terms<AnyNegative>(p[j], s[w], s[NW + w], s[v], s[NW + v], w != v, (neg >> w) & 1, (neg >> v) & 1,
-                                    mr, mi, sch[j][w], sch[j][v], ssx[j][w], ssx[j][v], cut_count[j][w],
-                                    cut_count[j][v], half[j][w], half[j][v], bit);
+            lean_terms<AnyNegative>(p[j], s[w], s[NW + w], s[v], s[NW + v], w != v, (neg >> w) & 1, (neg >> v) & 1, mr,
+                                    mi, sch[j][w], sch[j][v], ssx[j][w], ssx[j][v], cut_count[j][w], cut_count[j][v],
+                                    half[j][w], half[j][v], bit);
           }
         }
       }

@@ -83,15 +83,19 @@ TEST(FastReference, MatchesTheLiteralReferenceAndArms) {
 // of bands longer than a team's and an odd number of frequencies. Deck A puts e_lk among
 // the empty bands with a wide gamma and a small sexcut (their near-pole and zero arms,
 // and cuts); deck B keeps e_lk among the occupied bands, whose wx < 0 then reach every arm.
-TEST(FastReference, EveryArmOfEveryKindOfBand) {
-  measure::counts::ArmCounts reached;
+DeckParams deck_a() {
   DeckParams a = small_deck(260, 4, 300, 30);
   a.nstart = 1;
   a.nend = 3;
   a.gamma = 5;
   a.sexcut = 0.3;
   a.e_lk = 20;
-  reached += expect_matches_literal(generate(a), "deck A");
+  return a;
+}
+
+TEST(FastReference, EveryArmOfEveryKindOfBand) {
+  measure::counts::ArmCounts reached;
+  reached += expect_matches_literal(generate(deck_a()), "deck A");
   DeckParams b = small_deck(40, 9, 260, 16);
   b.nstart = 1;
   b.nend = 3;
@@ -122,13 +126,7 @@ TEST(FastReference, EveryArmOfEveryKindOfBand) {
 // must still be the literal ones, and they change the arms (the test is not of an
 // unchanged deck).
 TEST(FastReference, EmptyBlocksOutOfOrderCountTheirCutsTermByTerm) {
-  DeckParams a = small_deck(260, 4, 300, 30);
-  a.nstart = 1;
-  a.nend = 3;
-  a.gamma = 5;
-  a.sexcut = 0.3;
-  a.e_lk = 20;
-  const InputDeck in = generate(a);
+  const InputDeck in = generate(deck_a());
   GppData<Kokkos::HostSpace> d = derive(in);
   std::vector<int> empty;
   for (int n = 0; n < d.nbands; ++n)

@@ -990,8 +990,13 @@ KOKKOS_FORCEINLINE_FUNCTION int run_popcount(const RunBits m) {
 constexpr int kPassNw = 4;     // frequencies per launch; more are taken in passes
 constexpr int kTeamMax = 128;  // threads per team at most (the launch bounds)
 // Teams of kTeamMax per multiprocessor the registers must allow (launch bounds): 4 -> at
-// most 128 registers a thread, 5 -> 102; the empty blocks' kernel has no ssx.
-constexpr int kOccupiedTeamsPerSm = 5, kEmptyTeamsPerSm = 6;
+// most 128 registers a thread, 5 -> 102 (96 on sm_90), 6 -> 85 (80), 7 -> 73 (72). The
+// empty blocks' kernel has no ssx: with one or two frequencies its loop keeps every value
+// in registers at 72 and waits on latency, so more warps serve it (with three or four,
+// seven teams' scratch would not fit a multiprocessor at 128 threads); the occupied
+// kernel's loop spills at 80 (on si510 6 teams were slower than 5).
+constexpr int kOccupiedTeamsPerSm = 5;
+constexpr int empty_teams_per_sm(const int nw) { return nw <= 2 ? 7 : 6; }
 constexpr int kQueue = 1024;           // flagged terms a team evaluates per round
 constexpr int kTreeGroups = 8;         // the team's sums: kTreeGroups partial sums per field, then their sum
 constexpr double kLaunchTerms = 1e11;  // terms per launch at most (progress between launches)
@@ -1108,7 +1113,8 @@ template <class ExecSpace, int NW, bool Occupied>
 struct TeamPass {
   using Mem = typename ExecSpace::memory_space;
   using Policy =
-      Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<kTeamMax, Occupied ? kOccupiedTeamsPerSm : kEmptyTeamsPerSm>>;
+      Kokkos::TeamPolicy<ExecSpace,
+                         Kokkos::LaunchBounds<kTeamMax, Occupied ? kOccupiedTeamsPerSm : empty_teams_per_sm(NW)>>;
   using Member = typename Policy::member_type;
   using Scratch = typename ExecSpace::scratch_memory_space;
   template <class T>

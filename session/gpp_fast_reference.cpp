@@ -1357,10 +1357,7 @@ struct TeamPass {
   KOKKOS_FORCEINLINE_FUNCTION int sorted_cuts(const LeanPair& p, const Shared<double>& staged, const int r0,
                                               const int r1, const int w, const RunBits flag) const {
     const auto x2 = [&](const int i) { return staged(std::size_t(i) * kStaged + NW + w); };
-    const auto cut = [&](const int i) {
-      const double cr = x2(i) - p.w2r;
-      return p.osq > p.cut2 * (cr * cr + p.w2i2);
-    };
+    const auto cut = [&](const int i) { return empty_cut(p, x2(i)); };
     const int m = first_of(r0, r1, [&](const int i) { return x2(i) >= p.w2r; });
     const int a = first_of(r0, m, cut);                                   // cut from a up to m
     const int b = first_of(m, r1, [&](const int i) { return !cut(i); });  // cut from m up to b
@@ -1442,6 +1439,14 @@ struct TeamPass {
     ssx[1] += sx * (mi * cr + mr * p.w2i);
   }
 
+  // The cut an empty band's term would take at wx^2 = x2, which only the branch statistics
+  // count: |Omega2|^2 > sexcut^2 |I_eps|^2 |cden|^2. empty_term and sorted_cuts both test
+  // this, so that the searches count what the test per term counts.
+  KOKKOS_FORCEINLINE_FUNCTION static bool empty_cut(const LeanPair& p, const double x2) {
+    const double cr = x2 - p.w2r;
+    return p.osq > p.cut2 * (cr * cr + p.w2i2);
+  }
+
   template <bool AnyNegative>
   KOKKOS_FORCEINLINE_FUNCTION void empty_term(const LeanPair& p, const double dr, const double wd, const double x2,
                                               const double rw, const int negative, const double mr, const double mi,
@@ -1449,10 +1454,7 @@ struct TeamPass {
                                               const HalfBits bit) const {
     const bool lean = (wd > p.thr) & !recip_out_of_range(rw);
     flag |= lean ? 0u : bit;
-    if (AnyNegative && negative) {  // the cut the branch statistics count: |Omega2|^2 > sexcut^2 |I_eps|^2 |cden|^2
-      const double cr = x2 - p.w2r;
-      cut_count += (lean & (p.osq > p.cut2 * (cr * cr + p.w2i2))) ? 1 : 0;
-    }
+    if (AnyNegative && negative) cut_count += (lean & empty_cut(p, x2)) ? 1 : 0;
     const double sw = lean ? rw : 0.0;
     sch[0] += sw * (dr * mr - p.wi * mi);
     sch[1] += sw * (dr * mi + p.wi * mr);

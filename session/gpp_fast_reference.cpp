@@ -994,7 +994,7 @@ constexpr int kTeamMax = 128;  // threads per team at most (the launch bounds)
 // empty blocks' kernel has no ssx: with one or two frequencies its loop keeps every value
 // in registers at 72 and waits on latency, so more warps serve it (with three or four,
 // seven teams' scratch would not fit a multiprocessor at 128 threads); the occupied
-// kernel's loop spills at 80 (on si510 6 teams were slower than 5).
+// kernel's loop spills at 80, which costs more than the sixth team gives.
 constexpr int kOccupiedTeamsPerSm = 5;
 constexpr int empty_teams_per_sm(const int nw) { return nw <= 2 ? 7 : 6; }
 constexpr int kQueue = 1024;           // flagged terms a team evaluates per round

@@ -106,10 +106,13 @@ begin() {  # begin FOLDER: the commands file of a step's folder, with its proven
   fi
 }
 
+# tuned's team sizes stop at 128: its kernels are compiled for at most 128 threads a team
+# (their launch bounds), so a larger team is refused and would only fill the sweep with
+# invalid points
 if [ $quick = 1 ]; then
   rep=1 rep_bench=1 bb_tuned=32,96 ts_tuned=64,128 bb_v8=64 ts_v8=128,512 bb_host=32,64 ig_host=128,256
 else
-  rep=3 rep_bench=5 bb_tuned=16,32,64,96,128 ts_tuned=64,128,256 bb_v8=32,64,128 ts_v8=128,256,512 bb_host=16,32,64 ig_host=128,256,512,1024
+  rep=3 rep_bench=5 bb_tuned=16,32,64,96,128 ts_tuned=32,64,128 bb_v8=32,64,128 ts_v8=128,256,512 bb_host=16,32,64 ig_host=128,256,512,1024
 fi
 path=v0-collapse3,v1-reciprocal,v2-branch2,v3-noabs,v4-collapse2,v5-iw-outside,v6-blocked,v7-swapped,v8-bounded,tuned
 R=$stage/roofline S=$stage/sweeps M=$stage/measurements

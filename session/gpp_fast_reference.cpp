@@ -1290,7 +1290,9 @@ struct TeamPass {
           mats[j][0] += mr;
           mats[j][1] += mi;
           for (int w = 0; w < NW; w += 2) {
-            const int v = w + 1 < NW ? w + 1 : w;  // the frequency sharing w's division (w itself: alone)
+            // the frequency sharing w's division (w itself, the last, where it is alone: NW - 1 is
+            // w there, written so that GCC 16 sees v < NW and finds no out-of-bounds path)
+            const int v = w + 1 < NW ? w + 1 : NW - 1;
             if (Checked && !((inr >> w) & (inr >> v) & 1)) {
               half[j][w] |= bit;
               half[j][v] |= bit;

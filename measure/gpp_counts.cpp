@@ -46,9 +46,11 @@ FusedCost fused_cost() {
   // |Omega2|^2 (2M 1A), sexcut^2 |I_eps|^2 (3M 1A), the regular arm's threshold (1M),
   // wtilde I_eps (4M 2A), |wtilde|^2 I_eps (2M)
   f.pair = ops(2 + 2 + 1 + 1 + 1 + 2, 4 + 4 + 1 + 2 + 2 + 3 + 1 + 4 + 2);
-  // tuned's partial fractions in both kinds of band, without the band's factor conj(aqsm)
+  // tuned's partial fractions in occupied bands, without the band's factor conj(aqsm)
   // (block_band): U = (wtilde I_eps) aqsn (4M 2A), V = (|wtilde|^2 I_eps) aqsn (4M 2A)
   f.band = ops(2 + 2, 4 + 4);
+  // empty bands: U (4M 2A), Im(wtilde) U (2M)
+  f.band_empty = ops(2, 4 + 2);
   // dr, sr (2A); wdiffr, wsumr (2M 2A); R = 1/(wdiffr*wsumr) (1M, 1 reciprocal); the
   // near-pole test's |wtilde|^2/TOL_Zero (1M)
   f.occ_common = ops(2 + 2, 2 + 1 + 1, 1);
@@ -77,10 +79,8 @@ FusedCost fused_cost() {
   // dr (1A); wdiffr (1M 1A); 1/wdiffr (1 reciprocal: where a group shares one division,
   // as for occupied bands' pairs, still counted one a term)
   f.empty_common = ops(1 + 1, 1, 1);
-  // U and V times inv_wdiffr (4M), added to their sums (4A)
+  // U conj(wdiff) = dr U + i Im(wtilde) U (2M 2A), times inv_wdiffr and added (2M 2A)
   f.empty_regular = ops(4, 4);
-  // per (empty band, G', G block, frequency): sch*mat sums = wx sum(U ..) - sum(V ..) (2M 2A)
-  f.block_empty = ops(2, 2);
   return f;
 }
 
@@ -285,12 +285,13 @@ Work count_policy(const std::string& policy, const Shape& s, const ArmCounts& ar
     double groups = 0;
     for (const FrequencyPass& p : passes) groups += std::ceil(p.count / 4.0);
     add(f.pair, s.ncouls * s.ngpown * blocks * npasses);
-    add(f.band, band_pairs * groups);
+    const double occupied_pairs = double(s.occupied_bands) * s.ngpown * s.ncouls;
+    add(f.band, occupied_pairs * groups);
+    add(f.band_empty, (band_pairs - occupied_pairs) * groups);
     const double occ = double(arms.count(1)), empty = double(arms.count(0));
     const int ig_block = or_default(t.ig_block, host_shape::kDefaultIgBlock);
     add(f.block_occupied, s.occupied_bands * s.ngpown * std::ceil(s.ncouls / ig_block) * s.nw);
     add(f.block_band, s.nbands * s.ngpown * std::ceil(s.ncouls / ig_block) * s.nw);
-    add(f.block_empty, (s.nbands - s.occupied_bands) * s.ngpown * std::ceil(s.ncouls / ig_block) * s.nw);
     add(f.occ_common, occ);
     add(f.occ_regular, double(arms.count(1, -1, physics::kRegular)));
     add(f.occ_regular_cut, double(arms.count(1, 1, physics::kRegular)));

@@ -48,7 +48,8 @@ SigmaTermCost sigma_term_cost(bool reciprocal, bool squared_cut);
 /// The host policy's fused form (policies/host.cpp) by piece.
 struct FusedCost {
   Ops pair;                 // pair_terms: once per (G, G', band block, pass of frequencies)
-  Ops band;                 // U, V (without conj(aqsm)): per (band, G', G, group of frequencies)
+  Ops band;                 // U, V (without conj(aqsm)): per (occupied band, G', G, group of frequencies)
+  Ops band_empty;           // U, Im(wtilde) U: per (empty band, G', G, group of frequencies)
   Ops occ_common;           // an occupied term before the arms
   Ops occ_regular;          // sch*mat added
   Ops occ_regular_cut;      // the sexcut test (wx < 0 only)
@@ -59,9 +60,8 @@ struct FusedCost {
   Ops occ_near_ssx;         // ssx_mat, when not cut
   Ops block_occupied;       // ssx*mat = h (sch - Y) conj(aqsm): per (occupied band, G', G block, frequency)
   Ops block_band;           // sch*mat = sch conj(aqsm): per (band, G', G block, frequency)
-  Ops block_empty;          // sch = wx sum(U ..) - sum(V ..): per (empty band, G', G block, frequency)
   Ops empty_common;         // fused_term<false> before the arms
-  Ops empty_regular;        // U and V over |wdiff|^2 added (sch = 0 in the other arms)
+  Ops empty_regular;        // U conj(wdiff) over |wdiff|^2 added (sch = 0 in the other arms)
 };
 FusedCost fused_cost();
 

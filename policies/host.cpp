@@ -8,16 +8,17 @@
 // zero-masked reciprocals; the rare near-pole arm of occupied bands is not computed in the
 // vector loop: the loop lists the G where a term is not regular, and a second pass over
 // that list adds the near-pole arm a vector of listed G at a time. The G' factor applied
-// once per G'; ssx skipped for empty bands. Both kinds of band take `tuned`'s partial
-// fractions: with U = wtilde P and V = |wtilde|^2 P, an empty band's sch*mat is (x U - V)
-// / |wdiff|^2; an occupied band's sch and Y come from one reciprocal of |wdiff|^2
+// once per G'; ssx skipped for empty bands. Both kinds of band take `tuned`'s fused form:
+// with U = wtilde P, an empty band's sch*mat is U conj(wdiff) / |wdiff|^2; with V =
+// |wtilde|^2 P as well, an occupied band's sch and Y come from one reciprocal of |wdiff|^2
 // |wsum|^2 (physics::occupied_term, ssx = (sch - Y) / 2 per band), its near-pole arm is
 // physics::near_pole_term. Reciprocals are shared by a group's frequencies (Rcp) where the
 // G block's bounds allow, and every arm's test is one comparison per term with a G's
 // threshold; the sums over G are in a different order. The band's factor conj(aqsm) of mat
-// = conj(aqsm) aqsn is constant over G: the loops make U and V from the G's rows wtilde
-// I_eps and |wtilde|^2 I_eps times aqsn, and their sums over a G block are multiplied by
-// conj(aqsm) once (12 FLOPs per band and G where mat, P, U and V took 20).
+// = conj(aqsm) aqsn is constant over G: the loops make U (and V, or Im(wtilde) U) from the
+// G's rows wtilde I_eps and |wtilde|^2 I_eps (or Im wtilde) times aqsn, and their sums over
+// a G block are multiplied by conj(aqsm) once (12 FLOPs per band and G where mat, P, U and
+// V took 20; 8 for an empty band).
 #include "gpp_host_shape.hpp"
 #include "gpp_kernels.hpp"
 #include "gpp_simd.hpp"
@@ -278,10 +279,10 @@ constexpr double kShareMin = 1e-75, kShareMax = 1e75;
 // The rows one band's loop reads, their pointers taken once per loop: read through Rows,
 // each store of a loop would reload them.
 struct BandRows {
-  const double *wr, *wi2, *thr, *wir, *wii, *air, *aii, *ar, *ai;
+  const double *wr, *wi, *wi2, *thr, *wir, *wii, *air, *aii, *ar, *ai;
   BandRows(const Rows& r, const Band& b)
-      : wr(r[kWr]), wi2(r[kWi2]), thr(r[kThr]), wir(r[kWIr]), wii(r[kWIi]), air(r[kAIr]), aii(r[kAIi]), ar(b.ar),
-        ai(b.ai) {}
+      : wr(r[kWr]), wi(r[kWi]), wi2(r[kWi2]), thr(r[kThr]), wir(r[kWIr]), wii(r[kWIi]), air(r[kAIr]), aii(r[kAIi]),
+        ar(b.ar), ai(b.ai) {}
 };
 // How far ahead (in G) the loops prefetch each row they read (aqsntemp's Re and Im, the
 // pair rows) into L1: the shipped default of the host ISA (tuning/host-<isa>.json,
@@ -293,23 +294,30 @@ constexpr int kPrefetchAhead = tuning_defaults::kHostPrefetchAhead;
 #endif
 
 // One band's values at the vector of G from k, as both kinds of band's loops read and make
-// them: the pair rows, and U = (wtilde I_eps) aqsn, V = (|wtilde|^2 I_eps) aqsn without the
-// band's factor conj(aqsm) (the terms are linear in U and V, so conj(aqsm) multiplies the G
-// block's sums instead: band_groups).
+// them: the pair rows, and U = (wtilde I_eps) aqsn without the band's factor conj(aqsm)
+// (the terms are linear in U, so conj(aqsm) multiplies the G block's sums instead:
+// band_groups); with it an occupied band's V = (|wtilde|^2 I_eps) aqsn = conj(wtilde) U,
+// an empty band's Im(wtilde) U (V's four operations where two do: empty_band).
 template <class V>
 struct BandLanes {
-  V wr, wi2, thr, Ur, Ui, Vr, Vi;
+  V wr, wi2, thr, Ur, Ui, Vr, Vi;  // Vr, Vi: V, or Im(wtilde) U where Empty
 };
-template <class V>
+template <class V, bool Empty = false>
 GPP_HOST_ALWAYS_INLINE inline BandLanes<V> band_lanes(const BandRows& rows, const int k) {
   // The rows kPrefetchAhead G ahead into L1, once per 64-byte line (the hardware's
   // prefetchers stop at each 4 KiB page, and a band's row of a G block spans two or
   // three). Near a row's end this reaches into the next row or past the buffer: a
   // prefetch never faults.
   if constexpr (kPrefetchAhead > 0) {
-    if (simd::kLanes<V> >= kRowAlign || k % kRowAlign == 0)
-      for (const double* row : {rows.ar, rows.ai, rows.wr, rows.wi2, rows.wir, rows.wii, rows.air, rows.aii})
-        simd::prefetch(row + k + kPrefetchAhead);
+    if (simd::kLanes<V> >= kRowAlign || k % kRowAlign == 0) {
+      if constexpr (Empty) {
+        for (const double* row : {rows.ar, rows.ai, rows.wr, rows.wi, rows.wi2, rows.wir, rows.wii})
+          simd::prefetch(row + k + kPrefetchAhead);
+      } else {
+        for (const double* row : {rows.ar, rows.ai, rows.wr, rows.wi2, rows.wir, rows.wii, rows.air, rows.aii})
+          simd::prefetch(row + k + kPrefetchAhead);
+      }
+    }
   }
   // aqsn(G) from the band block's split rows: a load each for Re and Im, where the
   // interleaved (re, im) pairs took two loads and two permutes per vector
@@ -317,11 +325,17 @@ GPP_HOST_ALWAYS_INLINE inline BandLanes<V> band_lanes(const BandRows& rows, cons
   BandLanes<V> l;
   l.wr = simd::load<V>(rows.wr + k), l.wi2 = simd::load<V>(rows.wi2 + k), l.thr = simd::load<V>(rows.thr + k);
   const V wir = simd::load<V>(rows.wir + k), wii = simd::load<V>(rows.wii + k);
-  const V air = simd::load<V>(rows.air + k), aii = simd::load<V>(rows.aii + k);
   l.Ur = simd::fused_mul_sub(wir, ar, wii * ai);
   l.Ui = simd::fused_mul_add(wir, ai, wii * ar);
-  l.Vr = simd::fused_mul_sub(air, ar, aii * ai);
-  l.Vi = simd::fused_mul_add(air, ai, aii * ar);
+  if constexpr (Empty) {
+    const V wi = simd::load<V>(rows.wi + k);
+    l.Vr = wi * l.Ur;
+    l.Vi = wi * l.Ui;
+  } else {
+    const V air = simd::load<V>(rows.air + k), aii = simd::load<V>(rows.aii + k);
+    l.Vr = simd::fused_mul_sub(air, ar, aii * ai);
+    l.Vi = simd::fused_mul_add(air, ai, aii * ar);
+  }
   return l;
 }
 
@@ -511,12 +525,13 @@ inline void near_pole_pass(const Rows& r, const int n, const Band& b, const doub
 }
 
 // An empty band: W frequencies x[0..W-1] over the G block, regular arm, no ssx. With U =
-// wtilde P and V = |wtilde|^2 P from the G's shared products (the fused form's (a + i b)
-// P, a = Re wtilde (x - Re wtilde) - Im(wtilde)^2, b = Im wtilde x, is x U - V; `tuned`
-// computes the same), sch*mat = (x U - V) / |wdiff|^2 is summed over the G block as x
-// sum(U / |wdiff|^2) - sum(V / |wdiff|^2): two sums of one FMA each a part. The arm is the
-// reciprocal kept where the term is regular (one zero-masked multiply or division with
-// AVX-512), so that each sum is one FMA. Shared: the W reciprocals of |wdiff|^2 from one
+// wtilde P from the G's shared products, sch*mat = U conj(wdiff) / |wdiff|^2, conj(wdiff) =
+// dr + i Im(wtilde), dr = x - Re wtilde (`tuned`'s physics::empty_term): each part of U
+// conj(wdiff) one FMA on dr from U and Im(wtilde) U (two multiplies a G for all W
+// frequencies, where V = |wtilde|^2 P took four), and one sum a part, two a frequency
+// (where x sum(U / |wdiff|^2) - sum(V / |wdiff|^2) held four: on AVX2's 16 registers they
+// spilled). The arm is the reciprocal kept where the term is regular (one zero-masked
+// multiply or division with AVX-512), so that each sum is one FMA. Shared: the W reciprocals of |wdiff|^2 from one
 // division, 1/(d0 d1 ..) times the other factors (a few ulps from 1/d_w). Checked: each
 // term's arm tested; else the block's bounds have shown every term regular
 // (Bounds::all_regular: every empty band's block on si214, si510 and the mini-app deck),
@@ -525,19 +540,19 @@ template <class V, int W, Rcp Mode, bool Checked>
 inline void empty_band(const Rows& r, const int len, const Band& b, const double* x, GroupSums& s) {
   constexpr bool shared = Mode == Rcp::SharedDivide && W > 1;
   const V one(1.0);
-  V xv[W], ur[W], ui[W], vr[W], vi[W];
+  V xv[W], sr[W], si[W];
   each<W>([&](auto w) {
     xv[w] = V(x[w]);
-    ur[w] = ui[w] = vr[w] = vi[w] = V(0.0);
+    sr[w] = si[w] = V(0.0);
   });
   const BandRows rows(r, b);
   const auto body = [&](const int k, auto tail) GPP_HOST_ALWAYS_INLINE {
     constexpr bool Tail = decltype(tail)::value;
-    const BandLanes<V> l = band_lanes<V>(rows, k);
-    V wd[W], inv[W];
+    const BandLanes<V> l = band_lanes<V, true>(rows, k);  // l.Vr, l.Vi: Im(wtilde) U
+    V dr[W], wd[W], inv[W];
     each<W>([&](auto w) {
-      const V dr = xv[w] - l.wr;
-      wd[w] = simd::fused_mul_add(dr, dr, l.wi2);
+      dr[w] = xv[w] - l.wr;
+      wd[w] = simd::fused_mul_add(dr[w], dr[w], l.wi2);
     });
     // the terms that take the regular arm (where neither tested nor in the tail: all)
     const auto regular = [&](const int w) {
@@ -580,20 +595,20 @@ inline void empty_band(const Rows& r, const int len, const Band& b, const double
       inv[3] = take(3, q23 * wd[2]);
     }
     each<W>([&](auto w) {
-      ur[w] = simd::fused_mul_add(inv[w], l.Ur, ur[w]);
-      ui[w] = simd::fused_mul_add(inv[w], l.Ui, ui[w]);
-      vr[w] = simd::fused_mul_add(inv[w], l.Vr, vr[w]);
-      vi[w] = simd::fused_mul_add(inv[w], l.Vi, vi[w]);
+      // U conj(wdiff) = (dr Re U - Im(wtilde) Im U) + i (dr Im U + Im(wtilde) Re U)
+      const V cr = simd::fused_mul_sub(dr[w], l.Ur, l.Vi), ci = simd::fused_mul_add(dr[w], l.Ui, l.Vr);
+      sr[w] = simd::fused_mul_add(inv[w], cr, sr[w]);
+      si[w] = simd::fused_mul_add(inv[w], ci, si[w]);
     });
   };
   each_vector<V>(len, body);
-  V v[4 * W];
-  double t[4 * W];
-  each<W>([&](auto w) { v[4 * w] = ur[w], v[4 * w + 1] = ui[w], v[4 * w + 2] = vr[w], v[4 * w + 3] = vi[w]; });
-  simd::lane_sums(v, 4 * W, t);
+  V v[2 * W];
+  double t[2 * W];
+  each<W>([&](auto w) { v[2 * w] = sr[w], v[2 * w + 1] = si[w]; });
+  simd::lane_sums(v, 2 * W, t);
   each<W>([&](auto w) {
-    s.sr[w] += x[w] * t[4 * w] - t[4 * w + 2];
-    s.si[w] += x[w] * t[4 * w + 1] - t[4 * w + 3];
+    s.sr[w] += t[2 * w];
+    s.si[w] += t[2 * w + 1];
   });
 }
 

@@ -14,10 +14,13 @@
 
 enum { NCOULS = 41, NGPOWN = 9, NBANDS = 17, NW = 2 };
 
-static double complex aqsntemp[NBANDS][NCOULS]; /* aqsntemp(ncouls, nbands): column n1 is aqsntemp[n1] */
-static double complex aqsmtemp_local[NBANDS][NGPOWN];
-static double complex I_eps_array[NGPOWN][NCOULS];
-static double complex wtilde_array[NGPOWN][NCOULS];
+/* The complex arrays on the heap: gpp reads complex arrays that are 16-byte aligned, as
+ * malloc gives them; a static array of double complex is only sure of 8 (on aarch64 it
+ * gets 8). aqsntemp(ncouls, nbands): column n1 is aqsntemp[n1]. */
+static double complex (*aqsntemp)[NCOULS];
+static double complex (*aqsmtemp_local)[NGPOWN];
+static double complex (*I_eps_array)[NCOULS];
+static double complex (*wtilde_array)[NCOULS];
 static double wx_array_t[NBANDS][NW];
 static double occ_array[NBANDS], vcoul_loc[NGPOWN];
 static const double sexcut = 4.0, limittwo = 0.09; /* gamma = 0.3 */
@@ -29,6 +32,14 @@ static double next(void) {
 }
 
 static void make_deck(void) {
+  aqsntemp = malloc(sizeof(double complex[NBANDS][NCOULS]));
+  aqsmtemp_local = malloc(sizeof(double complex[NBANDS][NGPOWN]));
+  I_eps_array = malloc(sizeof(double complex[NGPOWN][NCOULS]));
+  wtilde_array = malloc(sizeof(double complex[NGPOWN][NCOULS]));
+  if (!aqsntemp || !aqsmtemp_local || !I_eps_array || !wtilde_array) {
+    fprintf(stderr, "gpp_example_c: out of memory\n");
+    exit(1);
+  }
   for (int n1 = 0; n1 < NBANDS; ++n1) {
     for (int ig = 0; ig < NCOULS; ++ig) aqsntemp[n1][ig] = (next() - 0.5) + I * (next() - 0.5);
     for (int igp = 0; igp < NGPOWN; ++igp) aqsmtemp_local[n1][igp] = (next() - 0.5) + I * (next() - 0.5);
@@ -160,5 +171,9 @@ int main(void) {
   ok = ok && w <= 1 && ws <= 1;
   check(gpp_deck_destroy(deck), "gpp_deck_destroy");
   check(gpp_context_destroy(ctx), "gpp_context_destroy");
+  free(aqsntemp);
+  free(aqsmtemp_local);
+  free(I_eps_array);
+  free(wtilde_array);
   return ok ? 0 : 1;
 }

@@ -300,7 +300,9 @@ constexpr int kPrefetchAhead = tuning_defaults::kHostPrefetchAhead;
 // an empty band's Im(wtilde) U (V's four operations where two do: empty_band).
 template <class V>
 struct BandLanes {
-  V wr, wi2, thr, Ur, Ui, Vr, Vi;  // Vr, Vi: V, or Im(wtilde) U where Empty
+  V wr, wi2, thr, Ur, Ui;
+  V Vr, Vi;      // an occupied band's V
+  V wiUr, wiUi;  // an empty band's Im(wtilde) U
 };
 template <class V, bool Empty = false>
 GPP_HOST_ALWAYS_INLINE inline BandLanes<V> band_lanes(const BandRows& rows, const int k) {
@@ -329,8 +331,8 @@ GPP_HOST_ALWAYS_INLINE inline BandLanes<V> band_lanes(const BandRows& rows, cons
   l.Ui = simd::fused_mul_add(wir, ai, wii * ar);
   if constexpr (Empty) {
     const V wi = simd::load<V>(rows.wi + k);
-    l.Vr = wi * l.Ur;
-    l.Vi = wi * l.Ui;
+    l.wiUr = wi * l.Ur;
+    l.wiUi = wi * l.Ui;
   } else {
     const V air = simd::load<V>(rows.air + k), aii = simd::load<V>(rows.aii + k);
     l.Vr = simd::fused_mul_sub(air, ar, aii * ai);
@@ -531,8 +533,9 @@ inline void near_pole_pass(const Rows& r, const int n, const Band& b, const doub
 // frequencies, where V = |wtilde|^2 P took four), and one sum a part, two a frequency
 // (where x sum(U / |wdiff|^2) - sum(V / |wdiff|^2) held four: on AVX2's 16 registers they
 // spilled). The arm is the reciprocal kept where the term is regular (one zero-masked
-// multiply or division with AVX-512), so that each sum is one FMA. Shared: the W reciprocals of |wdiff|^2 from one
-// division, 1/(d0 d1 ..) times the other factors (a few ulps from 1/d_w). Checked: each
+// multiply or division with AVX-512), so that each sum is one FMA. Shared: the W
+// reciprocals of |wdiff|^2 from one division, 1/(d0 d1 ..) times the other factors (a few
+// ulps from 1/d_w). Checked: each
 // term's arm tested; else the block's bounds have shown every term regular
 // (Bounds::all_regular: every empty band's block on si214, si510 and the mini-app deck),
 // and only the last vector's lanes past the block are masked.
@@ -548,7 +551,7 @@ inline void empty_band(const Rows& r, const int len, const Band& b, const double
   const BandRows rows(r, b);
   const auto body = [&](const int k, auto tail) GPP_HOST_ALWAYS_INLINE {
     constexpr bool Tail = decltype(tail)::value;
-    const BandLanes<V> l = band_lanes<V, true>(rows, k);  // l.Vr, l.Vi: Im(wtilde) U
+    const BandLanes<V> l = band_lanes<V, true>(rows, k);
     V dr[W], wd[W], inv[W];
     each<W>([&](auto w) {
       dr[w] = xv[w] - l.wr;
@@ -596,7 +599,7 @@ inline void empty_band(const Rows& r, const int len, const Band& b, const double
     }
     each<W>([&](auto w) {
       // U conj(wdiff) = (dr Re U - Im(wtilde) Im U) + i (dr Im U + Im(wtilde) Re U)
-      const V cr = simd::fused_mul_sub(dr[w], l.Ur, l.Vi), ci = simd::fused_mul_add(dr[w], l.Ui, l.Vr);
+      const V cr = simd::fused_mul_sub(dr[w], l.Ur, l.wiUi), ci = simd::fused_mul_add(dr[w], l.Ui, l.wiUr);
       sr[w] = simd::fused_mul_add(inv[w], cr, sr[w]);
       si[w] = simd::fused_mul_add(inv[w], ci, si[w]);
     });

@@ -69,11 +69,6 @@ bool has_flag(const std::string& flags, const std::string& flag) {
 
 bool kernel_has_thp() { return std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled").good(); }
 
-// Whether madvise(MADV_HUGEPAGE) itself leaves its record here, asked directly (not through
-// gpp): qemu-user answers it with success and passes nothing on (the aarch64 row of the
-// matrix), so the oracle cannot see gpp's advice there.
-bool kernel_records_advice();
-
 // A fresh anonymous mapping of `bytes`, unmapped at the end of the scope.
 struct Mapping {
   explicit Mapping(std::size_t n) : bytes(n) {
@@ -90,11 +85,19 @@ struct Mapping {
 
 constexpr std::size_t kMiB = std::size_t(1) << 20;
 
+// The first whole 2 MiB page of a mapping (whose start need not be aligned).
+char* first_whole_page(void* p) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  return static_cast<char*>(p) + (((a + 2 * kMiB - 1) & ~(2 * kMiB - 1)) - a);
+}
+
+// Whether madvise(MADV_HUGEPAGE) itself leaves its record here, asked directly (not through
+// gpp): qemu-user answers it with success and passes nothing on (the aarch64 row of the
+// matrix), so the oracle cannot see gpp's advice there.
 bool kernel_records_advice() {
   const Mapping m(8 * kMiB);
   if (m.p == MAP_FAILED) return false;
-  const auto a = reinterpret_cast<std::uintptr_t>(m.p);
-  char* page = static_cast<char*>(m.p) + (((a + 2 * kMiB - 1) & ~(2 * kMiB - 1)) - a);
+  char* page = first_whole_page(m.p);
   return ::madvise(page, 2 * kMiB, MADV_HUGEPAGE) == 0 && has_flag(vm_flags_at(page), "hg");
 }
 
@@ -122,10 +125,8 @@ TEST(HugePages, OnlyWholePagesOfTheRangesAndOnlyWhenAsked) {
   if (!kernel_records_advice()) GTEST_SKIP() << "madvise(MADV_HUGEPAGE) leaves no record here (an emulator?)";
   const Mapping m(16 * kMiB);
   ASSERT_NE(m.p, MAP_FAILED);
-  char* base = static_cast<char*>(m.p);
-  // Three whole 2 MiB pages inside, away from the mapping's ends (which need not be aligned).
-  const auto a = reinterpret_cast<std::uintptr_t>(base);
-  char* page = base + (((a + 2 * kMiB - 1) & ~(2 * kMiB - 1)) - a) + 2 * kMiB;
+  // Three whole 2 MiB pages inside, away from the mapping's ends.
+  char* page = first_whole_page(m.p) + 2 * kMiB;
   {
     const ScopedEnv env("GPP_HUGE_PAGES", "0");
     EXPECT_FALSE(gpp::runtime::advise_huge_pages({{page, 6 * kMiB}}));

@@ -223,6 +223,14 @@ KOKKOS_FORCEINLINE_FUNCTION BandTerms band_terms(const PairTerms& p, const compl
 /// elsewhere the division).
 using backend::reciprocal;
 
+/// s conj(wdiff) U added to sch_acc, wdiff = dr - i Im(wtilde), s = 1/|wdiff|^2 or 0: each
+/// part of conj(wdiff) U one FMA on dr (backend::mul_add: not on Im(wtilde) U's product).
+KOKKOS_FORCEINLINE_FUNCTION void empty_add(const BandTerms& b, const double dr, const double s, complex_t& sch_acc) {
+  const double cre = backend::mul_add(dr, b.U.real(), -b.wiU.imag());
+  const double cim = backend::mul_add(dr, b.U.imag(), b.wiU.real());
+  sch_acc = complex_t(s * cre + sch_acc.real(), s * cim + sch_acc.imag());
+}
+
 /// One frequency wx of one empty band for a pair: adds sch*mat (times the weight folded
 /// into p) to sch_acc; the regular arm under a mask (its near-pole arm adds only to ssx,
 /// which occ = 0 removes).
@@ -237,10 +245,7 @@ KOKKOS_FORCEINLINE_FUNCTION void empty_term(const PairTerms& p, const BandTerms&
   // Outside the regular arm the factor is 0 (a select: inv_wdiffr may be inf or NaN
   // there, wx U - V is finite).
   const double s = !Checked || wdiffr > p.thr ? inv_wdiffr : 0.0;
-  // conj(wdiff) U, each part one FMA on dr (backend::mul_add: not on Im(wtilde) U's product)
-  const double cre = backend::mul_add(dr, b.U.real(), -b.wiU.imag());
-  const double cim = backend::mul_add(dr, b.U.imag(), b.wiU.real());
-  sch_acc = complex_t(s * cre + sch_acc.real(), s * cim + sch_acc.imag());
+  empty_add(b, dr, s, sch_acc);
 }
 
 /// One frequency wx of one occupied band for a pair, the regular arm (under masks).
@@ -254,8 +259,9 @@ KOKKOS_FORCEINLINE_FUNCTION void empty_term(const PairTerms& p, const BandTerms&
 /// in sch but not in ssx): one of the two, or neither, so Y takes one FMA pair; over bands
 /// of one occupation occ, ssx * weight = h (sch - Y) with h = occ * (ssx weight / sch
 /// weight) / 2. One reciprocal, R = 1/(|wdiff|^2 |wsum|^2) = 1/|cden|^2, gives both
-/// denominators and the sexcut test; the regular arm's mask is applied once, to R (Rm: 0
-/// off the arm, where R may be inf or NaN), and both factors come from Rm. The subtraction
+/// denominators and the sexcut test; off the regular arm R may be inf or NaN and never
+/// reaches a sum (Cut: the arm's mask applied once, to R; else the sums' FMAs under the
+/// arm's predicate). The subtraction
 /// loses digits where |wx| >> |wtilde| (ssx << sch there): about log10(|wx| / |wtilde|),
 /// far inside the verification tolerance. Adds to sch_acc and y_acc; returns whether the
 /// term is off the regular arm (near_pole_term computes what it adds to ssx there: the
@@ -272,23 +278,30 @@ KOKKOS_FORCEINLINE_FUNCTION bool occupied_term(const PairTerms& p, const BandTer
   const double wsumr = sr * sr + p.wi2;         // |wsum|^2
   const double R = reciprocal(wdiffr * wsumr);  // 1/|cden|^2
   const bool regular = wdiffr > p.thr;
-  const double Rm = regular ? R : 0.0;
-  const double s = Rm * wsumr, t = Rm * wdiffr;  // 1/|wdiff|^2 and 1/|wsum|^2 on the regular arm, else 0
   // conj(wdiff) U and conj(wsum) U, each part one FMA on dr or sr (backend::mul_add)
   const double cmr = backend::mul_add(dr, b.U.real(), -b.wiU.imag());
   const double cmi = backend::mul_add(dr, b.U.imag(), b.wiU.real());
   const double cpr = backend::mul_add(sr, b.U.real(), b.wiU.imag());
   const double cpi = backend::mul_add(sr, b.U.imag(), -b.wiU.real());
-  sch_acc = complex_t(s * cmr + sch_acc.real(), s * cmi + sch_acc.imag());
   if constexpr (Cut) {
+    const double Rm = regular ? R : 0.0;
+    const double s = Rm * wsumr, t = Rm * wdiffr;  // 1/|wdiff|^2 and 1/|wsum|^2 on the regular arm, else 0
+    sch_acc = complex_t(s * cmr + sch_acc.real(), s * cmi + sch_acc.imag());
     // Y: the kept term (regular, not cut) or the dropped one (cut; s is 0 unless regular)
     const bool cut = wx_negative && R > p.thrc;
     const double y = cut ? s : t;
     const double yr = cut ? cmr : cpr, yi = cut ? cmi : cpi;
     y_acc = complex_t(y * yr + y_acc.real(), y * yi + y_acc.imag());
   } else {
+    // The sums only where the term is regular: on a GPU four predicated FMAs, where the
+    // mask on R took two selects of 32-bit halves (R may be inf or NaN off the arm, and
+    // never reaches a sum).
     (void)wx_negative;
-    y_acc = complex_t(t * cpr + y_acc.real(), t * cpi + y_acc.imag());
+    const double s = R * wsumr, t = R * wdiffr;  // 1/|wdiff|^2 and 1/|wsum|^2
+    if (regular) {
+      sch_acc = complex_t(backend::mul_add(s, cmr, sch_acc.real()), backend::mul_add(s, cmi, sch_acc.imag()));
+      y_acc = complex_t(backend::mul_add(t, cpr, y_acc.real()), backend::mul_add(t, cpi, y_acc.imag()));
+    }
   }
   return !regular;
 }
@@ -410,6 +423,31 @@ KOKKOS_FORCEINLINE_FUNCTION void empty_band_unweighted(const PairTerms& p, const
   for (int w = 0; w < NW; ++w) empty_term<Checked>(p, b, wx(w), acc[w]);
 }
 
+/// empty_band_unweighted<false> with two frequencies sharing one reciprocal: 1/|wdiff_0|^2 =
+/// |wdiff_1|^2 / (|wdiff_0|^2 |wdiff_1|^2) and the other likewise, within two ulps where
+/// one reciprocal each gave one. On a GPU the product and the two multiplies cost the FP64
+/// pipe what the second reciprocal's three FMAs did, and save its approximation and the
+/// register zeroed for it. For a caller that knows every term regular and every |wdiff|^2
+/// in [kShareLow, kShareHigh] (empty_block_shared): the product and its reciprocal are
+/// then normal numbers.
+constexpr double kShareLow = 1e-150, kShareHigh = 1e150;
+template <int NW, class Wx>
+KOKKOS_FORCEINLINE_FUNCTION void empty_band_unweighted_shared(const PairTerms& p, const complex_t& aqsm,
+                                                              const complex_t& aqsn, const Wx& wx,
+                                                              complex_t (&acc)[NW]) {
+  BandTerms b;
+  b.U = matngmatmgp(aqsm, aqsn);
+  b.wiU = p.wi * b.U;
+  for (int w = 0; w + 1 < NW; w += 2) {
+    const double dr0 = wx(w) - p.wr, dr1 = wx(w + 1) - p.wr;
+    const double wd0 = dr0 * dr0 + p.wi2, wd1 = dr1 * dr1 + p.wi2;
+    const double R = reciprocal(wd0 * wd1);
+    empty_add(b, dr0, R * wd1, acc[w]);
+    empty_add(b, dr1, R * wd0, acc[w + 1]);
+  }
+  if constexpr (NW % 2 == 1) empty_term<false>(p, b, wx(NW - 1), acc[NW - 1]);
+}
+
 /// Whether every empty term of a pair over a block of bands is regular, from the range
 /// [lo, hi] of the block's wx at one frequency (empty_band_unweighted<false> may then leave
 /// the arm's test out): the least |wdiff|^2 = (wx - Re wtilde)^2 + Im(wtilde)^2 over the range,
@@ -420,6 +458,18 @@ KOKKOS_FORCEINLINE_FUNCTION bool empty_block_regular(const PairTerms& p, const d
   const double d = below > above ? below : above;
   const double d2 = d > 0.0 ? d * d : 0.0;
   return (d2 + p.wi2) * (1.0 - 1e-13) > p.thr;
+}
+
+/// empty_block_regular, and every |wdiff|^2 over the range within [kShareLow, kShareHigh]
+/// with the same margin (empty_band_unweighted_shared may then be used). False where a
+/// value is NaN.
+KOKKOS_FORCEINLINE_FUNCTION bool empty_block_shared(const PairTerms& p, const double lo, const double hi) {
+  const double below = lo - p.wr, above = p.wr - hi;  // > 0: Re wtilde outside [lo, hi]
+  const double d = below > above ? below : above;
+  const double d2 = d > 0.0 ? d * d : 0.0;
+  const double far = -below > -above ? -below : -above;  // the largest |wx - Re wtilde| over the range
+  const double least = (d2 + p.wi2) * (1.0 - 1e-13), most = (far * far + p.wi2) * (1.0 + 1e-13);
+  return least > p.thr && least > kShareLow && most < kShareHigh;
 }
 
 /// Occupied bands: sch into g.sch and Y (occupied_term) into g.ssx, the regular arms under

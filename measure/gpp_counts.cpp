@@ -118,11 +118,17 @@ TunedCost tuned_cost() {
   c.occ_near_cut = ops(1, 3);
   // num = (a c_r + b^2, b half) (3M 1A); f*inv_c2 (1M); P*num (4M 2A); Y -= (2M 2A)
   c.occ_near_ssx = ops(1 + 2 + 2, 3 + 1 + 4 + 2);
-  // dr (1A); wdiffr (1M 1A), 1 reciprocal; conj(wdiff) U (2M 2A); sch += (2M 2A). The test
-  // whether a pair's terms are regular over a whole block (physics::empty_block_regular,
-  // per G', G, block and frequency: 1/32 of a band's operations) is not counted, as the
-  // host policy's block bounds are not.
-  c.empty_term = ops(1 + 1 + 2 + 2, 1 + 2 + 2, 1);
+  // dr (1A); wdiffr (1M 1A); conj(wdiff) U (2M 2A); sch += (2M 2A). The test whether a
+  // pair's terms are regular over a whole block (physics::empty_block_shared, per G', G,
+  // block and frequency: 1/32 of a band's operations) is not counted, as the host policy's
+  // block bounds are not.
+  c.empty_term = ops(1 + 1 + 2 + 2, 1 + 2 + 2);
+  // the reciprocals, as the loop without the arm's test takes them (every empty block of
+  // si214, si510 and the mini-app deck; the tested loop takes one a term): a pass's
+  // frequencies in pairs, |wdiff_0|^2 |wdiff_1|^2 (1M), 1 reciprocal, times each other
+  // |wdiff|^2 (2M) (physics::empty_band_unweighted_shared); an odd one its own
+  c.empty_shared = ops(0, 1 + 2, 1);
+  c.empty_single = ops(0, 0, 1);
   // h (sch - Y) (2A 2M)
   c.block_occupied = ops(2, 2);
   return c;
@@ -275,7 +281,12 @@ Work count_policy(const std::string& policy, const Shape& s, const ArmCounts& ar
     add(c.occ_near, double(arms.count(1, -1, physics::kNearPole)));
     add(c.occ_near_cut, double(arms.count(1, 1, physics::kNearPole)));
     add(c.occ_near_ssx, double(arms.count(1, -1, physics::kNearPole, 0)));
-    add(c.empty_term, double(arms.count(0)) * pad_empty);
+    const double empty_terms = double(arms.count(0)) * pad_empty;
+    add(c.empty_term, empty_terms);
+    double pairs = 0;  // per (empty band, G', G): a pass's frequencies in pairs
+    for (const FrequencyPass& p : passes) pairs += p.count / 2;
+    add(c.empty_shared, empty_terms * pairs / s.nw);
+    add(c.empty_single, empty_terms * (s.nw - 2 * pairs) / s.nw);
   } else if (policy == "host") {
     const FusedCost f = fused_cost();
     const int band_block = or_default(t.band_block, host_shape::kDefaultBandBlock);

@@ -79,7 +79,9 @@ struct TunedCost {
   Ops occ_near;        // near_pole_term from that test to its sexcut test
   Ops occ_near_cut;    // its sexcut test (wx < 0)
   Ops occ_near_ssx;    // taken from Y (not cut)
-  Ops empty_term;      // empty_term: every empty term
+  Ops empty_term;      // empty_term without its reciprocal: every empty term
+  Ops empty_shared;    // two frequencies' reciprocal, shared: per pair of a pass's frequencies
+  Ops empty_single;    // a frequency's own reciprocal: per frequency without a pair
   Ops block_occupied;  // ssx = h (sch - Y): per (G', occupied band block, frequency)
 };
 TunedCost tuned_cost();

@@ -21,15 +21,17 @@
 //    operations where U and Im(wtilde) U take 10;
 //  - a block's per-band values staged in team scratch memory (TeamScratch);
 //  - the empty kernel's band loop without the regular arm's test where a warp's pairs are
-//    regular for every wx of the block (TunedBody::block_regular);
+//    regular for every wx of the block (TunedBody::block_regular), two frequencies there
+//    sharing one reciprocal (physics::empty_band_unweighted_shared);
 //  - a band's terms from U = WIw mat and Im(wtilde) U (physics::band_terms): fewer FP64
 //    instructions per band than from mat, and no spills in the empty kernel's checked loop;
 //  - the occupied kernel's near-pole arms shared out over the warp (TunedBody::near_pass),
 //    and aqsntemp's element two bands ahead prefetched into L1 (TunedBody::bands);
 //  - the sexcut test and Y's choice of term only in occupied blocks with a wx < 0, which
 //    band_blocks packs into as few blocks as it can (physics::occupied_term<false>
-//    elsewhere); the regular arm's mask applied once, to 1/|cden|^2; a term off the regular
-//    arm flagged for the near-pole pass, which tells the near-pole arm from the zero arm;
+//    elsewhere, whose sums are FMAs under the regular arm's predicate; with the test, the
+//    arm's mask applied once, to 1/|cden|^2); a term off the regular arm flagged for the
+//    near-pole pass, which tells the near-pole arm from the zero arm;
 //  - conj(wdiff) U and conj(wsum) U as FMAs on dr and sr (backend::mul_add): left to
 //    itself nvcc fuses the per-band product Im(wtilde) U instead and leaves a
 //    multiplication a term.
@@ -298,12 +300,14 @@ struct TunedBody {
   // takes the test's instructions out of nearly every band: every term of the warp's pairs
   // is regular for every wx in the block's range (physics::empty_block_regular; so for every
   // empty block of si214, si510 and the mini-app deck), a vote, so that the whole warp takes
-  // one branch.
+  // one branch. With two frequencies or more, also every |wdiff|^2 in the range where two
+  // may share a reciprocal (physics::empty_block_shared).
   KOKKOS_FORCEINLINE_FUNCTION bool block_regular(const Scratch& s, const physics::PairTerms (&p)[K]) const {
     bool regular = true;
     for (int j = 0; j < K; ++j)
       for (int w = 0; w < NW; ++w)
-        regular = regular & physics::empty_block_regular(p[j], s.wx_range[2 * w], s.wx_range[2 * w + 1]);
+        regular = regular & (NW > 1 ? physics::empty_block_shared(p[j], s.wx_range[2 * w], s.wx_range[2 * w + 1])
+                                    : physics::empty_block_regular(p[j], s.wx_range[2 * w], s.wx_range[2 * w + 1]));
     return backend::warp_all(regular);
   }
 
@@ -362,7 +366,8 @@ struct TunedBody {
       unsigned near_bits[K][NW];
       for (int j = 0; j < K; ++j)
         for (int w = 0; w < NW; ++w) near_bits[j][w] = 0u;
-      for (int i = r0; i < r1; ++i) {
+      unsigned bit = 1u;  // the band's bit in near_bits (shifted a band at a time: one instruction)
+      for (int i = r0; i < r1; ++i, bit <<= 1) {
         const complex_t aqsn = next;
         backend::prefetch_l1(t.an + s.staged_off(i + 2));
         const double* v = s.band(i);
@@ -381,10 +386,13 @@ struct TunedBody {
         const auto wx_negative = [&](const int w) { return neg[w] != 0; };
         for (int j = 0; j < K; ++j) {
           if constexpr (Occupied) {
-            physics::occupied_band<Tested>(p[j], mat[j], wx, wx_negative, mine, near_bits[j], 1u << (i - r0));
+            physics::occupied_band<Tested>(p[j], mat[j], wx, wx_negative, mine, near_bits[j], bit);
           } else {
             const complex_t aqsm(v[NW + 1 + 2 * j], v[NW + 2 + 2 * j]);
-            physics::empty_band_unweighted<Tested>(p[j], aqsm, aqsn, wx, part[j]);
+            if constexpr (Tested || NW == 1)
+              physics::empty_band_unweighted<Tested>(p[j], aqsm, aqsn, wx, part[j]);
+            else
+              physics::empty_band_unweighted_shared(p[j], aqsm, aqsn, wx, part[j]);
           }
         }
       }

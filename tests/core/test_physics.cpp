@@ -450,6 +450,87 @@ TEST(Physics, FusedFormMatchesLiteralForm) {
   EXPECT_GT(taken[physics::kNearPole], 100);
 }
 
+// occupied_term without the sexcut test (its sums under the regular arm's predicate) adds
+// what the tested form adds where no wx is negative, and nothing off the regular arm: its
+// sums against the literal term's sch * mat, and Y = sch * mat - 2 ssx * mat.
+TEST(Physics, OccupiedTermWithoutCutMatchesTheTestedFormAndTheLiteralTerm) {
+  std::mt19937_64 gen(515);
+  std::uniform_real_distribution<double> u(-3, 3);
+  int regular = 0, off = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const complex_t wtilde(u(gen), 0.2 * u(gen)), I_eps(u(gen), u(gen)), mat(u(gen), u(gen));
+    const double wx = std::abs(u(gen));
+    const auto p = physics::pair_terms(wtilde, I_eps, 4.0, 0.25);
+    const auto b = physics::band_terms(p, mat);
+    const complex_t s0(0.25, -0.5), y0(-1.0, 0.125);  // sums already holding a value
+    complex_t s_cut = s0, y_cut = y0, s_pred = s0, y_pred = y0;
+    const bool off_cut = physics::occupied_term<true>(p, b, wx, false, s_cut, y_cut);
+    const bool off_pred = physics::occupied_term<false>(p, b, wx, false, s_pred, y_pred);
+    ASSERT_EQ(off_cut, off_pred) << "term " << i;
+    EXPECT_DOUBLE_EQ(s_pred.real(), s_cut.real()) << "term " << i;
+    EXPECT_DOUBLE_EQ(s_pred.imag(), s_cut.imag()) << "term " << i;
+    EXPECT_DOUBLE_EQ(y_pred.real(), y_cut.real()) << "term " << i;
+    EXPECT_DOUBLE_EQ(y_pred.imag(), y_cut.imag()) << "term " << i;
+    if (off_pred) {
+      ++off;
+      EXPECT_EQ(s_pred, s0) << "term " << i;
+      EXPECT_EQ(y_pred, y0) << "term " << i;
+      continue;
+    }
+    ++regular;
+    complex_t sch, ssx;
+    int branch;
+    bool cut;
+    physics::sigma_term<physics::LiteralForm>(wtilde, I_eps, wx, 0.25, 4.0, sch, ssx, branch, cut);
+    ASSERT_EQ(branch, physics::kRegular) << "term " << i;
+    const complex_t want_s = s0 + sch * mat, want_y = y0 + (sch - 2.0 * ssx) * mat;
+    const double scale = 1.0 + Kokkos::abs(sch * mat) + Kokkos::abs(ssx * mat);
+    EXPECT_LE(Kokkos::abs(s_pred - want_s), 1e-12 * scale) << "term " << i;
+    EXPECT_LE(Kokkos::abs(y_pred - want_y), 1e-12 * scale) << "term " << i;
+  }
+  EXPECT_GT(regular, 1000);
+  EXPECT_GT(off, 100);
+}
+
+// Empty bands: two frequencies sharing one reciprocal add what one reciprocal each adds
+// (within a few ulps of the larger part), and the block test that allows it holds only
+// where every |wdiff|^2 over the range is regular and inside the shared range.
+TEST(Physics, EmptyBandSharedReciprocalMatchesOneEach) {
+  std::mt19937_64 gen(2024);
+  std::uniform_real_distribution<double> u(-3, 3);
+  for (int i = 0; i < 20000; ++i) {
+    const complex_t wtilde(u(gen), 0.5 * u(gen)), I_eps(u(gen), u(gen)), aqsm(u(gen), u(gen)), aqsn(u(gen), u(gen));
+    const auto p = physics::pair_terms(wtilde, I_eps, 4.0, 1e-6);
+    const double x[3] = {u(gen) + 8.0, u(gen) - 8.0, 2.0 * u(gen)};
+    const auto wx = [&](const int w) { return x[w]; };
+    complex_t one[3] = {{0.5, 0.25}, {-1.0, 2.0}, {0.0, 0.0}}, shared[3] = {one[0], one[1], one[2]};
+    physics::empty_band_unweighted<false, 3>(p, aqsm, aqsn, wx, one);
+    physics::empty_band_unweighted_shared<3>(p, aqsm, aqsn, wx, shared);
+    for (int w = 0; w < 3; ++w) {
+      // the term's own size: |mat| |conj(wdiff)| / |wdiff|^2 = |mat| / |wdiff|
+      const double dr = x[w] - wtilde.real(), term = Kokkos::abs(aqsm * aqsn) / std::sqrt(dr * dr + p.wi2);
+      const double tol = 8 * std::numeric_limits<double>::epsilon() * (term + Kokkos::abs(one[w]));
+      EXPECT_LE(Kokkos::abs(shared[w] - one[w]), tol) << "band " << i << " frequency " << w;
+    }
+  }
+  const auto p = physics::pair_terms({0.5, 0.1}, {1.0, 0.0}, 4.0, 0.25);
+  EXPECT_TRUE(physics::empty_block_shared(p, 2.0, 3.0));  // |wdiff|^2 from 2.26 to 6.26
+  EXPECT_TRUE(physics::empty_block_shared(p, -3.0, -2.0));
+  EXPECT_FALSE(physics::empty_block_shared(p, 0.0, 3.0));  // Re wtilde inside: |wdiff|^2 down to 0.01
+  EXPECT_EQ(physics::empty_block_shared(p, 0.0, 3.0), physics::empty_block_regular(p, 0.0, 3.0));
+  EXPECT_FALSE(physics::empty_block_shared(p, 2.0, 2e76));  // |wdiff|^2 up to 4e152
+  EXPECT_TRUE(physics::empty_block_regular(p, 2.0, 2e76));
+  EXPECT_FALSE(physics::empty_block_shared(p, -2e76, -2.0));
+  // |wtilde| tiny: the regular threshold max(limittwo, |wtilde|^2 / limitone) about 4e-156
+  const auto tiny = physics::pair_terms({1e-75, 1e-80}, {1.0, 0.0}, 4.0, 1e-300);
+  EXPECT_TRUE(physics::empty_block_regular(tiny, 1.1e-75, 2.0));  // |wdiff|^2 from 1e-152
+  EXPECT_FALSE(physics::empty_block_shared(tiny, 1.1e-75, 2.0));
+  EXPECT_TRUE(physics::empty_block_shared(tiny, 1e-70, 2.0));  // from 1e-140
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_FALSE(physics::empty_block_shared(p, nan, 3.0));
+  EXPECT_FALSE(physics::empty_block_shared(p, 2.0, nan));
+}
+
 }  // namespace
 }  // namespace gpp::test
 

@@ -24,8 +24,10 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <new>
 #include <optional>
+#include <type_traits>
 
 namespace gpp::api {
 using record::PolicyRun;
@@ -52,16 +54,14 @@ Lifetime& lifetime() {
 
 // ---- the arrays ----
 
-// The alignment the kernels' element types need (Kokkos::complex is 16-byte aligned where
-// Kokkos aligns it).
-template <class T>
-struct AlignOf {
-  using type = T;
-};
-template <>
-struct AlignOf<std::complex<double>> {
-  using type = complex_t;
-};
+// The alignment the library takes an array at: a double's. The kernels read complex
+// arrays as 16-byte aligned pairs (Kokkos::complex); a host complex array at 8 (a static
+// or automatic `double complex` or `complex(dp)` array may be) is copied into an aligned
+// buffer (wrap), a device one is refused (device allocators give 256).
+std::size_t alignment_taken(const bool complex_on_device) {
+  return complex_on_device ? alignof(complex_t) : alignof(double);
+}
+bool complex_aligned(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % alignof(complex_t) == 0; }
 
 std::string shape(std::int64_t rows, std::int64_t cols) {
   return "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")";
@@ -69,15 +69,17 @@ std::string shape(std::int64_t rows, std::int64_t cols) {
 
 // One array's pointer, element type, alignment and size, against the sizes the deck has.
 template <class T>
-void check_matrix(const char* name, const Matrix<T>& m, const char* want, std::int64_t rows, std::int64_t cols) {
+void check_matrix(const char* name, const Matrix<T>& m, const char* want, std::int64_t rows, std::int64_t cols,
+                  const bool on_device = false) {
+  const std::size_t align = alignment_taken(on_device && std::is_same_v<T, std::complex<double>>);
   if (m.rows < 0 || m.cols < 0) throw Error(Status::argument, std::string(name) + " is not given (its shape is unset)");
   if (m.rows != rows || m.cols != cols)
     throw Error(Status::argument, std::string(name) + " is " + shape(m.rows, m.cols) + "; it must be " + want + " = " +
                                       shape(rows, cols));
   if (!m.data) throw Error(Status::argument, std::string(name) + " is a null pointer");
-  if (reinterpret_cast<std::uintptr_t>(m.data) % alignof(typename AlignOf<T>::type) != 0)
-    throw Error(Status::argument, std::string(name) + " is not aligned to " +
-                                      std::to_string(alignof(typename AlignOf<T>::type)) + " bytes (its address is " +
+  if (reinterpret_cast<std::uintptr_t>(m.data) % align != 0)
+    throw Error(Status::argument, std::string(name) + " is not aligned to " + std::to_string(align) +
+                                      " bytes (its address is " +
                                       std::to_string(reinterpret_cast<std::uintptr_t>(m.data)) +
                                       "): pass the start of an array as allocated");
 }
@@ -113,10 +115,11 @@ Sizes check_arrays(const Arrays& a) {
     throw Error(Status::argument, "the arrays' sizes (ncouls " + std::to_string(n.ncouls) + ", nbands " +
                                       std::to_string(n.nbands) + ", ngpown " + std::to_string(n.ngpown) +
                                       ") make an array larger than any memory");
-  check_matrix("aqsntemp", a.aqsntemp, "(ncouls, nbands)", n.ncouls, n.nbands);
-  check_matrix("aqsmtemp_local", a.aqsmtemp_local, "(ngpown, nbands)", n.ngpown, n.nbands);
-  check_matrix("I_eps_array", a.I_eps_array, "(ncouls, ngpown)", n.ncouls, n.ngpown);
-  check_matrix("wtilde_array", a.wtilde_array, "(ncouls, ngpown)", n.ncouls, n.ngpown);
+  const bool device = a.memory == Memory::Device;
+  check_matrix("aqsntemp", a.aqsntemp, "(ncouls, nbands)", n.ncouls, n.nbands, device);
+  check_matrix("aqsmtemp_local", a.aqsmtemp_local, "(ngpown, nbands)", n.ngpown, n.nbands, device);
+  check_matrix("I_eps_array", a.I_eps_array, "(ncouls, ngpown)", n.ncouls, n.ngpown, device);
+  check_matrix("wtilde_array", a.wtilde_array, "(ncouls, ngpown)", n.ncouls, n.ngpown, device);
   check_matrix("wx_array_t", a.wx_array_t, "(nw, nbands)", n.nw, n.nbands);
   check_matrix("occ_array", Matrix<double>{a.occ_array.data, a.occ_array.size, 1}, "(nbands)", n.nbands, 1);
   check_matrix("vcoul_loc", Matrix<double>{a.vcoul_loc.data, a.vcoul_loc.size, 1}, "(ngpown)", n.ngpown, 1);
@@ -218,8 +221,19 @@ GppData<Mem> wrap(const Arrays& a, const Sizes& n) {
   d.limittwo = a.limittwo;
   d.sexcut = a.sexcut;
   // The caller's memory as it is: unmanaged Views, never written (the kernels take them
-  // by the data's non-const types).
+  // by the data's non-const types). A host complex array that is not 16-byte aligned
+  // (check_arrays took it at 8) is copied, byte for byte, into one that is.
   const auto cm = [](const Matrix<std::complex<double>>& m) {
+    if (!complex_aligned(m.data)) {
+      if constexpr (std::is_same_v<Mem, Kokkos::HostSpace>) {
+        typename Types::ComplexMatrix copy(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::api::aligned_copy"),
+                                           m.rows, m.cols);
+        std::memcpy(static_cast<void*>(copy.data()), m.data, std::size_t(m.rows) * std::size_t(m.cols) * 16);
+        return copy;
+      } else {
+        throw Error(Status::internal, "a device complex array not 16-byte aligned passed the argument checks");
+      }
+    }
     return typename Types::ComplexMatrix(reinterpret_cast<complex_t*>(const_cast<std::complex<double>*>(m.data)),
                                          m.rows, m.cols);
   };

@@ -14,9 +14,10 @@
 
 enum { NCOULS = 41, NGPOWN = 9, NBANDS = 17, NW = 2 };
 
-/* The complex arrays on the heap: gpp reads complex arrays that are 16-byte aligned, as
- * malloc gives them; a static array of double complex is only sure of 8 (on aarch64 it
- * gets 8). aqsntemp(ncouls, nbands): column n1 is aqsntemp[n1]. */
+/* The complex arrays on the heap: gpp reads complex arrays in place where they are
+ * 16-byte aligned, as malloc gives them; a static array of double complex is only sure
+ * of 8 (on aarch64 it gets 8), and gpp would copy it first. aqsntemp(ncouls, nbands):
+ * column n1 is aqsntemp[n1]. */
 static double complex (*aqsntemp)[NCOULS];
 static double complex (*aqsmtemp_local)[NGPOWN];
 static double complex (*I_eps_array)[NCOULS];

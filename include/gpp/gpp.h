@@ -4,9 +4,11 @@
  * `gpp` (ISO_C_BINDING) is built on it.
  *
  * Arrays are the Fortran benchmark's (column-major, its shapes), in host memory, and are
- * read where they are: nothing is copied on the host, nothing the caller gave is written
- * but the outputs of gpp_compute. A complex array is pairs of doubles (re, im), 16-byte
- * aligned: C's double complex, Fortran's complex(c_double_complex), NumPy's complex128.
+ * read where they are: nothing the caller gave is written but the outputs of gpp_compute.
+ * A complex array is pairs of doubles (re, im): C's double complex, Fortran's
+ * complex(c_double_complex), NumPy's complex128. One that is 16-byte aligned (as the heap
+ * gives it) is read in place; one only 8-byte aligned (a static or automatic array may
+ * be) is copied into an aligned buffer first; one not 8-byte aligned is refused.
  *
  * Calls are not thread-safe: one call at a time in a process. */
 #ifndef GPP_GPP_H

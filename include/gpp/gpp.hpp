@@ -91,8 +91,10 @@ struct Vector {
 /// The kernel's input: the Fortran benchmark's arrays (names, shapes, column-major
 /// layout; docs/library.md maps each to BerkeleyGW's). Sizes come from the arrays:
 /// ncouls and nbands from aqsntemp, ngpown from I_eps_array, nw from wx_array_t; every
-/// other array must agree. Complex arrays are (re, im) pairs of doubles, 16-byte aligned
-/// (as Fortran's complex(dp), C's double complex, NumPy's complex128 allocate them).
+/// other array must agree. Complex arrays are (re, im) pairs of doubles (Fortran's
+/// complex(dp), C's double complex, NumPy's complex128): read in place where 16-byte
+/// aligned (as the heap gives them); a host array only 8-byte aligned is copied into an
+/// aligned buffer first; a device array must be 16-byte aligned.
 struct Arrays {
   Matrix<std::complex<double>> aqsntemp;        // (ncouls, nbands)  M(n1, G)
   Matrix<std::complex<double>> aqsmtemp_local;  // (ngpown, nbands)  M(n1, G') of the local G'

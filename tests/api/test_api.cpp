@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -245,9 +246,10 @@ TEST(Api, EightByteAlignedComplexArraysAreCopied) {
     api::Matrix<std::complex<double>>* m[4] = {&a.aqsntemp, &a.aqsmtemp_local, &a.I_eps_array, &a.wtilde_array};
     const std::size_t n = std::size_t(m[k]->rows * m[k]->cols);
     // n + 1 complex values from a 16-byte aligned start: the array at byte 8
+    static_assert(alignof(std::complex<double>) <= 8, "a std::complex<double> at byte 8 is aligned");
     std::vector<std::complex<double>> buffer(n + 1);
     char* const at = reinterpret_cast<char*>(buffer.data()) + 8;
-    std::memcpy(at, m[k]->data, n * 16);
+    std::copy(m[k]->data, m[k]->data + n, reinterpret_cast<std::complex<double>*>(at));
     ASSERT_EQ(reinterpret_cast<std::uintptr_t>(at) % 16, 8u);
     m[k]->data = reinterpret_cast<const std::complex<double>*>(at);
     const std::vector<char> before(at, at + n * 16);

@@ -3,7 +3,8 @@
 // or any 8 bytes: NaN, Inf, subnormals, 1e308), the scalars, options and tunables given
 // as text, and the nw passed to gpp_compute. The arrays themselves are buffers of exactly
 // the shape the call claims (a caller that claims more than it holds is out of the
-// contract of any C interface), or a null pointer.
+// contract of any C interface), at the heap's 16-byte alignment or 8 bytes past it, or a
+// null pointer.
 //
 // The contract, from the header: every call returns a status of the enum; a failed call
 // leaves one line in gpp_last_error; GPP_ERROR_INTERNAL (a bug, by its own definition)
@@ -144,7 +145,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     int type = complex_array[which] ? GPP_COMPLEX128 : GPP_FLOAT64;
     if (t & 0x80) type = int(t % 6) - 1;  // another type of the enum, or none of them
     std::int64_t rows = shape[which][0], cols = shape[which][1];
-    bool null = false;
+    bool null = false, at8 = false;
     switch (s % 16) {
       case 1:
         rows += 1;
@@ -172,12 +173,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         break;
       case 9:
         continue;  // never given
+      case 10:
+        at8 = true;  // 8 bytes past the heap's 16 (a static array may be there)
+        break;
       default:
         break;
     }
     const std::size_t elements = rows > 0 && cols > 0 && !null ? std::size_t(rows * cols) : 1;
     const std::size_t doubles = elements * (type == GPP_COMPLEX128 || type == GPP_COMPLEX64 ? 2 : 1);
-    arrays[which].resize(doubles);
+    arrays[which].resize(doubles + (at8 ? 1 : 0));
     const bool raw = (t & 0x40) != 0;
     tame = tame && !raw;
     for (double& x : arrays[which]) x = raw ? in.raw_double() : (int(in.byte()) - 128) / 32.0;
@@ -185,7 +189,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       for (std::size_t i = 0; i < doubles; i += 2)
         arrays[which][i] = arrays[which][i] >= 0 ? arrays[which][i] + 0.25 : arrays[which][i] - 0.25;
     checked("gpp_deck_set_array",
-            gpp_deck_set_array(deck, which, type, null ? nullptr : arrays[which].data(), rows, cols));
+            gpp_deck_set_array(deck, which, type, null ? nullptr : arrays[which].data() + (at8 ? 1 : 0), rows, cols));
   }
   for (int i = in.byte() % 4; i > 0; --i) {
     const std::uint8_t pick = in.byte();

@@ -278,6 +278,8 @@ def c_api_seeds():
         "no-scalars": c_api_script(scalars=()),
         "nw-mismatch": c_api_script(o=0x80 + 4),
         "ach-null": c_api_script(o=1),
+        "wtilde-at-8-bytes": c_api_script(sizes=(7, 3, 4, 2), settings=((0, 5),), arrays={3: (0, 10)}, seed=2),
+        "aqsntemp-at-8-bytes": c_api_script(settings=((0, 3),), arrays={0: (0, 10)}),
     }
 
 

@@ -228,7 +228,8 @@ GppData<Mem> wrap(const Arrays& a, const Sizes& n) {
       if constexpr (std::is_same_v<Mem, Kokkos::HostSpace>) {
         typename Types::ComplexMatrix copy(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::api::aligned_copy"),
                                            m.rows, m.cols);
-        std::memcpy(static_cast<void*>(copy.data()), m.data, std::size_t(m.rows) * std::size_t(m.cols) * 16);
+        std::memcpy(static_cast<void*>(copy.data()), m.data,
+                    std::size_t(m.rows) * std::size_t(m.cols) * sizeof(complex_t));
         return copy;
       } else {
         throw Error(Status::internal, "a device complex array not 16-byte aligned passed the argument checks");

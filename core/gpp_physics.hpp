@@ -404,6 +404,16 @@ KOKKOS_FORCEINLINE_FUNCTION void add_weighted_term(SigmaAccum<NW>& acc, const in
   acc.ssx[w] += vcoul * x;
 }
 
+/// An empty band's values for a pair, without the pair's factor WIw: mat in U's place and
+/// Im(wtilde) mat in Im(wtilde) U's (empty_band_unweighted and its shared form).
+KOKKOS_FORCEINLINE_FUNCTION BandTerms empty_band_terms(const PairTerms& p, const complex_t& aqsm,
+                                                       const complex_t& aqsn) {
+  BandTerms b;
+  b.U = matngmatmgp(aqsm, aqsn);
+  b.wiU = p.wi * b.U;
+  return b;
+}
+
 /// The fused band loop bodies (beyond the paper; the `tuned` policy): one band of a (G,
 /// G') pair for every frequency, in the fused form. wx(w) is the band's frequency w,
 /// wx_negative(w) whether it is < 0. The two kinds of band are two functions, so that a
@@ -417,9 +427,7 @@ KOKKOS_FORCEINLINE_FUNCTION void add_weighted_term(SigmaAccum<NW>& acc, const in
 template <bool Checked, int NW, class Wx>
 KOKKOS_FORCEINLINE_FUNCTION void empty_band_unweighted(const PairTerms& p, const complex_t& aqsm, const complex_t& aqsn,
                                                        const Wx& wx, complex_t (&acc)[NW]) {
-  BandTerms b;
-  b.U = matngmatmgp(aqsm, aqsn);
-  b.wiU = p.wi * b.U;
+  const BandTerms b = empty_band_terms(p, aqsm, aqsn);
   for (int w = 0; w < NW; ++w) empty_term<Checked>(p, b, wx(w), acc[w]);
 }
 
@@ -435,9 +443,7 @@ template <int NW, class Wx>
 KOKKOS_FORCEINLINE_FUNCTION void empty_band_unweighted_shared(const PairTerms& p, const complex_t& aqsm,
                                                               const complex_t& aqsn, const Wx& wx,
                                                               complex_t (&acc)[NW]) {
-  BandTerms b;
-  b.U = matngmatmgp(aqsm, aqsn);
-  b.wiU = p.wi * b.U;
+  const BandTerms b = empty_band_terms(p, aqsm, aqsn);
   for (int w = 0; w + 1 < NW; w += 2) {
     const double dr0 = wx(w) - p.wr, dr1 = wx(w + 1) - p.wr;
     const double wd0 = dr0 * dr0 + p.wi2, wd1 = dr1 * dr1 + p.wi2;
@@ -448,28 +454,33 @@ KOKKOS_FORCEINLINE_FUNCTION void empty_band_unweighted_shared(const PairTerms& p
   if constexpr (NW % 2 == 1) empty_term<false>(p, b, wx(NW - 1), acc[NW - 1]);
 }
 
-/// Whether every empty term of a pair over a block of bands is regular, from the range
-/// [lo, hi] of the block's wx at one frequency (empty_band_unweighted<false> may then leave
-/// the arm's test out): the least |wdiff|^2 = (wx - Re wtilde)^2 + Im(wtilde)^2 over the range,
-/// less a relative margin of 1e-13 for the roundings of the terms' own |wdiff|^2 (a few
-/// ulps), above the pair's threshold. False where a value is NaN.
-KOKKOS_FORCEINLINE_FUNCTION bool empty_block_regular(const PairTerms& p, const double lo, const double hi) {
-  const double below = lo - p.wr, above = p.wr - hi;  // > 0: Re wtilde outside [lo, hi]
-  const double d = below > above ? below : above;
-  const double d2 = d > 0.0 ? d * d : 0.0;
-  return (d2 + p.wi2) * (1.0 - 1e-13) > p.thr;
-}
-
-/// empty_block_regular, and every |wdiff|^2 over the range within [kShareLow, kShareHigh]
-/// with the same margin (empty_band_unweighted_shared may then be used). False where a
-/// value is NaN.
-KOKKOS_FORCEINLINE_FUNCTION bool empty_block_shared(const PairTerms& p, const double lo, const double hi) {
+/// The least and the largest |wdiff|^2 = (wx - Re wtilde)^2 + Im(wtilde)^2 of a pair over
+/// the range [lo, hi] of a block's wx at one frequency, widened by a relative margin of
+/// 1e-13 for the roundings of the terms' own |wdiff|^2 (a few ulps). NaN where a value is.
+struct Wdiff2Range {
+  double least, most;
+};
+KOKKOS_FORCEINLINE_FUNCTION Wdiff2Range wdiff2_range(const PairTerms& p, const double lo, const double hi) {
   const double below = lo - p.wr, above = p.wr - hi;  // > 0: Re wtilde outside [lo, hi]
   const double d = below > above ? below : above;
   const double d2 = d > 0.0 ? d * d : 0.0;
   const double far = -below > -above ? -below : -above;  // the largest |wx - Re wtilde| over the range
-  const double least = (d2 + p.wi2) * (1.0 - 1e-13), most = (far * far + p.wi2) * (1.0 + 1e-13);
-  return least > p.thr && least > kShareLow && most < kShareHigh;
+  return {(d2 + p.wi2) * (1.0 - 1e-13), (far * far + p.wi2) * (1.0 + 1e-13)};
+}
+
+/// Whether every empty term of a pair over a block of bands is regular, from the range
+/// [lo, hi] of the block's wx at one frequency (empty_band_unweighted<false> may then leave
+/// the arm's test out): the least |wdiff|^2 over the range above the pair's threshold.
+/// False where a value is NaN.
+KOKKOS_FORCEINLINE_FUNCTION bool empty_block_regular(const PairTerms& p, const double lo, const double hi) {
+  return wdiff2_range(p, lo, hi).least > p.thr;
+}
+
+/// empty_block_regular, and every |wdiff|^2 over the range within [kShareLow, kShareHigh]
+/// (empty_band_unweighted_shared may then be used). False where a value is NaN.
+KOKKOS_FORCEINLINE_FUNCTION bool empty_block_shared(const PairTerms& p, const double lo, const double hi) {
+  const Wdiff2Range r = wdiff2_range(p, lo, hi);
+  return r.least > p.thr && r.least > kShareLow && r.most < kShareHigh;
 }
 
 /// Occupied bands: sch into g.sch and Y (occupied_term) into g.ssx, the regular arms under

@@ -115,12 +115,12 @@ EOF
     -DCMAKE_CXX_FLAGS=-fsanitize=thread
 }
 
-recipe_gpp() {
+recipe_gpp() {  # recipe_gpp PRESET PREFIX [CMAKE ARGS]; the tree is $gpp_tree (/root/gpp)
   local preset=$1 prefix=$2
   shift 2
   cat <<EOF
 set -euo pipefail
-cd /root/gpp
+cd ${gpp_tree:-/root/gpp}
 cmake --preset $preset -DCMAKE_PREFIX_PATH=$prefix -DGPP_ENABLE_KOKKOSKERNELS=OFF $*
 cmake --build --preset $preset -j\${GPP_JOBS:-2}
 EOF

@@ -1134,9 +1134,16 @@ def attack_mpi(h, deck):
            raw=[h.mpiexec, "-n", "1", "-wdir", da, h.gpp] + same + [":", "-n", rest, "-wdir", db, h.gpp] + same)
 
 
+# Every group of attacks, in the order they run. `--only` takes names from this list; the
+# build's shards of the harness (tests/CMakeLists.txt) must cover it, which --list-groups
+# lets the configure step check.
+GROUPS = ["toml", "dat", "h5", "special", "options", "env", "outputs", "kills", "inputs", "aliases", "forged",
+          "tools", "numbers", "refusals", "late", "cache", "mpi"]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--gpp", required=True)
+    ap.add_argument("--gpp")
     ap.add_argument("--samples", type=int, default=40, help="sampled offsets per file kind (default 40; HDF5 twice that)")
     ap.add_argument("--kills", type=int, default=12)
     ap.add_argument("--seed", type=int, default=20261123)
@@ -1145,9 +1152,18 @@ def main():
     ap.add_argument("--mpiexec", help="run gpp under this mpiexec (the MPI build)")
     ap.add_argument("--np", type=int, default=2, help="ranks under --mpiexec (default 2)")
     ap.add_argument("--only", help="run only these groups (comma-separated, e.g. mpi,inputs)")
+    ap.add_argument("--list-groups", action="store_true", help="print every group's name, one a line, and exit")
     ap.add_argument("--keep", help="copy the input of every failing case into this directory")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
+    if a.list_groups:
+        print("\n".join(GROUPS))
+        return 0
+    if not a.gpp:
+        ap.error("--gpp is required")
+    unknown = sorted(set(a.only.split(",")) - set(GROUPS)) if a.only else []
+    if unknown:
+        ap.error(f"--only: no group named {', '.join(unknown)} (the groups: {', '.join(GROUPS)})")
     # Kokkos's OpenMP backend prints a four-line thread-binding advisory on stdout when
     # OMP_PROC_BIND is unset: Kokkos's message, not gpp's, and it would make every case
     # "late". The unit-test setting, as for the rest of the suite (tests/CMakeLists.txt).
@@ -1165,7 +1181,11 @@ def main():
         have_h5 = subprocess.run([h.gpp, "convert", deck, os.path.join(work, "tiny.h5")], stdout=subprocess.DEVNULL,
                                  stderr=subprocess.DEVNULL).returncode == 0
         only = set(a.only.split(",")) if a.only else None
-        want = lambda g: only is None or g in only  # noqa: E731
+
+        def want(g):
+            assert g in GROUPS, f"group {g} is not in GROUPS"
+            return only is None or g in only
+
         if want("toml"):
             attack_toml(h, rng, a.samples)
         if want("dat"):

@@ -1161,7 +1161,8 @@ def main():
         return 0
     if not a.gpp:
         ap.error("--gpp is required")
-    unknown = sorted(set(a.only.split(",")) - set(GROUPS)) if a.only else []
+    only = set(a.only.split(",")) if a.only else None
+    unknown = sorted(only - set(GROUPS)) if only else []
     if unknown:
         ap.error(f"--only: no group named {', '.join(unknown)} (the groups: {', '.join(GROUPS)})")
     # Kokkos's OpenMP backend prints a four-line thread-binding advisory on stdout when
@@ -1180,7 +1181,6 @@ def main():
         subprocess.run([h.gpp, "convert", deck, os.path.join(work, "tiny.dat")], check=True, stdout=subprocess.DEVNULL)
         have_h5 = subprocess.run([h.gpp, "convert", deck, os.path.join(work, "tiny.h5")], stdout=subprocess.DEVNULL,
                                  stderr=subprocess.DEVNULL).returncode == 0
-        only = set(a.only.split(",")) if a.only else None
 
         def want(g):
             assert g in GROUPS, f"group {g} is not in GROUPS"

@@ -5,15 +5,25 @@
 # that met it instead of scrolling past in its output. GCC leaves float-cast-overflow out
 # of "undefined" (clang puts it in): a double cast to an int it does not fit (a size or a
 # count read as a number) is undefined behaviour in both, so it is named too.
+# GPP_SANITIZE_EXCLUDE names checks left out, as -fno-sanitize= takes them (the asan preset:
+# the UBSan checks that cost most of its compile time, docs/dev/testing.md).
 # Kokkos, HDF5 and the other libraries are Debian's, not instrumented: AddressSanitizer
 # still sees every access gpp makes to memory they return.
 set(GPP_SANITIZE "" CACHE STRING "Sanitizers for gpp's code and tests, as -fsanitize= takes them (e.g. address,undefined)")
+set(GPP_SANITIZE_EXCLUDE "" CACHE STRING "Checks of GPP_SANITIZE left out, as -fno-sanitize= takes them (e.g. alignment,enum)")
+if(GPP_SANITIZE_EXCLUDE AND NOT GPP_SANITIZE)
+  message(FATAL_ERROR "GPP_SANITIZE_EXCLUDE=${GPP_SANITIZE_EXCLUDE} without GPP_SANITIZE: nothing to leave out")
+endif()
 if(GPP_SANITIZE)
   string(REPLACE ";" "," _gpp_sanitize "${GPP_SANITIZE}")
   if(_gpp_sanitize MATCHES "undefined")
     string(APPEND _gpp_sanitize ",float-cast-overflow")
   endif()
   set(GPP_SANITIZE_FLAGS -fsanitize=${_gpp_sanitize} -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  if(GPP_SANITIZE_EXCLUDE)
+    string(REPLACE ";" "," _gpp_sanitize_exclude "${GPP_SANITIZE_EXCLUDE}")
+    list(APPEND GPP_SANITIZE_FLAGS -fno-sanitize=${_gpp_sanitize_exclude})
+  endif()
   add_compile_options("$<$<COMPILE_LANGUAGE:C,CXX>:${GPP_SANITIZE_FLAGS}>")
   add_link_options("$<$<LINK_LANGUAGE:C,CXX>:-fsanitize=${_gpp_sanitize}>")
   # What a program that links the installed library must link too (tests/api's examples):

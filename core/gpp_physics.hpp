@@ -504,6 +504,77 @@ KOKKOS_FORCEINLINE_FUNCTION void occupied_band(const PairTerms& p, const complex
     if (occupied_term<Cut>(p, b, wx(w), wx_negative(w), g.sch[w], g.ssx[w])) near_bits[w] |= bit;
 }
 
+/// Occupied bands whose every wx is >= 0 (occupied_term<false>'s terms), in a form with
+/// fewer operations a term: with cden = wx^2 - wtilde^2 and W = U / cden = U conj(cden) /
+/// |cden|^2,
+///   U / (wx - wtilde) = W (wx + wtilde),   U / (wx + wtilde) = W (wx - wtilde),
+/// so over the regular terms of a run of bands sch = B + wtilde A and Y = B - wtilde A
+/// with A = sum of W (one sum per G') and B = sum of wx W (shared by the G' of a thread:
+/// wx is the band's). conj(cden) = c + i Im(wtilde^2), c = wx^2 - Re(wtilde^2), is one
+/// FMA, |cden|^2 one more, and the regular arm's test |wdiff|^2 > thr is |cden|^2 >
+/// thr (thr + 4 Re(wtilde) wx) (|cden|^2 = |wdiff|^2 (|wdiff|^2 + 4 Re(wtilde) wx), and
+/// d (d + k) grows with d wherever d >= 0 and d + k = |wsum|^2 >= 0): 14 FP64 operations
+/// a term where occupied_term<false> takes 19. It rounds differently: c loses digits near
+/// the pole (about log10(|wtilde| / |wdiff|), at most 3 on the regular arm, where the
+/// threshold keeps |wdiff| above 2e-3 |wtilde|), B + wtilde A where |wx + wtilde| <<
+/// |wx| + |wtilde| (not for Re(wtilde) >= 0, as wx >= 0 here), and the arm's test within
+/// a rounding of the threshold.
+struct PairSplit {
+  complex_t WIw;   // PairTerms::WIw (a band's U = WIw mat)
+  double a, b;     // wtilde^2 = a + i b
+  double b2;       // b^2
+  double t2, t4r;  // the regular arm: |cden|^2 > t2 + t4r wx, t2 = thr^2, t4r = 4 Re(wtilde) thr
+};
+
+KOKKOS_FORCEINLINE_FUNCTION PairSplit pair_split(const PairTerms& p) {
+  PairSplit q;
+  q.WIw = p.WIw;
+  q.a = p.wr * p.wr - p.wi2;
+  q.b = 2.0 * p.wr * p.wi;
+  q.b2 = q.b * q.b;
+  q.t2 = p.thr * p.thr;
+  q.t4r = 4.0 * p.wr * p.thr;
+  return q;
+}
+
+/// One occupied band for a pair in the split form: W and wx W of its regular terms added
+/// to a_acc and b_acc (b_acc shared by the G' of a thread); where frequency w's term is not
+/// regular, the band's bit of near_bits[w] is set (as occupied_band). The caller turns a
+/// run's sums into sch and Y with occupied_split_fold before it subtracts the near-pole
+/// arms from Y.
+template <int NW, class Wx>
+KOKKOS_FORCEINLINE_FUNCTION void occupied_band_split(const PairSplit& q, const complex_t& mat, const Wx& wx,
+                                                     complex_t (&a_acc)[NW], complex_t (&b_acc)[NW],
+                                                     unsigned (&near_bits)[NW], const unsigned bit) {
+  const complex_t U = q.WIw * mat;
+  const double ubr = U.real() * q.b, ubi = U.imag() * q.b;  // U Im(wtilde^2)
+  for (int w = 0; w < NW; ++w) {
+    const double x = wx(w);
+    const double c = backend::mul_add(x, x, -q.a);  // Re conj(cden)
+    const double P = backend::mul_add(c, c, q.b2);  // |cden|^2
+    const double R = reciprocal(P);
+    const bool regular = P > backend::mul_add(q.t4r, x, q.t2);
+    // V = U conj(cden) = U (c + i b)
+    const double vr = backend::mul_add(U.real(), c, -ubi);
+    const double vi = backend::mul_add(U.imag(), c, ubr);
+    const double Rx = R * x;
+    if (regular) {
+      a_acc[w] = complex_t(backend::mul_add(R, vr, a_acc[w].real()), backend::mul_add(R, vi, a_acc[w].imag()));
+      b_acc[w] = complex_t(backend::mul_add(Rx, vr, b_acc[w].real()), backend::mul_add(Rx, vi, b_acc[w].imag()));
+    } else {
+      near_bits[w] |= bit;
+    }
+  }
+}
+
+/// A run's split sums into sch and Y: sch += B + wtilde A, Y += B - wtilde A (wtilde = wr +
+/// i wi, the pair's; the caller adds each G''s wtilde A).
+KOKKOS_FORCEINLINE_FUNCTION void occupied_split_fold(const complex_t& wtilde_a, const complex_t& b_sum,
+                                                     complex_t& sch_acc, complex_t& y_acc) {
+  sch_acc += b_sum + wtilde_a;
+  y_acc += b_sum - wtilde_a;
+}
+
 /// A near-pole arm deferred by occupied_band: what it subtracts from Y, from the pair's
 /// wtilde = wr + i wi and Iw and the band's values again (P = Iw mat, as fused_term
 /// makes it: the same bits).

@@ -131,8 +131,52 @@ TunedCost tuned_cost() {
   c.empty_single = ops(0, 0, 1);
   // h (sch - Y) (2A 2M)
   c.block_occupied = ops(2, 2);
+  // split blocks (physics::pair_split, occupied_band_split; the band's U Im(wtilde^2) (2M)
+  // in Im(wtilde) U's place, as many): Re(wtilde^2) (1M 1A), Im(wtilde^2) (2M), its square
+  // (1M), thr^2 (1M), 4 Re(wtilde) thr (2M)
+  c.pair_split = ops(1, 1 + 2 + 1 + 1 + 2);
+  // c = wx^2 - Re(wtilde^2) (1M 1A); |cden|^2 (1M 1A), 1 reciprocal; the regular arm's
+  // threshold t2 + t4r wx (1M 1A); V = U conj(cden) (2M 2A); R wx (1M); A += R V (2M 2A);
+  // B += R wx V (2M 2A)
+  c.occ_split = ops(1 + 1 + 1 + 2 + 2 + 2, 1 + 1 + 1 + 2 + 1 + 2 + 2, 1);
+  // wtilde A (4M 2A) added to the G' group's sum (2A)
+  c.split_fold = ops(2 + 2, 4);
+  // sch += B + wtilde A, Y += B - wtilde A (8A)
+  c.split_fold_group = ops(8, 0);
   return c;
 }
+
+namespace {
+// tuned's split blocks of one pass (tuned.cpp: band_blocks, TunedBody::bands): per
+// occupation, its bands whose every wx in the pass is >= 0 first, in blocks of band_block
+// bands; a block of those bands alone is split. Bands and runs of kOccupiedRun bands.
+struct SplitBlocks {
+  double bands = 0, blocks = 0, runs = 0;
+};
+SplitBlocks split_blocks(const Shape& s, const FrequencyPass& p, const int band_block) {
+  SplitBlocks r;
+  if (p.count > tuned_shape::kSplitMaxNw) return r;
+  const int nw = int(s.nw);
+  std::map<double, std::pair<int, int>> groups;  // occupation: (bands without a wx < 0, with)
+  for (std::size_t k = 0; k < s.occupied_occ.size(); ++k) {
+    bool negative = false;
+    for (int w = p.first; w < p.first + p.count; ++w) negative = negative || s.occupied_negative[k * nw + w] != 0;
+    auto& g = groups[s.occupied_occ[k]];
+    (negative ? g.second : g.first) += 1;
+  }
+  const auto add_block = [&](const int bands) {
+    r.bands += bands;
+    r.blocks += 1;
+    r.runs += (bands + tuned_shape::kOccupiedRun - 1) / tuned_shape::kOccupiedRun;
+  };
+  for (const auto& [occ, g] : groups) {
+    const int plain = g.first, whole = plain / band_block;
+    for (int b = 0; b < whole; ++b) add_block(band_block);
+    if (g.second == 0 && plain % band_block != 0) add_block(plain % band_block);
+  }
+  return r;
+}
+}  // namespace
 
 std::int64_t ArmCounts::count(int occupied, int wx_negative, int arm, int cut) const {
   std::int64_t s = 0;
@@ -194,11 +238,16 @@ template ArmCounts arm_statistics(const DeviceExec&, const GppData<DeviceExec::m
 
 template <class MemorySpace>
 Shape shape_of(const GppData<MemorySpace>& d) {
-  Shape s{double(d.nbands), double(d.ngpown), double(d.ncouls), double(d.nw), 0, {}};
+  Shape s{double(d.nbands), double(d.ngpown), double(d.ncouls), double(d.nw), 0, {}, {}, {}};
   auto occ = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d.occ_array);
+  auto wx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d.wx_array_t);
   std::map<double, int> groups;
   for (int n = 0; n < d.nbands; ++n)
-    if (occ(n) != 0.0) ++groups[occ(n)];
+    if (occ(n) != 0.0) {
+      ++groups[occ(n)];
+      s.occupied_occ.push_back(occ(n));
+      for (int w = 0; w < d.nw; ++w) s.occupied_negative.push_back(wx(w, n) < 0.0 ? 1 : 0);
+    }
   for (const auto& g : groups) {
     s.occupied_bands += g.second;
     s.occupation_groups.push_back(g.second);
@@ -276,7 +325,18 @@ Work count_policy(const std::string& policy, const Shape& s, const ArmCounts& ar
     add(c.empty_fold, s.ncouls * gp_empty * std::ceil(empty / band_block) * s.nw);
     add(c.block_occupied, gp_occ * occupied_blocks * s.nw);
     const double pad_occ = gp_occ / s.ngpown, pad_empty = gp_empty / s.ngpown;
-    add(c.occ_term, double(arms.count(1)) * pad_occ);
+    double split_terms = 0, split_block_count = 0, split_run_frequencies = 0;  // per (G, G')
+    for (const FrequencyPass& p : passes) {
+      const SplitBlocks sb = split_blocks(s, p, int(band_block));
+      split_terms += sb.bands * p.count;
+      split_block_count += sb.blocks;
+      split_run_frequencies += sb.runs * p.count;
+    }
+    add(c.occ_term, double(arms.count(1)) * pad_occ - split_terms * s.ncouls * gp_occ);
+    add(c.occ_split, split_terms * s.ncouls * gp_occ);
+    add(c.pair_split, split_block_count * s.ncouls * gp_occ);
+    add(c.split_fold, split_run_frequencies * s.ncouls * gp_occ);
+    add(c.split_fold_group, split_run_frequencies * s.ncouls * (gp_occ / tuned_shape::kOccupiedGp));
     add(c.occ_flagged, double(arms.count(1, -1, physics::kNearPole) + arms.count(1, -1, physics::kZero)));
     add(c.occ_near, double(arms.count(1, -1, physics::kNearPole)));
     add(c.occ_near_cut, double(arms.count(1, 1, physics::kNearPole)));

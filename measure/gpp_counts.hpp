@@ -68,21 +68,27 @@ FusedCost fused_cost();
 /// The fused form as `tuned` runs it (core/gpp_physics.hpp: pair_terms with a weight,
 /// band_terms, occupied_term, empty_term, near_pole_term), by piece. The regular arm is
 /// computed for every term (added under masks); the near-pole arm only where it is due.
+/// Split blocks: occupied blocks without a wx < 0 in a pass of at most
+/// tuned_shape::kSplitMaxNw frequencies (occupied_band_split in occupied_term's place).
 struct TunedCost {
-  Ops pair_occupied;   // pair_terms: once per (G, G', occupied band block, pass of frequencies)
-  Ops pair_empty;      // the part of pair_terms the empty bands' kernel uses (as often)
-  Ops band;            // mat, U, Im(wtilde) U: per (occupied band, G', G, pass)
-  Ops band_empty;      // mat, Im(wtilde) mat: per (empty band, G', G, pass)
-  Ops empty_fold;      // an empty block's sums times WIw: per (G, G', empty band block, frequency)
-  Ops occ_term;        // occupied_term: every occupied term
-  Ops occ_flagged;     // the pass, for a term off the regular arm, up to the zero arm's test
-  Ops occ_near;        // near_pole_term from that test to its sexcut test
-  Ops occ_near_cut;    // its sexcut test (wx < 0)
-  Ops occ_near_ssx;    // taken from Y (not cut)
-  Ops empty_term;      // empty_term without its reciprocal: every empty term
-  Ops empty_shared;    // two frequencies' reciprocal, shared: per pair of a pass's frequencies
-  Ops empty_single;    // a frequency's own reciprocal: per frequency without a pair
-  Ops block_occupied;  // ssx = h (sch - Y): per (G', occupied band block, frequency)
+  Ops pair_occupied;     // pair_terms: once per (G, G', occupied band block, pass of frequencies)
+  Ops pair_empty;        // the part of pair_terms the empty bands' kernel uses (as often)
+  Ops band;              // mat, U, Im(wtilde) U: per (occupied band, G', G, pass)
+  Ops band_empty;        // mat, Im(wtilde) mat: per (empty band, G', G, pass)
+  Ops empty_fold;        // an empty block's sums times WIw: per (G, G', empty band block, frequency)
+  Ops occ_term;          // occupied_term: every occupied term outside the split blocks
+  Ops pair_split;        // pair_split: per (G, G', split block)
+  Ops occ_split;         // occupied_band_split: every occupied term of a split block
+  Ops split_fold;        // wtilde A added: per (G, G', run of a split block, frequency)
+  Ops split_fold_group;  // sch and Y from B and the G''s wtilde A: per (G, G' group, run, frequency)
+  Ops occ_flagged;       // the pass, for a term off the regular arm, up to the zero arm's test
+  Ops occ_near;          // near_pole_term from that test to its sexcut test
+  Ops occ_near_cut;      // its sexcut test (wx < 0)
+  Ops occ_near_ssx;      // taken from Y (not cut)
+  Ops empty_term;        // empty_term without its reciprocal: every empty term
+  Ops empty_shared;      // two frequencies' reciprocal, shared: per pair of a pass's frequencies
+  Ops empty_single;      // a frequency's own reciprocal: per frequency without a pair
+  Ops block_occupied;    // ssx = h (sch - Y): per (G', occupied band block, frequency)
 };
 TunedCost tuned_cost();
 
@@ -115,6 +121,10 @@ ArmCounts arm_statistics(const ExecSpace& space, const GppData<typename ExecSpac
 struct Shape {
   double nbands = 0, ngpown = 0, ncouls = 0, nw = 0, occupied_bands = 0;
   std::vector<int> occupation_groups;  // occupied bands per distinct occupation (tuned's blocks)
+  // tuned's split blocks: each occupied band's occupation and, per frequency w, whether its
+  // wx < 0 (occupied band k's at k * nw + w)
+  std::vector<double> occupied_occ;
+  std::vector<unsigned char> occupied_negative;
   double updates() const { return nbands * ngpown * ncouls * nw; }
 };
 template <class MemorySpace>

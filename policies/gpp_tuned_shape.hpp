@@ -33,4 +33,13 @@ constexpr int empty_blocks(const int nw) { return per_nw(tuning_defaults::kTuned
 // Bands per block.
 inline constexpr int kDefaultBandBlock = tuning_defaults::kTunedBandBlock;
 
+// The occupied kernel's runs: at most 32 bands, their near-pole arms one bit each.
+inline constexpr int kOccupiedRun = 32;
+
+// The most frequencies a pass may have for the occupied kernel to take the split form
+// (physics::occupied_band_split) in its blocks without a wx < 0: with three or more its
+// sums spill (128 registers), and the mini-app deck ran slower with it
+// (docs/lab/gpu-tuned.md).
+inline constexpr int kSplitMaxNw = 2;
+
 }  // namespace gpp::tuned_shape

@@ -27,6 +27,10 @@
 //    instructions per band than from mat, and no spills in the empty kernel's checked loop;
 //  - the occupied kernel's near-pole arms shared out over the warp (TunedBody::near_pass),
 //    and aqsntemp's element two bands ahead prefetched into L1 (TunedBody::bands);
+//  - in occupied blocks without a wx < 0, passes of at most two frequencies, the regular
+//    terms summed as W = U / cden and wx W (physics::occupied_band_split: 14 FP64
+//    operations a term where occupied_term<false> takes 19), turned into sch and Y at the
+//    end of each run;
 //  - the sexcut test and Y's choice of term only in occupied blocks with a wx < 0, which
 //    band_blocks packs into as few blocks as it can (physics::occupied_term<false>
 //    elsewhere, whose sums are FMAs under the regular arm's predicate; with the test, the
@@ -118,8 +122,7 @@ BandBlocks<MemorySpace> band_blocks(const ExecSpace& space, const GppData<Memory
   return r;
 }
 
-// The occupied kernel's runs: at most 32 bands, their near-pole arms one bit each.
-constexpr int kRun = 32;
+constexpr int kRun = kOccupiedRun;
 
 // A team's scratch memory, carved here and nowhere else: the kernel takes these arrays in
 // this order, and `bytes` (the launch's request) sizes the same arrays from the same counts.
@@ -361,11 +364,24 @@ struct TunedBody {
                                          complex_t& next, complex_t (&part)[K][NW], SigmaAccum<NW>& mine) const {
     const int nb = t.nb;
     const int run = Occupied ? kRun : nb;
+    // occupied blocks without a wx < 0: the regular terms' sums in the split form
+    // (physics::occupied_band_split), folded into sch and Y at the end of each run, for
+    // passes of at most kSplitMaxNw frequencies
+    constexpr bool split = Occupied && !Tested && NW <= kSplitMaxNw;
+    [[maybe_unused]] physics::PairSplit q[K];
+    if constexpr (split)
+      for (int j = 0; j < K; ++j) q[j] = physics::pair_split(p[j]);
     for (int r0 = 0; r0 < nb; r0 += run) {
       const int r1 = nb < r0 + run ? nb : r0 + run;
       unsigned near_bits[K][NW];
       for (int j = 0; j < K; ++j)
         for (int w = 0; w < NW; ++w) near_bits[j][w] = 0u;
+      [[maybe_unused]] complex_t a_acc[K][NW], b_acc[NW];
+      if constexpr (split)
+        for (int w = 0; w < NW; ++w) {
+          b_acc[w] = complex_t(0.0, 0.0);
+          for (int j = 0; j < K; ++j) a_acc[j][w] = complex_t(0.0, 0.0);
+        }
       unsigned bit = 1u;  // the band's bit in near_bits (shifted a band at a time: one instruction)
       for (int i = r0; i < r1; ++i, bit <<= 1) {
         const complex_t aqsn = next;
@@ -385,7 +401,9 @@ struct TunedBody {
         const auto wx = [&](const int w) { return v[w]; };
         const auto wx_negative = [&](const int w) { return neg[w] != 0; };
         for (int j = 0; j < K; ++j) {
-          if constexpr (Occupied) {
+          if constexpr (split) {
+            physics::occupied_band_split(q[j], mat[j], wx, a_acc[j], b_acc, near_bits[j], bit);
+          } else if constexpr (Occupied) {
             physics::occupied_band<Tested>(p[j], mat[j], wx, wx_negative, mine, near_bits[j], bit);
           } else {
             const complex_t aqsm(v[NW + 1 + 2 * j], v[NW + 2 + 2 * j]);
@@ -396,6 +414,12 @@ struct TunedBody {
           }
         }
       }
+      if constexpr (split)  // each G''s wtilde from the pair's slots (read once a run)
+        for (int w = 0; w < NW; ++w) {
+          complex_t wa(0.0, 0.0);
+          for (int j = 0; j < K; ++j) wa += complex_t(s.pair_slot(0, j, t.me), s.pair_slot(1, j, t.me)) * a_acc[j][w];
+          physics::occupied_split_fold(wa, b_acc[w], mine.sch[w], mine.ssx[w]);
+        }
       if constexpr (Occupied) near_pass(s, t, r0, near_bits, mine);
     }
   }

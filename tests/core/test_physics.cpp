@@ -492,6 +492,65 @@ TEST(Physics, OccupiedTermWithoutCutMatchesTheTestedFormAndTheLiteralTerm) {
   EXPECT_GT(off, 100);
 }
 
+// The split form of occupied bands without a wx < 0 (occupied_band_split, then
+// occupied_split_fold): the same arms as occupied_term<false> (its test on |cden|^2 is the
+// test on |wdiff|^2), and, with Re(wtilde) >= 0 (a plasmon pole's), sch and Y within 1e-12
+// of the literal term's sch * mat and (sch - 2 ssx) * mat over two G' and two frequencies.
+TEST(Physics, OccupiedBandSplitMatchesTheLiteralTerm) {
+  std::mt19937_64 gen(4711);
+  std::uniform_real_distribution<double> u(-3, 3);
+  int regular = 0, off = 0;
+  for (int i = 0; i < 10000; ++i) {
+    const bool positive = i % 2 == 0;  // Re(wtilde) >= 0: the sums are checked too
+    complex_t wtilde[2], I_eps[2], mat[2];
+    physics::PairTerms p[2];
+    for (int j = 0; j < 2; ++j) {
+      wtilde[j] = complex_t(positive ? std::abs(u(gen)) : u(gen), 0.2 * u(gen));
+      I_eps[j] = complex_t(u(gen), u(gen));
+      mat[j] = complex_t(u(gen), u(gen));
+      p[j] = physics::pair_terms(wtilde[j], I_eps[j], 4.0, 0.25);
+    }
+    const double x[2] = {std::abs(u(gen)), 2.0 * std::abs(u(gen))};
+    const auto wx = [&](const int w) { return x[w]; };
+    complex_t a[2][2] = {}, b[2] = {};
+    unsigned bits[2][2] = {};
+    for (int j = 0; j < 2; ++j)
+      physics::occupied_band_split<2>(physics::pair_split(p[j]), mat[j], wx, a[j], b, bits[j], 1u);
+    const complex_t s0(0.25, -0.5), y0(-1.0, 0.125);  // sums already holding a value
+    complex_t s_split[2] = {s0, s0}, y_split[2] = {y0, y0};
+    for (int w = 0; w < 2; ++w)
+      physics::occupied_split_fold(wtilde[0] * a[0][w] + wtilde[1] * a[1][w], b[w], s_split[w], y_split[w]);
+    for (int w = 0; w < 2; ++w) {
+      complex_t want_s = s0, want_y = y0;
+      double scale = 1.0;
+      for (int j = 0; j < 2; ++j) {
+        complex_t s_old(0.0, 0.0), y_old(0.0, 0.0);
+        const bool off_old =
+            physics::occupied_term<false>(p[j], physics::band_terms(p[j], mat[j]), x[w], false, s_old, y_old);
+        ASSERT_EQ(bits[j][w] != 0u, off_old) << "term " << i << " G' " << j << " frequency " << w;
+        if (off_old) {
+          ++off;
+          continue;
+        }
+        ++regular;
+        complex_t sch, ssx;
+        int branch;
+        bool cut;
+        physics::sigma_term<physics::LiteralForm>(wtilde[j], I_eps[j], x[w], 0.25, 4.0, sch, ssx, branch, cut);
+        ASSERT_EQ(branch, physics::kRegular) << "term " << i;
+        want_s += sch * mat[j];
+        want_y += (sch - 2.0 * ssx) * mat[j];
+        scale += Kokkos::abs(sch * mat[j]) + Kokkos::abs(ssx * mat[j]);
+      }
+      if (!positive) continue;
+      EXPECT_LE(Kokkos::abs(s_split[w] - want_s), 1e-12 * scale) << "term " << i << " frequency " << w;
+      EXPECT_LE(Kokkos::abs(y_split[w] - want_y), 1e-12 * scale) << "term " << i << " frequency " << w;
+    }
+  }
+  EXPECT_GT(regular, 10000);
+  EXPECT_GT(off, 100);
+}
+
 // Empty bands: two frequencies sharing one reciprocal add what one reciprocal each adds
 // (within a few ulps of the larger part), and the block test that allows it holds only
 // where every |wdiff|^2 over the range is regular and inside the shared range.

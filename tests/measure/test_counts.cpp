@@ -6,6 +6,7 @@
 #include "gpp_diagnostics.hpp"
 #include "gpp_test_util.hpp"
 
+#include <algorithm>
 #include <complex>
 #include <map>
 
@@ -68,6 +69,11 @@ constexpr double kV6Reg = 30 + 19 + 8 + 18 + 6, kV6Near = 30 + 26 + 8 + 18 + 6, 
 // threshold 1, |I_eps|^2 3, sexcut^2 |I_eps|^2 2, |wtilde|^4 |I_eps|^2 2, Iw 2, wtilde Iw
 // 6) and 1 divide, empty 14 (0.5 vcoul 1, wi2 1, |wtilde|^2 3, threshold 1, Iw 2, wtilde Iw
 // 6). Per (G', occupied block, frequency): h (sch - Y) 4.
+// Split blocks (occupied blocks without a wx < 0 in a pass of at most two frequencies): an
+// occupied term c (2) + |cden|^2 (2) + the arm's threshold (2) + V = U conj(cden) (4) + R wx
+// (1) + A += (4) + B += (4) = 19, 1 reciprocal, in place of 25; per (G, G', block) a (2) +
+// b (2) + b^2 (1) + thr^2 (1) + 4 Re(wtilde) thr (2) = 8; per (G, G', run of at most 32
+// bands, frequency) wtilde A added (8), per (G, G' group, run, frequency) sch and Y (8).
 // Occupied blocks per occupation, never across two; the occupied bands' G' in groups of 2,
 // the empty bands' in groups of 3 (ngpown padded up, the padding's terms computed but for
 // its near-pole arms).
@@ -75,6 +81,7 @@ constexpr double kV6Reg = 30 + 19 + 8 + 18 + 6, kV6Near = 30 + 26 + 8 + 18 + 6, 
 struct Term {
   bool occupied, wx_negative, cut;
   int arm;  // 0 regular, 1 near-pole, 2 zero
+  int band;
 };
 
 // The spec's literal formulas (section 1), with std::complex.
@@ -99,7 +106,7 @@ std::vector<Term> classify(const GppData<Kokkos::HostSpace>& d) {
             ssx = -omega2 * delw / (4.0 * wt * wt * (delw + 0.5));
           }
           const bool cut = std::abs(ssx) > d.sexcut * std::abs(eps) && wx < 0;
-          terms.push_back({d.occ_array(n1) != 0.0, wx < 0, cut, arm});
+          terms.push_back({d.occ_array(n1) != 0.0, wx < 0, cut, arm, n1});
         }
   return terms;
 }
@@ -153,8 +160,44 @@ double hand_shared_pairs(int nw) {
   return pairs;
 }
 
+// tuned's split blocks (a deck of one pass of at most two frequencies): whether each band
+// is in one, and how many there are, from the deck's occ and wx. Per occupation, its bands
+// without a wx < 0 first (then the others, each in increasing order), in blocks of
+// band_block; a block without a wx < 0 is split.
+struct HandSplit {
+  std::vector<bool> band;
+  int blocks = 0;
+};
+HandSplit hand_split(const Fixture& f, int band_block) {
+  HandSplit r;
+  r.band.assign(f.data.nbands, false);
+  if (f.data.nw > 2) return r;
+  std::map<double, std::vector<int>> plain, negative;  // occupation: its bands
+  for (int n = 0; n < f.data.nbands; ++n) {
+    const double occ = f.data.occ_array(n);
+    if (occ == 0.0) continue;
+    bool any = false;
+    for (int w = 0; w < f.data.nw; ++w) any = any || f.data.wx_array_t(w, n) < 0;
+    (any ? negative : plain)[occ].push_back(n);
+  }
+  for (const auto& [occ, first] : plain) {
+    std::vector<int> bands = first;
+    const std::size_t n_plain = first.size();
+    for (int n : negative[occ]) bands.push_back(n);
+    for (std::size_t b = 0; b < bands.size(); b += band_block) {
+      const std::size_t e = std::min(bands.size(), b + band_block);
+      if (e > n_plain) continue;  // holds a band with a wx < 0
+      ++r.blocks;
+      for (std::size_t k = b; k < e; ++k) r.band[bands[k]] = true;
+    }
+  }
+  return r;
+}
+
 double hand_flops(const std::string& policy, const Fixture& f, int band_block) {
   double total = 0;
+  const HandSplit hs = hand_split(f, band_block);
+  const std::vector<bool>& split = hs.band;
   for (const Term& t : f.terms) {
     const double per[3][3] = {{kLiteralReg, kLiteralNear, kLiteralZero},
                               {kV1Reg, kV1Near, kV1Zero},
@@ -166,7 +209,7 @@ double hand_flops(const std::string& policy, const Fixture& f, int band_block) {
     if (policy == "v6-blocked" || policy == "v8-bounded") total += t.arm == 0 ? kV6Reg : t.arm == 1 ? kV6Near : kV6Zero;
     if (policy == "tuned") {
       if (t.occupied) {
-        total += 25;
+        total += split[t.band] ? 19 : 25;
         if (t.arm == 1) total += 27 + (t.wx_negative ? 4 : 0) + (t.cut ? 0 : 15);
         if (t.arm == 2) total += 19;
       } else {
@@ -194,12 +237,17 @@ double hand_flops(const std::string& policy, const Fixture& f, int band_block) {
     const double empty_blocks = (empty + band_block - 1) / band_block;
     const double gp_empty = (f.data.ngpown + 2) / 3 * 3;  // G' groups of 3, padded
     const double gp_occ = (f.data.ngpown + 1) / 2 * 2;    // G' groups of 2, padded
+    const double split_bands = double(std::count(split.begin(), split.end(), true));
+    const double split_blocks = hs.blocks;
     total += (21 * f.shape.ncouls * gp_occ * occ_blocks + 14 * f.shape.ncouls * gp_empty * empty_blocks +
               14 * f.shape.ncouls * gp_occ * occ + 8 * f.shape.ncouls * gp_empty * empty) *
                  passes +
              4 * gp_occ * occ_blocks * f.data.nw + 8 * f.shape.ncouls * gp_empty * empty_blocks * f.data.nw +
              // the padding's terms (its near-pole arms are not computed)
-             25 * (gp_occ - f.data.ngpown) * f.shape.ncouls * occ * f.data.nw +
+             (25 * (occ - split_bands) + 19 * split_bands) * (gp_occ - f.data.ngpown) * f.shape.ncouls * f.data.nw +
+             // split blocks: per (G, G', block) 8; per (G, G', run, frequency) 8, per (G, G'
+             // group, run, frequency) 8 (blocks of at most 32 bands: a run each)
+             (8 + 8 * f.data.nw + 8 * f.data.nw / 2) * f.shape.ncouls * gp_occ * split_blocks +
              11 * (gp_empty - f.data.ngpown) * f.shape.ncouls * empty * f.data.nw +
              // the shared reciprocals' products, padding included
              3 * hand_shared_pairs(f.data.nw) * f.shape.ncouls * gp_empty * empty;
@@ -280,6 +328,10 @@ TEST(Counts, PerArmCostsMatchHandCounts) {
   EXPECT_EQ(tu.band_empty.flops(), 8);
   EXPECT_EQ(tu.empty_fold.flops(), 8);
   EXPECT_EQ(tu.occ_term.flops(), 25);
+  EXPECT_EQ(tu.occ_split.flops(), 19);
+  EXPECT_EQ(tu.occ_split.reciprocals, 1);
+  EXPECT_EQ(tu.pair_split.flops(), 8);
+  EXPECT_EQ(tu.split_fold.flops() + tu.split_fold_group.flops(), 16);
   EXPECT_EQ(tu.occ_flagged.flops(), 19);
   EXPECT_EQ((tu.occ_flagged + tu.occ_near + tu.occ_near_cut + tu.occ_near_ssx).flops(), 46);
   EXPECT_EQ(tu.empty_term.flops(), 11);
@@ -289,6 +341,19 @@ TEST(Counts, PerArmCostsMatchHandCounts) {
   EXPECT_EQ(tu.empty_shared.reciprocals, 1);
   EXPECT_EQ(tu.empty_single.reciprocals, 1);
   EXPECT_EQ(tu.pair_occupied.reciprocals, 1);
+}
+
+// The deck of the hand counts has occupied bands in tuned's split blocks and in the others
+// (with a wx < 0), so that both counts are checked; nine frequencies (passes of three) have
+// none.
+TEST(Counts, TunedSplitBlocksInTheFixture) {
+  const HandSplit two = hand_split(fixture("two"), 8);
+  EXPECT_GT(two.blocks, 0);
+  const Fixture& f = fixture("two");
+  int occupied_plain = 0;
+  for (int n = 0; n < f.data.nbands; ++n) occupied_plain += f.data.occ_array(n) != 0.0 && !two.band[n];
+  EXPECT_GT(occupied_plain, 0);
+  EXPECT_EQ(hand_split(fixture("nine"), 8).blocks, 0);
 }
 
 class PolicyCount : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};

@@ -122,8 +122,6 @@ BandBlocks<MemorySpace> band_blocks(const ExecSpace& space, const GppData<Memory
   return r;
 }
 
-constexpr int kRun = kOccupiedRun;
-
 // A team's scratch memory, carved here and nowhere else: the kernel takes these arrays in
 // this order, and `bytes` (the launch's request) sizes the same arrays from the same counts.
 //  - staged: per band of the block wx(NW), occ, aqsm of the K G' (re, im), `stride` values;
@@ -135,7 +133,7 @@ constexpr int kRun = kOccupiedRun;
 //  - staged_i: whether each wx < 0 (the sexcut test's condition), `int_stride` ints a band;
 //  - occupied bands only, the near-pole pass's: pair_slots, per thread and G' j, wtilde and
 //    Iw at (c + 4 j) * team + rank (c = 0..3: Re, Im wtilde, Re, Im Iw); ig_slot, each
-//    thread's G; queue, kRun entries per thread.
+//    thread's G; queue, kOccupiedRun entries per thread.
 template <int NW, int K, bool Occupied, class Scratch>
 struct TeamScratch {
   static constexpr int stride = NW + 1 + 2 * K, int_stride = NW;
@@ -168,7 +166,7 @@ struct TeamScratch {
   }
   template <class I>
   KOKKOS_FORCEINLINE_FUNCTION static I queue_count(const I team) {
-    return Occupied ? team * kRun : 0;
+    return Occupied ? team * kOccupiedRun : 0;
   }
 
   // Bytes per team (Kokkos pads each array to its alignment).
@@ -337,11 +335,11 @@ struct TunedBody {
         int total = count;
         int at = together ? backend::warp_exclusive_sum(count, total) : 0;
         for (unsigned m = bits; m != 0u; m &= m - 1u)
-          s.queue(base * kRun + at++) = std::uint16_t((me - base) * kRun + compat::countr_zero(m));
+          s.queue(base * kOccupiedRun + at++) = std::uint16_t((me - base) * kOccupiedRun + compat::countr_zero(m));
         if (together) backend::warp_sync();
         for (int k = me - base; k < total; k += width) {
-          const int entry = s.queue(base * kRun + k);
-          const int src = base + entry / kRun, i = r0 + entry % kRun;
+          const int entry = s.queue(base * kOccupiedRun + k);
+          const int src = base + entry / kOccupiedRun, i = r0 + entry % kOccupiedRun;
           const double* v = s.band(i);
           const complex_t aqsm(v[NW + 1 + 2 * j], v[NW + 2 + 2 * j]);
           const complex_t Iw(s.pair_slot(2, j, src), s.pair_slot(3, j, src));
@@ -356,14 +354,14 @@ struct TunedBody {
 
   // A thread's band loop over the block. Tested: occupied bands, the sexcut test (a block
   // with a wx < 0); empty bands, the regular arm's test. Occupied bands go in runs of at
-  // most kRun bands, each followed by its near-pole pass; empty bands in one run, each G''s
+  // most kOccupiedRun bands, each followed by its near-pole pass; empty bands in one run, each G''s
   // sums without its factor WIw (physics::empty_band_unweighted) in `part`. `next` holds
   // the first band's element of aqsntemp.
   template <bool Tested>
   KOKKOS_FORCEINLINE_FUNCTION void bands(const Scratch& s, const ThreadG& t, const physics::PairTerms (&p)[K],
                                          complex_t& next, complex_t (&part)[K][NW], SigmaAccum<NW>& mine) const {
     const int nb = t.nb;
-    const int run = Occupied ? kRun : nb;
+    const int run = Occupied ? kOccupiedRun : nb;
     // occupied blocks without a wx < 0: the regular terms' sums in the split form
     // (physics::occupied_band_split), folded into sch and Y at the end of each run, for
     // passes of at most kSplitMaxNw frequencies

@@ -11,6 +11,8 @@
 #include <cuda_runtime.h>
 
 #include <cstdio>
+#include <map>
+#include <mutex>
 #include <string>
 
 #if defined(__has_include)
@@ -107,6 +109,25 @@ struct Cuda {
     return {n, ""};
   }
 
+  /// The SM clock's rate in kHz, 0 where the runtime does not say. cudaDeviceProp::clockRate
+  /// is gone in CUDA 13, and the attribute that replaces it is asked of the driver: about
+  /// half a millisecond a call (docs/lab/gpu-tuned.md), where properties() is asked once per
+  /// kernel call by policies that size their launch from it. Asked once per device.
+  static int clock_khz(const int device) {
+    static std::mutex guard;
+    static std::map<int, int> known;
+    const std::lock_guard<std::mutex> lock(guard);
+    const auto found = known.find(device);
+    if (found != known.end()) return found->second;
+    int khz = 0;
+    if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, device) != cudaSuccess) {
+      (void)cudaGetLastError();  // not a sticky error: clear it for Kokkos
+      khz = 0;
+    }
+    known.emplace(device, khz);
+    return khz;
+  }
+
   static Properties properties(const Kokkos::Cuda& space) {
     const cudaDeviceProp& d = space.cuda_device_prop();
     Properties p;
@@ -117,9 +138,8 @@ struct Cuda {
     p.units = d.multiProcessorCount;
     p.simd_width = d.warpSize;
     p.max_block_threads = d.maxThreadsPerBlock;
-    int khz = 0;  // cudaDeviceProp::clockRate is gone in CUDA 13
-    if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, space.cuda_device()) == cudaSuccess)
-      p.clock_mhz = khz / 1000.0;
+    const int khz = clock_khz(space.cuda_device());
+    if (khz > 0) p.clock_mhz = khz / 1000.0;
     p.source = "cudaDeviceProp (sharedMemPerMultiprocessor, l2CacheSize, multiProcessorCount)";
     return p;
   }

@@ -1,5 +1,5 @@
 #pragma once
-// The shape of the `tuned` policy's two kernels (policies/tuned.cpp), read by the kernels
+// The shape of the `tuned` policy's kernels (policies/tuned.cpp), read by the kernels
 // and by the work count (gpp_counts.cpp), which counts the padding of G' groups. The values
 // are the shipped defaults of the build's GPU architecture (tuning/<arch>.json, compiled in
 // by cmake/GppTuningDefaults.cmake: tuning_defaults::kTunedFile names it, and each entry

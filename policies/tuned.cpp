@@ -31,6 +31,9 @@
 //    terms summed as W = U / cden and wx W (physics::occupied_band_split: 14 FP64
 //    operations a term where occupied_term<false> takes 19), turned into sch and Y at the
 //    end of each run;
+//  - on a GPU, the occupied blocks with a wx < 0 in a launch of their own where they fill
+//    several waves of the device (si510, not si214): each of the two kernels then has the
+//    registers for its own band loop (tuned(), kSeparateWaves);
 //  - the sexcut test and Y's choice of term only in occupied blocks with a wx < 0, which
 //    band_blocks packs into as few blocks as it can (physics::occupied_term<false>
 //    elsewhere, whose sums are FMAs under the regular arm's predicate; with the test, the
@@ -57,9 +60,10 @@ using BandOrder = Kokkos::View<int*, MemorySpace>;
 // The bands in the order the kernels take them, and their blocks.
 template <class MemorySpace>
 struct BandBlocks {
-  BandOrder<MemorySpace> order;  // occupied bands (occ != 0) by occupation, then the empty ones
+  BandOrder<MemorySpace> order;  // the occupied bands' blocks, then the empty bands'
   BandOrder<MemorySpace> start;  // block b holds order(start(b) .. start(b+1)-1)
   BandOrder<MemorySpace> cut;    // 1 where block b holds a wx < 0 (the sexcut test may apply)
+  int occupied_plain = 0;        // blocks 0 .. occupied_plain-1: occupied, without a wx < 0
   int occupied_blocks = 0, blocks = 0;
 };
 
@@ -71,7 +75,9 @@ struct BandBlocks {
 // (physics::occupied_term<false>); the order packs the bands that need it (those below
 // the state, states with E_n > E) into as few blocks as it can (2 of si214's 6 occupied
 // blocks at 96 bands per block, 3 of 15 at 32, where the bands in their own order, a
-// permutation of the energies, put one in every block).
+// permutation of the energies, put one in every block). The occupied blocks without a wx < 0
+// then come first, in that order, then those with one: a kernel may take either kind alone
+// (tuned()).
 //
 // Every copy here runs on `space` and is fenced there, never through Kokkos' global fence
 // (deep_copy without a space): the next G' chunk's copy, on an instance of its own, must
@@ -104,23 +110,49 @@ BandBlocks<MemorySpace> band_blocks(const ExecSpace& space, const GppData<Memory
     if (k < n_occupied) occupied_blocks = int(start.size());
   }
   start.push_back(d.nbands);
-  std::vector<int> cut(start.size() - 1, 0);
-  for (std::size_t b = 0; b + 1 < start.size(); ++b)
+  const int blocks = int(start.size()) - 1;
+  std::vector<int> cut(blocks, 0);
+  for (int b = 0; b < blocks; ++b)
     for (int k = start[b]; k < start[b + 1]; ++k) cut[b] |= negative[order[k]];
-  BandBlocks<MemorySpace> r;
-  r.occupied_blocks = occupied_blocks;
-  r.blocks = int(start.size()) - 1;
-  r.order = BandOrder<MemorySpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::tuned::band_order"), d.nbands);
-  r.start =
-      BandOrder<MemorySpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::tuned::block_start"), start.size());
+  // One array on the device, one allocation and one copy a call: the blocks' bands (order),
+  // where each block starts (blocks + 1) and its cut flag (blocks), the occupied blocks
+  // without a wx < 0 moved ahead of those with one.
+  std::vector<int> packed;
+  packed.reserve(d.nbands + 2 * blocks + 1);
+  std::vector<int> packed_start, packed_cut;
+  const auto take = [&](const int b) {
+    packed_start.push_back(int(packed.size()));
+    packed.insert(packed.end(), order.begin() + start[b], order.begin() + start[b + 1]);
+    packed_cut.push_back(cut[b]);
+  };
+  for (int b = 0; b < occupied_blocks; ++b)
+    if (!cut[b]) take(b);
+  const int occupied_plain = int(packed_start.size());
+  for (int b = 0; b < occupied_blocks; ++b)
+    if (cut[b]) take(b);
+  for (int b = occupied_blocks; b < blocks; ++b) take(b);
+  packed_start.push_back(d.nbands);
+  packed.insert(packed.end(), packed_start.begin(), packed_start.end());
+  packed.insert(packed.end(), packed_cut.begin(), packed_cut.end());
+  const BandOrder<MemorySpace> all(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::tuned::band_blocks"),
+                                   packed.size());
   using HostInts = Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
-  Kokkos::deep_copy(space, r.order, HostInts(order.data(), order.size()));
-  Kokkos::deep_copy(space, r.start, HostInts(start.data(), start.size()));
-  r.cut = BandOrder<MemorySpace>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::tuned::block_cut"), cut.size());
-  Kokkos::deep_copy(space, r.cut, HostInts(cut.data(), cut.size()));
-  space.fence();  // before the host vectors go
+  Kokkos::deep_copy(space, all, HostInts(packed.data(), packed.size()));
+  space.fence();  // before the host vector goes
+  BandBlocks<MemorySpace> r;
+  r.occupied_plain = occupied_plain;
+  r.occupied_blocks = occupied_blocks;
+  r.blocks = blocks;
+  const std::size_t nb = std::size_t(d.nbands), ns = std::size_t(blocks) + 1;
+  r.order = Kokkos::subview(all, Kokkos::make_pair(std::size_t(0), nb));
+  r.start = Kokkos::subview(all, Kokkos::make_pair(nb, nb + ns));
+  r.cut = Kokkos::subview(all, Kokkos::make_pair(nb + ns, packed.size()));
   return r;
 }
+
+// Waves of teams (the device's multiprocessors times the occupied kernel's teams on each)
+// the occupied blocks with a wx < 0 must fill to get a kernel of their own.
+constexpr double kSeparateWaves = 4.0;
 
 // A team's scratch memory, carved here and nowhere else: the kernel takes these arrays in
 // this order, and `bytes` (the launch's request) sizes the same arrays from the same counts.
@@ -218,8 +250,11 @@ using TunedPolicyBounds = Kokkos::LaunchBounds<kMaxTeam, Occupied ? occupied_blo
 // One team's sums: a G' group of K G' per thread (aqsntemp(G, band) is loaded once for all
 // of them, and their terms are independent chains) over one block of bands, all occupied or
 // all empty (Occupied), the team's threads over G. The pieces below are what operator()
-// composes; all are inlined into the kernel.
-template <int NW, bool Occupied, class ExecSpace>
+// composes; all are inlined into the kernel. Kind: which occupied blocks the kernel takes
+// (tuned() chooses): both kinds, each taking the sexcut test where it holds a wx < 0, or one
+// kind in a kernel of its own, whose registers serve that kind's band loop alone.
+enum class Blocks { Both, Plain, Cut };
+template <int NW, bool Occupied, Blocks Kind, class ExecSpace>
 struct TunedBody {
   static constexpr int K = Occupied ? kOccupiedGp : kEmptyGp;
   using MemorySpace = typename ExecSpace::memory_space;
@@ -426,7 +461,7 @@ struct TunedBody {
     const int g = member.league_rank() % groups;  // neighbouring teams share a band block
     const int block = b_begin + member.league_rank() / groups;
     const int kb = start(block), ke = start(block + 1);
-    const bool block_has_cut = block_cut(block) != 0;
+    const bool block_has_cut = Kind == Blocks::Cut || (Kind == Blocks::Both && block_cut(block) != 0);
     int igp[K];
     double vcoul[K];
     group_gp(g, igp, vcoul);
@@ -455,11 +490,13 @@ struct TunedBody {
           if constexpr (!Occupied)
             for (int j = 0; j < K; ++j)
               for (int w = 0; w < NW; ++w) part[j][w] = complex_t(0.0, 0.0);
-          if constexpr (Occupied) {  // the sexcut test where the block has a wx < 0 (the whole team's branch)
-            if (block_has_cut)
+          if constexpr (Occupied && Kind == Blocks::Both) {  // the sexcut test where the block has a wx < 0
+            if (block_has_cut)                               // (the whole team's branch)
               bands<true>(scratch, t, p, next, part, mine);
             else
               bands<false>(scratch, t, p, next, part, mine);
+          } else if constexpr (Occupied) {
+            bands<Kind == Blocks::Cut>(scratch, t, p, next, part, mine);
           } else {
             if (block_regular(scratch, p))
               bands<false>(scratch, t, p, next, part, mine);
@@ -479,12 +516,12 @@ struct TunedBody {
   }
 };
 
-// The sums over the bands of blocks b_begin .. b_end-1, all of one kind (Occupied), weighted.
-template <int NW, bool Occupied, class ExecSpace>
+// The sums over the bands of blocks b_begin .. b_end-1, all occupied or all empty, weighted.
+template <int NW, bool Occupied, Blocks Kind, class ExecSpace>
 SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename ExecSpace::memory_space>& in,
                           const BandBlocks<typename ExecSpace::memory_space>& blocks, const int b_begin,
                           const int b_end, const int band_block, const int team_size) {
-  using Body = TunedBody<NW, Occupied, ExecSpace>;
+  using Body = TunedBody<NW, Occupied, Kind, ExecSpace>;
   SigmaAccum<NW> result;
   if (b_end <= b_begin) return result;
   const int groups = (in.ngpown + Body::K - 1) / Body::K;
@@ -499,8 +536,10 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
                   band_block};
   auto policy = typename Body::Policy(space, league, team_size);
   policy.set_scratch_size(0, Kokkos::PerTeam(Body::Scratch::bytes(band_block, team_size)));
-  Kokkos::parallel_reduce(Occupied ? "gpp::tuned(occupied)" : "gpp::tuned(empty)", policy, body,
-                          SigmaReducer<NW>(result));
+  Kokkos::parallel_reduce(!Occupied             ? "gpp::tuned(empty)"
+                          : Kind == Blocks::Cut ? "gpp::tuned(occupied, sexcut)"
+                                                : "gpp::tuned(occupied)",
+                          policy, body, SigmaReducer<NW>(result));
   return result;
 }
 
@@ -520,8 +559,8 @@ SigmaSums tuned(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t
     throw Error("--team-size " + std::to_string(t.team_size) + " exceeds the " + std::to_string(max_team) +
                 " threads this kernel can launch on " + ExecSpace::name());
   const int team_size = t.team_size > 0 ? t.team_size : (kDefaultTeamSize < max_team ? kDefaultTeamSize : max_team);
-  const std::size_t scratch_empty = TunedBody<NW, false, ExecSpace>::Scratch::bytes(block, team_size);
-  const std::size_t scratch_occupied = TunedBody<NW, true, ExecSpace>::Scratch::bytes(block, team_size);
+  const std::size_t scratch_empty = TunedBody<NW, false, Blocks::Both, ExecSpace>::Scratch::bytes(block, team_size);
+  const std::size_t scratch_occupied = TunedBody<NW, true, Blocks::Both, ExecSpace>::Scratch::bytes(block, team_size);
   const std::size_t scratch = scratch_empty > scratch_occupied ? scratch_empty : scratch_occupied;
   const std::size_t scratch_max = Policy::scratch_size_max(0);
   if (scratch > scratch_max)
@@ -534,8 +573,26 @@ SigmaSums tuned(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t
   SigmaAccum<NW> result;
   if (mode == RunMode::Check) return kernels::to_sums(result);
   const auto blocks = band_blocks(space, d, block);
-  result += tuned_part<NW, true>(space, in, blocks, 0, blocks.occupied_blocks, block, team_size);
-  result += tuned_part<NW, false>(space, in, blocks, blocks.occupied_blocks, blocks.blocks, block, team_size);
+  // The occupied blocks with a wx < 0 in a kernel of their own where their teams fill at
+  // least kSeparateWaves waves of the device: there the band loop of each kernel runs
+  // without the spills it has in a kernel that holds both; where they fill fewer, the last
+  // wave, partly empty, costs more than that (docs/lab/gpu-tuned.md).
+  bool separate = false;
+  if constexpr (kind_of<ExecSpace>() == SpaceKind::Device) {  // (host spaces: no waves, one kernel)
+    const double groups = (in.ngpown + kOccupiedGp - 1) / kOccupiedGp;
+    const double cut_teams = groups * (blocks.occupied_blocks - blocks.occupied_plain);
+    const double resident = double(backend::properties(space).units) * occupied_blocks(NW) * (kMaxTeam / team_size);
+    separate = blocks.occupied_plain > 0 && cut_teams >= kSeparateWaves * resident;
+    if (separate) {
+      result += tuned_part<NW, true, Blocks::Plain>(space, in, blocks, 0, blocks.occupied_plain, block, team_size);
+      result += tuned_part<NW, true, Blocks::Cut>(space, in, blocks, blocks.occupied_plain, blocks.occupied_blocks,
+                                                  block, team_size);
+    }
+  }
+  if (!separate)
+    result += tuned_part<NW, true, Blocks::Both>(space, in, blocks, 0, blocks.occupied_blocks, block, team_size);
+  result +=
+      tuned_part<NW, false, Blocks::Both>(space, in, blocks, blocks.occupied_blocks, blocks.blocks, block, team_size);
   return kernels::to_sums(result);
 }
 

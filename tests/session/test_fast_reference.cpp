@@ -11,6 +11,15 @@
 #include <cmath>
 #include <ctime>
 
+// A build under AddressSanitizer or ThreadSanitizer (GCC's macros, clang's features).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define GPP_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define GPP_TEST_SANITIZED 1
+#endif
+#endif
+
 namespace gpp::test {
 namespace {
 
@@ -306,6 +315,13 @@ TEST(Verification, CostsAboutOneRun) {
     ASSERT_TRUE(r.verified);
   }
   EXPECT_GT(reference_s, 0);
+#if defined(GPP_TEST_SANITIZED)
+  // Under a sanitizer the ratio is the instrumentation's, not the code's: the asan preset's
+  // reference pass took 4.5 runs of the host policy, where an optimised build's takes 2.2
+  // to 2.6 (docs/lab/builds.md). The passes ran under it above, and were checked.
+  GTEST_SKIP() << "the cost ratio is not measured under a sanitizer (reference " << reference_s << " s, arms " << arms_s
+               << " s, kernel " << run_s << " s)";
+#endif
   // At most what a run's warm-up and three repeats cost: a margin of two runs over what the
   // lab log measured (docs/lab/cpu-host.md), for a busy machine's noise. The literal
   // references it replaced took about 40.

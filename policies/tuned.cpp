@@ -461,7 +461,7 @@ struct TunedBody {
     const int g = member.league_rank() % groups;  // neighbouring teams share a band block
     const int block = b_begin + member.league_rank() / groups;
     const int kb = start(block), ke = start(block + 1);
-    const bool block_has_cut = Kind == Blocks::Cut || (Kind == Blocks::Both && block_cut(block) != 0);
+    const bool block_has_cut = block_cut(block) != 0;  // read by the kernel of both kinds alone
     int igp[K];
     double vcoul[K];
     group_gp(g, igp, vcoul);

@@ -509,18 +509,20 @@ KOKKOS_FORCEINLINE_FUNCTION void occupied_band(const PairTerms& p, const complex
 /// |cden|^2,
 ///   U / (wx - wtilde) = W (wx + wtilde),   U / (wx + wtilde) = W (wx - wtilde),
 /// so over the regular terms of a run of bands sch = B + wtilde A and Y = B - wtilde A
-/// with A = sum of W (one sum per G') and B = sum of wx W (shared by the G' of a thread:
-/// wx is the band's). conj(cden) = c + i Im(wtilde^2), c = wx^2 - Re(wtilde^2), is one
-/// FMA, |cden|^2 one more, and the regular arm's test |wdiff|^2 > thr is |cden|^2 >
-/// thr (thr + 4 Re(wtilde) wx) (|cden|^2 = |wdiff|^2 (|wdiff|^2 + 4 Re(wtilde) wx), and
-/// d (d + k) grows with d wherever d >= 0 and d + k = |wsum|^2 >= 0): 14 FP64 operations
-/// a term where occupied_term<false> takes 19. It rounds differently: c loses digits near
-/// the pole (about log10(|wtilde| / |wdiff|), at most 3 on the regular arm, where the
-/// threshold keeps |wdiff| above 2e-3 |wtilde|), B + wtilde A where |wx + wtilde| <<
-/// |wx| + |wtilde| (not for Re(wtilde) >= 0, as wx >= 0 here), and the arm's test within
-/// a rounding of the threshold.
+/// with A = sum of W and B = sum of wx W. U = WIw mat, and WIw is the pair's: the sums
+/// are kept without it (A' = sum of mat conj(cden) / |cden|^2, B' = sum of wx times the
+/// same, one pair of sums per G'), and the run's fold multiplies them by WIw once, which
+/// takes U's four operations a band out of the loop. conj(cden) = c + i Im(wtilde^2), c =
+/// wx^2 - Re(wtilde^2), is one FMA, |cden|^2 one more, and the regular arm's test
+/// |wdiff|^2 > thr is |cden|^2 > thr (thr + 4 Re(wtilde) wx) (|cden|^2 = |wdiff|^2
+/// (|wdiff|^2 + 4 Re(wtilde) wx), and d (d + k) grows with d wherever d >= 0 and d + k =
+/// |wsum|^2 >= 0): 14 FP64 operations a term where occupied_term<false> takes 19, and 6 a
+/// band and G' (mat and mat Im(wtilde^2)) where band_terms takes 10 (mat, U, Im(wtilde)
+/// U). It rounds differently: c loses digits near the pole (about log10(|wtilde| /
+/// |wdiff|), at most 3 on the regular arm, where the threshold keeps |wdiff| above 2e-3
+/// |wtilde|), B + wtilde A where |wx + wtilde| << |wx| + |wtilde| (not for Re(wtilde) >=
+/// 0, as wx >= 0 here), and the arm's test within a rounding of the threshold.
 struct PairSplit {
-  complex_t WIw;   // PairTerms::WIw (a band's U = WIw mat)
   double a, b;     // wtilde^2 = a + i b
   double b2;       // b^2
   double t2, t4r;  // the regular arm: |cden|^2 > t2 + t4r wx, t2 = thr^2, t4r = 4 Re(wtilde) thr
@@ -528,7 +530,6 @@ struct PairSplit {
 
 KOKKOS_FORCEINLINE_FUNCTION PairSplit pair_split(const PairTerms& p) {
   PairSplit q;
-  q.WIw = p.WIw;
   q.a = p.wr * p.wr - p.wi2;
   q.b = 2.0 * p.wr * p.wi;
   q.b2 = q.b * q.b;
@@ -537,26 +538,25 @@ KOKKOS_FORCEINLINE_FUNCTION PairSplit pair_split(const PairTerms& p) {
   return q;
 }
 
-/// One occupied band for a pair in the split form: W and wx W of its regular terms added
-/// to a_acc and b_acc (b_acc shared by the G' of a thread); where frequency w's term is not
-/// regular, the band's bit of near_bits[w] is set (as occupied_band). The caller turns a
-/// run's sums into sch and Y with occupied_split_fold before it subtracts the near-pole
-/// arms from Y.
+/// One occupied band for a pair in the split form: mat conj(cden) / |cden|^2 and wx times
+/// it, for its regular terms, added to a_acc and b_acc (the pair's sums, without WIw);
+/// where frequency w's term is not regular, the band's bit of near_bits[w] is set (as
+/// occupied_band). The caller turns a run's sums into sch and Y with occupied_split_fold
+/// before it subtracts the near-pole arms from Y.
 template <int NW, class Wx>
 KOKKOS_FORCEINLINE_FUNCTION void occupied_band_split(const PairSplit& q, const complex_t& mat, const Wx& wx,
                                                      complex_t (&a_acc)[NW], complex_t (&b_acc)[NW],
                                                      unsigned (&near_bits)[NW], const unsigned bit) {
-  const complex_t U = q.WIw * mat;
-  const double ubr = U.real() * q.b, ubi = U.imag() * q.b;  // U Im(wtilde^2)
+  const double mbr = mat.real() * q.b, mbi = mat.imag() * q.b;  // mat Im(wtilde^2)
   for (int w = 0; w < NW; ++w) {
     const double x = wx(w);
     const double c = backend::mul_add(x, x, -q.a);  // Re conj(cden)
     const double P = backend::mul_add(c, c, q.b2);  // |cden|^2
     const double R = reciprocal(P);
     const bool regular = P > backend::mul_add(q.t4r, x, q.t2);
-    // V = U conj(cden) = U (c + i b)
-    const double vr = backend::mul_add(U.real(), c, -ubi);
-    const double vi = backend::mul_add(U.imag(), c, ubr);
+    // V = mat conj(cden) = mat (c + i b)
+    const double vr = backend::mul_add(mat.real(), c, -mbi);
+    const double vi = backend::mul_add(mat.imag(), c, mbr);
     const double Rx = R * x;
     if (regular) {
       a_acc[w] = complex_t(backend::mul_add(R, vr, a_acc[w].real()), backend::mul_add(R, vi, a_acc[w].imag()));
@@ -567,12 +567,14 @@ KOKKOS_FORCEINLINE_FUNCTION void occupied_band_split(const PairSplit& q, const c
   }
 }
 
-/// A run's split sums into sch and Y: sch += B + wtilde A, Y += B - wtilde A (wtilde = wr +
-/// i wi, the pair's; the caller adds each G''s wtilde A).
-KOKKOS_FORCEINLINE_FUNCTION void occupied_split_fold(const complex_t& wtilde_a, const complex_t& b_sum,
-                                                     complex_t& sch_acc, complex_t& y_acc) {
-  sch_acc += b_sum + wtilde_a;
-  y_acc += b_sum - wtilde_a;
+/// A pair's split sums of a run (occupied_band_split) into sch and Y: with its WIw and
+/// wtilde, sch += WIw (B' + wtilde A') and Y += WIw (B' - wtilde A').
+KOKKOS_FORCEINLINE_FUNCTION void occupied_split_fold(const complex_t& WIw, const complex_t& wtilde,
+                                                     const complex_t& a_sum, const complex_t& b_sum, complex_t& sch_acc,
+                                                     complex_t& y_acc) {
+  const complex_t wa = wtilde * a_sum;
+  sch_acc += WIw * (b_sum + wa);
+  y_acc += WIw * (b_sum - wa);
 }
 
 /// A near-pole arm deferred by occupied_band: what it subtracts from Y, from the pair's

@@ -131,18 +131,21 @@ TunedCost tuned_cost() {
   c.empty_single = ops(0, 0, 1);
   // h (sch - Y) (2A 2M)
   c.block_occupied = ops(2, 2);
-  // split blocks (physics::pair_split, occupied_band_split; the band's U Im(wtilde^2) (2M)
-  // in Im(wtilde) U's place, as many): Re(wtilde^2) (1M 1A), Im(wtilde^2) (2M), its square
-  // (1M), thr^2 (1M), 4 Re(wtilde) thr (2M)
+  // split blocks (physics::pair_split, occupied_band_split): Re(wtilde^2) (1M 1A),
+  // Im(wtilde^2) (2M), its square (1M), thr^2 (1M), 4 Re(wtilde) thr (2M)
   c.pair_split = ops(1, 1 + 2 + 1 + 1 + 2);
+  // a split block's band: mat (4M 2A), mat Im(wtilde^2) (2M); no U (WIw is applied at the
+  // fold)
+  c.band_split = ops(2, 4 + 2);
   // c = wx^2 - Re(wtilde^2) (1M 1A); |cden|^2 (1M 1A), 1 reciprocal; the regular arm's
   // threshold t2 + t4r wx (1M 1A); V = U conj(cden) (2M 2A); R wx (1M); A += R V (2M 2A);
   // B += R wx V (2M 2A)
   c.occ_split = ops(1 + 1 + 1 + 2 + 2 + 2, 1 + 1 + 1 + 2 + 1 + 2 + 2, 1);
-  // wtilde A (4M 2A) added to the G' group's sum (2A)
-  c.split_fold = ops(2 + 2, 4);
-  // sch += B + wtilde A, Y += B - wtilde A (8A)
-  c.split_fold_group = ops(8, 0);
+  // wtilde A' (4M 2A); B' + wtilde A' and B' - wtilde A' (4A), each times WIw (8M 4A) and
+  // added to sch and Y (4A)
+  c.split_fold = ops(2 + 4 + 4 + 4, 4 + 8);
+  // WIw = wtilde Iw from the pair's slots (4M 2A)
+  c.split_run = ops(2, 4);
   return c;
 }
 
@@ -320,23 +323,27 @@ Work count_policy(const std::string& policy, const Shape& s, const ArmCounts& ar
     for (const int g : s.occupation_groups) occupied_blocks += std::ceil(g / band_block);
     add(c.pair_occupied, s.ncouls * gp_occ * occupied_blocks * npasses);
     add(c.pair_empty, s.ncouls * gp_empty * std::ceil(empty / band_block) * npasses);
-    add(c.band, s.ncouls * gp_occ * occupied * npasses);
     add(c.band_empty, s.ncouls * gp_empty * empty * npasses);
     add(c.empty_fold, s.ncouls * gp_empty * std::ceil(empty / band_block) * s.nw);
     add(c.block_occupied, gp_occ * occupied_blocks * s.nw);
     const double pad_occ = gp_occ / s.ngpown, pad_empty = gp_empty / s.ngpown;
-    double split_terms = 0, split_block_count = 0, split_run_frequencies = 0;  // per (G, G')
+    // per (G, G'): the split blocks' bands, terms, blocks, runs, and runs times frequencies
+    double split_bands = 0, split_terms = 0, split_block_count = 0, split_runs = 0, split_run_frequencies = 0;
     for (const FrequencyPass& p : passes) {
       const SplitBlocks sb = split_blocks(s, p, int(band_block));
+      split_bands += sb.bands;
       split_terms += sb.bands * p.count;
       split_block_count += sb.blocks;
+      split_runs += sb.runs;
       split_run_frequencies += sb.runs * p.count;
     }
+    add(c.band, s.ncouls * gp_occ * (occupied * npasses - split_bands));
+    add(c.band_split, s.ncouls * gp_occ * split_bands);
     add(c.occ_term, double(arms.count(1)) * pad_occ - split_terms * s.ncouls * gp_occ);
     add(c.occ_split, split_terms * s.ncouls * gp_occ);
     add(c.pair_split, split_block_count * s.ncouls * gp_occ);
     add(c.split_fold, split_run_frequencies * s.ncouls * gp_occ);
-    add(c.split_fold_group, split_run_frequencies * s.ncouls * (gp_occ / tuned_shape::kOccupiedGp));
+    add(c.split_run, split_runs * s.ncouls * gp_occ);
     add(c.occ_flagged, double(arms.count(1, -1, physics::kNearPole) + arms.count(1, -1, physics::kZero)));
     add(c.occ_near, double(arms.count(1, -1, physics::kNearPole)));
     add(c.occ_near_cut, double(arms.count(1, 1, physics::kNearPole)));

@@ -71,24 +71,25 @@ FusedCost fused_cost();
 /// Split blocks: occupied blocks without a wx < 0 in a pass of at most
 /// tuned_shape::kSplitMaxNw frequencies (occupied_band_split in occupied_term's place).
 struct TunedCost {
-  Ops pair_occupied;     // pair_terms: once per (G, G', occupied band block, pass of frequencies)
-  Ops pair_empty;        // the part of pair_terms the empty bands' kernel uses (as often)
-  Ops band;              // mat, U, Im(wtilde) U: per (occupied band, G', G, pass)
-  Ops band_empty;        // mat, Im(wtilde) mat: per (empty band, G', G, pass)
-  Ops empty_fold;        // an empty block's sums times WIw: per (G, G', empty band block, frequency)
-  Ops occ_term;          // occupied_term: every occupied term outside the split blocks
-  Ops pair_split;        // pair_split: per (G, G', split block)
-  Ops occ_split;         // occupied_band_split: every occupied term of a split block
-  Ops split_fold;        // wtilde A added: per (G, G', run of a split block, frequency)
-  Ops split_fold_group;  // sch and Y from B and the G''s wtilde A: per (G, G' group, run, frequency)
-  Ops occ_flagged;       // the pass, for a term off the regular arm, up to the zero arm's test
-  Ops occ_near;          // near_pole_term from that test to its sexcut test
-  Ops occ_near_cut;      // its sexcut test (wx < 0)
-  Ops occ_near_ssx;      // taken from Y (not cut)
-  Ops empty_term;        // empty_term without its reciprocal: every empty term
-  Ops empty_shared;      // two frequencies' reciprocal, shared: per pair of a pass's frequencies
-  Ops empty_single;      // a frequency's own reciprocal: per frequency without a pair
-  Ops block_occupied;    // ssx = h (sch - Y): per (G', occupied band block, frequency)
+  Ops pair_occupied;   // pair_terms: once per (G, G', occupied band block, pass of frequencies)
+  Ops pair_empty;      // the part of pair_terms the empty bands' kernel uses (as often)
+  Ops band;            // mat, U, Im(wtilde) U: per (occupied band outside the split blocks, G', G, pass)
+  Ops band_empty;      // mat, Im(wtilde) mat: per (empty band, G', G, pass)
+  Ops empty_fold;      // an empty block's sums times WIw: per (G, G', empty band block, frequency)
+  Ops occ_term;        // occupied_term: every occupied term outside the split blocks
+  Ops pair_split;      // pair_split: per (G, G', split block)
+  Ops band_split;      // mat, mat Im(wtilde^2): per (band of a split block, G', G)
+  Ops occ_split;       // occupied_band_split: every occupied term of a split block
+  Ops split_run;       // the pair's WIw: per (G, G', run of a split block)
+  Ops split_fold;      // occupied_split_fold: per (G, G', run of a split block, frequency)
+  Ops occ_flagged;     // the pass, for a term off the regular arm, up to the zero arm's test
+  Ops occ_near;        // near_pole_term from that test to its sexcut test
+  Ops occ_near_cut;    // its sexcut test (wx < 0)
+  Ops occ_near_ssx;    // taken from Y (not cut)
+  Ops empty_term;      // empty_term without its reciprocal: every empty term
+  Ops empty_shared;    // two frequencies' reciprocal, shared: per pair of a pass's frequencies
+  Ops empty_single;    // a frequency's own reciprocal: per frequency without a pair
+  Ops block_occupied;  // ssx = h (sch - Y): per (G', occupied band block, frequency)
 };
 TunedCost tuned_cost();
 

@@ -28,9 +28,9 @@
 //  - the occupied kernel's near-pole arms shared out over the warp (TunedBody::near_pass),
 //    and aqsntemp's element two bands ahead prefetched into L1 (TunedBody::bands);
 //  - in occupied blocks without a wx < 0, passes of at most two frequencies, the regular
-//    terms summed as W = U / cden and wx W (physics::occupied_band_split: 14 FP64
-//    operations a term where occupied_term<false> takes 19), turned into sch and Y at the
-//    end of each run;
+//    terms summed as W = U / cden and wx W without the pair's factor WIw
+//    (physics::occupied_band_split: 14 FP64 operations a term where occupied_term<false>
+//    takes 19, and 6 a band and G' where 10), turned into sch and Y at the end of each run;
 //  - on a GPU, the occupied blocks with a wx < 0 in a launch of their own where they fill
 //    several waves of the device (si510, not si214): each of the two kernels then has the
 //    registers for its own band loop (tuned(), kSeparateWaves);
@@ -409,12 +409,10 @@ struct TunedBody {
       unsigned near_bits[K][NW];
       for (int j = 0; j < K; ++j)
         for (int w = 0; w < NW; ++w) near_bits[j][w] = 0u;
-      [[maybe_unused]] complex_t a_acc[K][NW], b_acc[NW];
+      [[maybe_unused]] complex_t a_acc[K][NW], b_acc[K][NW];
       if constexpr (split)
-        for (int w = 0; w < NW; ++w) {
-          b_acc[w] = complex_t(0.0, 0.0);
-          for (int j = 0; j < K; ++j) a_acc[j][w] = complex_t(0.0, 0.0);
-        }
+        for (int j = 0; j < K; ++j)
+          for (int w = 0; w < NW; ++w) a_acc[j][w] = b_acc[j][w] = complex_t(0.0, 0.0);
       unsigned bit = 1u;  // the band's bit in near_bits (shifted a band at a time: one instruction)
       for (int i = r0; i < r1; ++i, bit <<= 1) {
         const complex_t aqsn = next;
@@ -435,7 +433,7 @@ struct TunedBody {
         const auto wx_negative = [&](const int w) { return neg[w] != 0; };
         for (int j = 0; j < K; ++j) {
           if constexpr (split) {
-            physics::occupied_band_split(q[j], mat[j], wx, a_acc[j], b_acc, near_bits[j], bit);
+            physics::occupied_band_split(q[j], mat[j], wx, a_acc[j], b_acc[j], near_bits[j], bit);
           } else if constexpr (Occupied) {
             physics::occupied_band<Tested>(p[j], mat[j], wx, wx_negative, mine, near_bits[j], bit);
           } else {
@@ -447,11 +445,12 @@ struct TunedBody {
           }
         }
       }
-      if constexpr (split)  // each G''s wtilde from the pair's slots (read once a run)
-        for (int w = 0; w < NW; ++w) {
-          complex_t wa(0.0, 0.0);
-          for (int j = 0; j < K; ++j) wa += complex_t(s.pair_slot(0, j, t.me), s.pair_slot(1, j, t.me)) * a_acc[j][w];
-          physics::occupied_split_fold(wa, b_acc[w], mine.sch[w], mine.ssx[w]);
+      if constexpr (split)  // each G''s wtilde and WIw from the pair's slots (read once a run)
+        for (int j = 0; j < K; ++j) {
+          const complex_t wtilde(s.pair_slot(0, j, t.me), s.pair_slot(1, j, t.me));
+          const complex_t WIw = wtilde * complex_t(s.pair_slot(2, j, t.me), s.pair_slot(3, j, t.me));
+          for (int w = 0; w < NW; ++w)
+            physics::occupied_split_fold(WIw, wtilde, a_acc[j][w], b_acc[j][w], mine.sch[w], mine.ssx[w]);
         }
       if constexpr (Occupied) near_pass(s, t, r0, near_bits, mine);
     }

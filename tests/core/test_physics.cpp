@@ -512,14 +512,15 @@ TEST(Physics, OccupiedBandSplitMatchesTheLiteralTerm) {
     }
     const double x[2] = {std::abs(u(gen)), 2.0 * std::abs(u(gen))};
     const auto wx = [&](const int w) { return x[w]; };
-    complex_t a[2][2] = {}, b[2] = {};
+    complex_t a[2][2] = {}, b[2][2] = {};
     unsigned bits[2][2] = {};
     for (int j = 0; j < 2; ++j)
-      physics::occupied_band_split<2>(physics::pair_split(p[j]), mat[j], wx, a[j], b, bits[j], 1u);
+      physics::occupied_band_split<2>(physics::pair_split(p[j]), mat[j], wx, a[j], b[j], bits[j], 1u);
     const complex_t s0(0.25, -0.5), y0(-1.0, 0.125);  // sums already holding a value
     complex_t s_split[2] = {s0, s0}, y_split[2] = {y0, y0};
-    for (int w = 0; w < 2; ++w)
-      physics::occupied_split_fold(wtilde[0] * a[0][w] + wtilde[1] * a[1][w], b[w], s_split[w], y_split[w]);
+    for (int j = 0; j < 2; ++j)
+      for (int w = 0; w < 2; ++w)
+        physics::occupied_split_fold(p[j].WIw, wtilde[j], a[j][w], b[j][w], s_split[w], y_split[w]);
     for (int w = 0; w < 2; ++w) {
       complex_t want_s = s0, want_y = y0;
       double scale = 1.0;

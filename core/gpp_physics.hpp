@@ -431,27 +431,42 @@ KOKKOS_FORCEINLINE_FUNCTION void empty_band_unweighted(const PairTerms& p, const
   for (int w = 0; w < NW; ++w) empty_term<Checked>(p, b, wx(w), acc[w]);
 }
 
-/// empty_band_unweighted<false> with two frequencies sharing one reciprocal: 1/|wdiff_0|^2 =
-/// |wdiff_1|^2 / (|wdiff_0|^2 |wdiff_1|^2) and the other likewise, within two ulps where
-/// one reciprocal each gave one. On a GPU the product and the two multiplies cost the FP64
-/// pipe what the second reciprocal's three FMAs did, and save its approximation and the
-/// register zeroed for it. For a caller that knows every term regular and every |wdiff|^2
-/// in [kShareLow, kShareHigh] (empty_block_shared): the product and its reciprocal are
-/// then normal numbers.
-constexpr double kShareLow = 1e-150, kShareHigh = 1e150;
+/// empty_band_unweighted<false> with the frequencies sharing reciprocals: two share one,
+/// 1/|wdiff_0|^2 = |wdiff_1|^2 / (|wdiff_0|^2 |wdiff_1|^2) and the other likewise, within
+/// two ulps where one reciprocal each gave one; an odd count's first three share one, q =
+/// |wdiff_2|^2 / (|wdiff_0|^2 |wdiff_1|^2 |wdiff_2|^2) = 1/(|wdiff_0|^2 |wdiff_1|^2), then
+/// |wdiff_1|^2 q, |wdiff_0|^2 q and |wdiff_0|^2 |wdiff_1|^2 / (the product), within four
+/// ulps. On a GPU the products and multiplies cost the FP64 pipe what the other
+/// reciprocals' three FMAs each did, and save their approximations and the registers zeroed
+/// for them. For a caller that knows every term regular and every |wdiff|^2 in
+/// [share_low(NW), share_high(NW)] (empty_block_shared<NW>): the products and their
+/// reciprocals are then normal numbers.
+KOKKOS_FORCEINLINE_FUNCTION constexpr double share_low(const int nw) { return nw % 2 == 1 ? 1e-100 : 1e-150; }
+KOKKOS_FORCEINLINE_FUNCTION constexpr double share_high(const int nw) { return nw % 2 == 1 ? 1e100 : 1e150; }
 template <int NW, class Wx>
 KOKKOS_FORCEINLINE_FUNCTION void empty_band_unweighted_shared(const PairTerms& p, const complex_t& aqsm,
                                                               const complex_t& aqsn, const Wx& wx,
                                                               complex_t (&acc)[NW]) {
+  static_assert(NW >= 2, "one frequency has no reciprocal to share");
   const BandTerms b = empty_band_terms(p, aqsm, aqsn);
-  for (int w = 0; w + 1 < NW; w += 2) {
+  constexpr int first_pair = NW % 2 == 1 ? 3 : 0;
+  if constexpr (NW % 2 == 1) {
+    const double dr0 = wx(0) - p.wr, dr1 = wx(1) - p.wr, dr2 = wx(2) - p.wr;
+    const double wd0 = dr0 * dr0 + p.wi2, wd1 = dr1 * dr1 + p.wi2, wd2 = dr2 * dr2 + p.wi2;
+    const double wd01 = wd0 * wd1;
+    const double R = reciprocal(wd01 * wd2);
+    const double q = R * wd2;  // 1/(|wdiff_0|^2 |wdiff_1|^2)
+    empty_add(b, dr0, q * wd1, acc[0]);
+    empty_add(b, dr1, q * wd0, acc[1]);
+    empty_add(b, dr2, R * wd01, acc[2]);
+  }
+  for (int w = first_pair; w + 1 < NW; w += 2) {
     const double dr0 = wx(w) - p.wr, dr1 = wx(w + 1) - p.wr;
     const double wd0 = dr0 * dr0 + p.wi2, wd1 = dr1 * dr1 + p.wi2;
     const double R = reciprocal(wd0 * wd1);
     empty_add(b, dr0, R * wd1, acc[w]);
     empty_add(b, dr1, R * wd0, acc[w + 1]);
   }
-  if constexpr (NW % 2 == 1) empty_term<false>(p, b, wx(NW - 1), acc[NW - 1]);
 }
 
 /// The least and the largest |wdiff|^2 = (wx - Re wtilde)^2 + Im(wtilde)^2 of a pair over
@@ -476,11 +491,13 @@ KOKKOS_FORCEINLINE_FUNCTION bool empty_block_regular(const PairTerms& p, const d
   return wdiff2_range(p, lo, hi).least > p.thr;
 }
 
-/// empty_block_regular, and every |wdiff|^2 over the range within [kShareLow, kShareHigh]
-/// (empty_band_unweighted_shared may then be used). False where a value is NaN.
+/// empty_block_regular, and every |wdiff|^2 over the range within [share_low(NW),
+/// share_high(NW)] (empty_band_unweighted_shared<NW> may then be used). False where a value
+/// is NaN.
+template <int NW>
 KOKKOS_FORCEINLINE_FUNCTION bool empty_block_shared(const PairTerms& p, const double lo, const double hi) {
   const Wdiff2Range r = wdiff2_range(p, lo, hi);
-  return r.least > p.thr && r.least > kShareLow && r.most < kShareHigh;
+  return r.least > p.thr && r.least > share_low(NW) && r.most < share_high(NW);
 }
 
 /// Occupied bands: sch into g.sch and Y (occupied_term) into g.ssx, the regular arms under

@@ -128,6 +128,9 @@ TunedCost tuned_cost() {
   // frequencies in pairs, |wdiff_0|^2 |wdiff_1|^2 (1M), 1 reciprocal, times each other
   // |wdiff|^2 (2M) (physics::empty_band_unweighted_shared); an odd one its own
   c.empty_shared = ops(0, 1 + 2, 1);
+  // an odd count's first three (three or more): |wdiff_0|^2 |wdiff_1|^2 (1M), times
+  // |wdiff_2|^2 (1M), 1 reciprocal, times |wdiff_2|^2 (1M), then three multiplies (3M)
+  c.empty_triple = ops(0, 1 + 1 + 1 + 3, 1);
   c.empty_single = ops(0, 0, 1);
   // h (sch - Y) (2A 2M)
   c.block_occupied = ops(2, 2);
@@ -350,10 +353,17 @@ Work count_policy(const std::string& policy, const Shape& s, const ArmCounts& ar
     add(c.occ_near_ssx, double(arms.count(1, -1, physics::kNearPole, 0)));
     const double empty_terms = double(arms.count(0)) * pad_empty;
     add(c.empty_term, empty_terms);
-    double pairs = 0;  // per (empty band, G', G): a pass's frequencies in pairs
-    for (const FrequencyPass& p : passes) pairs += p.count / 2;
+    // per (empty band, G', G): a pass's frequencies in pairs, an odd count's first three
+    // (three or more) together
+    double pairs = 0, triples = 0;
+    for (const FrequencyPass& p : passes) {
+      const int triple = p.count >= 3 && p.count % 2 == 1 ? 1 : 0;
+      triples += triple;
+      pairs += (p.count - 3 * triple) / 2;
+    }
     add(c.empty_shared, empty_terms * pairs / s.nw);
-    add(c.empty_single, empty_terms * (s.nw - 2 * pairs) / s.nw);
+    add(c.empty_triple, empty_terms * triples / s.nw);
+    add(c.empty_single, empty_terms * (s.nw - 2 * pairs - 3 * triples) / s.nw);
   } else if (policy == "host") {
     const FusedCost f = fused_cost();
     const int band_block = or_default(t.band_block, host_shape::kDefaultBandBlock);

@@ -88,7 +88,8 @@ struct TunedCost {
   Ops occ_near_ssx;    // taken from Y (not cut)
   Ops empty_term;      // empty_term without its reciprocal: every empty term
   Ops empty_shared;    // two frequencies' reciprocal, shared: per pair of a pass's frequencies
-  Ops empty_single;    // a frequency's own reciprocal: per frequency without a pair
+  Ops empty_triple;    // three frequencies' reciprocal, shared: per pass of an odd count >= 3
+  Ops empty_single;    // a frequency's own reciprocal: per frequency in neither
   Ops block_occupied;  // ssx = h (sch - Y): per (G', occupied band block, frequency)
 };
 TunedCost tuned_cost();

@@ -22,7 +22,8 @@
 //  - a block's per-band values staged in team scratch memory (TeamScratch);
 //  - the empty kernel's band loop without the regular arm's test where a warp's pairs are
 //    regular for every wx of the block (TunedBody::block_regular), two frequencies there
-//    sharing one reciprocal (physics::empty_band_unweighted_shared);
+//    sharing one reciprocal, an odd count's first three one (physics::
+//    empty_band_unweighted_shared);
 //  - a band's terms from U = WIw mat and Im(wtilde) U (physics::band_terms): fewer FP64
 //    instructions per band than from mat, and no spills in the empty kernel's checked loop;
 //  - the occupied kernel's near-pole arms shared out over the warp (TunedBody::near_pass),
@@ -336,13 +337,13 @@ struct TunedBody {
   // takes the test's instructions out of nearly every band: every term of the warp's pairs
   // is regular for every wx in the block's range (physics::empty_block_regular; so for every
   // empty block of si214, si510 and the mini-app deck), a vote, so that the whole warp takes
-  // one branch. With two frequencies or more, also every |wdiff|^2 in the range where two
-  // may share a reciprocal (physics::empty_block_shared).
+  // one branch. With two frequencies or more, also every |wdiff|^2 in the range where the
+  // frequencies may share reciprocals (physics::empty_block_shared).
   KOKKOS_FORCEINLINE_FUNCTION bool block_regular(const Scratch& s, const physics::PairTerms (&p)[K]) const {
     bool regular = true;
     for (int j = 0; j < K; ++j)
       for (int w = 0; w < NW; ++w)
-        regular = regular & (NW > 1 ? physics::empty_block_shared(p[j], s.wx_range[2 * w], s.wx_range[2 * w + 1])
+        regular = regular & (NW > 1 ? physics::empty_block_shared<NW>(p[j], s.wx_range[2 * w], s.wx_range[2 * w + 1])
                                     : physics::empty_block_regular(p[j], s.wx_range[2 * w], s.wx_range[2 * w + 1]));
     return backend::warp_all(regular);
   }

@@ -552,43 +552,64 @@ TEST(Physics, OccupiedBandSplitMatchesTheLiteralTerm) {
   EXPECT_GT(off, 100);
 }
 
-// Empty bands: two frequencies sharing one reciprocal add what one reciprocal each adds
-// (within a few ulps of the larger part), and the block test that allows it holds only
-// where every |wdiff|^2 over the range is regular and inside the shared range.
-TEST(Physics, EmptyBandSharedReciprocalMatchesOneEach) {
-  std::mt19937_64 gen(2024);
+// Empty bands: frequencies sharing reciprocals (in pairs; an odd count's first three
+// together) add what one reciprocal each adds (within a few ulps of the larger part), and
+// the block test that allows it holds only where every |wdiff|^2 over the range is regular
+// and inside the shared range.
+template <int NW>
+void shared_reciprocals_match_one_each(const std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
   std::uniform_real_distribution<double> u(-3, 3);
   for (int i = 0; i < 20000; ++i) {
     const complex_t wtilde(u(gen), 0.5 * u(gen)), I_eps(u(gen), u(gen)), aqsm(u(gen), u(gen)), aqsn(u(gen), u(gen));
     const auto p = physics::pair_terms(wtilde, I_eps, 4.0, 1e-6);
-    const double x[3] = {u(gen) + 8.0, u(gen) - 8.0, 2.0 * u(gen)};
+    double x[NW];
+    complex_t one[NW], shared[NW];
+    for (int w = 0; w < NW; ++w) {
+      x[w] = (w % 3 == 0 ? 8.0 : w % 3 == 1 ? -8.0 : 0.0) + (w % 3 == 2 ? 2.0 : 1.0) * u(gen);
+      one[w] = shared[w] = complex_t(0.5 * u(gen), 0.25 * u(gen));  // sums already holding a value
+    }
     const auto wx = [&](const int w) { return x[w]; };
-    complex_t one[3] = {{0.5, 0.25}, {-1.0, 2.0}, {0.0, 0.0}}, shared[3] = {one[0], one[1], one[2]};
-    physics::empty_band_unweighted<false, 3>(p, aqsm, aqsn, wx, one);
-    physics::empty_band_unweighted_shared<3>(p, aqsm, aqsn, wx, shared);
-    for (int w = 0; w < 3; ++w) {
+    physics::empty_band_unweighted<false, NW>(p, aqsm, aqsn, wx, one);
+    physics::empty_band_unweighted_shared<NW>(p, aqsm, aqsn, wx, shared);
+    for (int w = 0; w < NW; ++w) {
       // the term's own size: |mat| |conj(wdiff)| / |wdiff|^2 = |mat| / |wdiff|
       const double dr = x[w] - wtilde.real(), term = Kokkos::abs(aqsm * aqsn) / std::sqrt(dr * dr + p.wi2);
       const double tol = 8 * std::numeric_limits<double>::epsilon() * (term + Kokkos::abs(one[w]));
-      EXPECT_LE(Kokkos::abs(shared[w] - one[w]), tol) << "band " << i << " frequency " << w;
+      EXPECT_LE(Kokkos::abs(shared[w] - one[w]), tol) << NW << " frequencies, band " << i << " frequency " << w;
     }
   }
+}
+
+TEST(Physics, EmptyBandSharedReciprocalMatchesOneEach) {
+  shared_reciprocals_match_one_each<2>(2024);
+  shared_reciprocals_match_one_each<3>(2025);
+  shared_reciprocals_match_one_each<4>(2026);
+  shared_reciprocals_match_one_each<5>(2027);
   const auto p = physics::pair_terms({0.5, 0.1}, {1.0, 0.0}, 4.0, 0.25);
-  EXPECT_TRUE(physics::empty_block_shared(p, 2.0, 3.0));  // |wdiff|^2 from 2.26 to 6.26
-  EXPECT_TRUE(physics::empty_block_shared(p, -3.0, -2.0));
-  EXPECT_FALSE(physics::empty_block_shared(p, 0.0, 3.0));  // Re wtilde inside: |wdiff|^2 down to 0.01
-  EXPECT_EQ(physics::empty_block_shared(p, 0.0, 3.0), physics::empty_block_regular(p, 0.0, 3.0));
-  EXPECT_FALSE(physics::empty_block_shared(p, 2.0, 2e76));  // |wdiff|^2 up to 4e152
+  EXPECT_TRUE(physics::empty_block_shared<2>(p, 2.0, 3.0));  // |wdiff|^2 from 2.26 to 6.26
+  EXPECT_TRUE(physics::empty_block_shared<2>(p, -3.0, -2.0));
+  EXPECT_FALSE(physics::empty_block_shared<2>(p, 0.0, 3.0));  // Re wtilde inside: |wdiff|^2 down to 0.01
+  EXPECT_EQ(physics::empty_block_shared<2>(p, 0.0, 3.0), physics::empty_block_regular(p, 0.0, 3.0));
+  EXPECT_FALSE(physics::empty_block_shared<2>(p, 2.0, 2e76));  // |wdiff|^2 up to 4e152
   EXPECT_TRUE(physics::empty_block_regular(p, 2.0, 2e76));
-  EXPECT_FALSE(physics::empty_block_shared(p, -2e76, -2.0));
+  EXPECT_FALSE(physics::empty_block_shared<2>(p, -2e76, -2.0));
   // |wtilde| tiny: the regular threshold max(limittwo, |wtilde|^2 / limitone) about 4e-156
   const auto tiny = physics::pair_terms({1e-75, 1e-80}, {1.0, 0.0}, 4.0, 1e-300);
   EXPECT_TRUE(physics::empty_block_regular(tiny, 1.1e-75, 2.0));  // |wdiff|^2 from 1e-152
-  EXPECT_FALSE(physics::empty_block_shared(tiny, 1.1e-75, 2.0));
-  EXPECT_TRUE(physics::empty_block_shared(tiny, 1e-70, 2.0));  // from 1e-140
+  EXPECT_FALSE(physics::empty_block_shared<2>(tiny, 1.1e-75, 2.0));
+  EXPECT_TRUE(physics::empty_block_shared<2>(tiny, 1e-70, 2.0));  // from 1e-140
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_FALSE(physics::empty_block_shared(p, nan, 3.0));
-  EXPECT_FALSE(physics::empty_block_shared(p, 2.0, nan));
+  EXPECT_FALSE(physics::empty_block_shared<2>(p, nan, 3.0));
+  EXPECT_FALSE(physics::empty_block_shared<2>(p, 2.0, nan));
+  // an odd count's three share one reciprocal: every |wdiff|^2 in [1e-100, 1e100]
+  EXPECT_TRUE(physics::empty_block_shared<3>(p, 2.0, 3.0));
+  EXPECT_FALSE(physics::empty_block_shared<3>(p, 2.0, 2e51));  // |wdiff|^2 up to 4e102
+  EXPECT_TRUE(physics::empty_block_shared<2>(p, 2.0, 2e51));
+  EXPECT_TRUE(physics::empty_block_shared<4>(p, 2.0, 2e51));
+  EXPECT_FALSE(physics::empty_block_shared<5>(p, 2.0, 2e51));
+  EXPECT_FALSE(physics::empty_block_shared<3>(tiny, 1e-70, 2.0));  // from 1e-140
+  EXPECT_TRUE(physics::empty_block_shared<3>(tiny, 1e-45, 2.0));   // from 1e-90
 }
 
 }  // namespace

@@ -61,8 +61,10 @@ constexpr double kV6Reg = 30 + 19 + 8 + 18 + 6, kV6Near = 30 + 26 + 8 + 18 + 6, 
 // 27, 1 reciprocal; wx < 0: + 4; not cut: num (4) + f*inv_c2 (1) + P*num (6) + Y -= (4) = 15.
 // Empty: dr (1) + wdiffr (2) + conj(wdiff) mat (4) + sum += (4) = 11; the reciprocals per
 // (band, G', G) and pass, the pass's frequencies in pairs: per pair |wdiff_0|^2 |wdiff_1|^2
-// (1) and each reciprocal times the other |wdiff|^2 (2) = 3, 1 reciprocal; an odd frequency
-// 1 reciprocal (two frequencies: one pair; nine: passes of 3, 3, 3, three pairs). Per
+// (1) and each reciprocal times the other |wdiff|^2 (2) = 3, 1 reciprocal; an odd count's
+// first three together: two products (2), 1 reciprocal, times |wdiff_2|^2 (1) and three
+// multiplies (3) = 6; a lone frequency 1 reciprocal (two frequencies: one pair; nine:
+// passes of 3, 3, 3, three triples). Per
 // (band, G', G): occupied mat (6) + U = WIw mat (6) + Im(wtilde) U (2) = 14, empty mat (6)
 // + Im(wtilde) mat (2) = 8. Per (G, G', empty block, frequency): the sum times WIw, added
 // to sch (8). Per (G, G', band block): occupied 21 (0.5 vcoul 1, wi2 1, |wtilde|^2 3,
@@ -153,11 +155,21 @@ double hand_passes(const std::string& policy, int nw) {
 
 // tuned's empty bands: the pairs of frequencies that share a reciprocal per (band, G', G),
 // over the passes (ceil(nw / GPP_MAX_NW) of sizes within one of each other)
-double hand_shared_pairs(int nw) {
+// tuned's empty kernel: a pass's frequencies share reciprocals in pairs, an odd count's
+// first three (three or more) together.
+struct HandShared {
+  double pairs = 0, triples = 0;
+};
+HandShared hand_shared(int nw) {
   const int passes = (nw + GPP_MAX_NW - 1) / GPP_MAX_NW;
-  double pairs = 0;
-  for (int k = 0; k < passes; ++k) pairs += (nw / passes + (k < nw % passes ? 1 : 0)) / 2;
-  return pairs;
+  HandShared r;
+  for (int k = 0; k < passes; ++k) {
+    const int count = nw / passes + (k < nw % passes ? 1 : 0);
+    const int triple = count >= 3 && count % 2 == 1;
+    r.triples += triple;
+    r.pairs += (count - 3 * triple) / 2;
+  }
+  return r;
 }
 
 // tuned's split blocks (a deck of one pass of at most two frequencies): whether each band
@@ -241,19 +253,20 @@ double hand_flops(const std::string& policy, const Fixture& f, int band_block) {
     const double split_blocks = hs.blocks;
     // (a deck with split blocks has one pass; their bands' mat and mat Im(wtilde^2), 8,
     // where U's band values take 14)
-    total += (21 * f.shape.ncouls * gp_occ * occ_blocks + 14 * f.shape.ncouls * gp_empty * empty_blocks +
-              14 * f.shape.ncouls * gp_occ * (occ - split_bands) + 8 * f.shape.ncouls * gp_occ * split_bands +
-              8 * f.shape.ncouls * gp_empty * empty) *
-                 passes +
-             4 * gp_occ * occ_blocks * f.data.nw + 8 * f.shape.ncouls * gp_empty * empty_blocks * f.data.nw +
-             // the padding's terms (its near-pole arms are not computed)
-             (25 * (occ - split_bands) + 19 * split_bands) * (gp_occ - f.data.ngpown) * f.shape.ncouls * f.data.nw +
-             // split blocks: per (G, G', block) 8; per (G, G', run) 6, per (G, G', run,
-             // frequency) 26 (blocks of at most 32 bands: a run each)
-             (8 + 6 + 26 * f.data.nw) * f.shape.ncouls * gp_occ * split_blocks +
-             11 * (gp_empty - f.data.ngpown) * f.shape.ncouls * empty * f.data.nw +
-             // the shared reciprocals' products, padding included
-             3 * hand_shared_pairs(f.data.nw) * f.shape.ncouls * gp_empty * empty;
+    total +=
+        (21 * f.shape.ncouls * gp_occ * occ_blocks + 14 * f.shape.ncouls * gp_empty * empty_blocks +
+         14 * f.shape.ncouls * gp_occ * (occ - split_bands) + 8 * f.shape.ncouls * gp_occ * split_bands +
+         8 * f.shape.ncouls * gp_empty * empty) *
+            passes +
+        4 * gp_occ * occ_blocks * f.data.nw + 8 * f.shape.ncouls * gp_empty * empty_blocks * f.data.nw +
+        // the padding's terms (its near-pole arms are not computed)
+        (25 * (occ - split_bands) + 19 * split_bands) * (gp_occ - f.data.ngpown) * f.shape.ncouls * f.data.nw +
+        // split blocks: per (G, G', block) 8; per (G, G', run) 6, per (G, G', run,
+        // frequency) 26 (blocks of at most 32 bands: a run each)
+        (8 + 6 + 26 * f.data.nw) * f.shape.ncouls * gp_occ * split_blocks +
+        11 * (gp_empty - f.data.ngpown) * f.shape.ncouls * empty * f.data.nw +
+        // the shared reciprocals' products, padding included
+        (3 * hand_shared(f.data.nw).pairs + 6 * hand_shared(f.data.nw).triples) * f.shape.ncouls * gp_empty * empty;
   }
   if (policy == "host") {
     // the deck's 70 G: one G block of 1024; at most 4 frequencies a pass: one group a pass
@@ -345,6 +358,8 @@ TEST(Counts, PerArmCostsMatchHandCounts) {
   EXPECT_EQ(tu.occ_term.reciprocals + tu.occ_near.reciprocals + tu.empty_term.reciprocals, 2);
   EXPECT_EQ(tu.empty_shared.reciprocals, 1);
   EXPECT_EQ(tu.empty_single.reciprocals, 1);
+  EXPECT_EQ(tu.empty_triple.flops(), 6);
+  EXPECT_EQ(tu.empty_triple.reciprocals, 1);
   EXPECT_EQ(tu.pair_occupied.reciprocals, 1);
 }
 
@@ -422,9 +437,10 @@ TEST_P(Reciprocals, PerForm) {
   for (int n = 0; n < f.data.nbands; ++n)
     if (f.data.occ_array(n) != 0.0) ++occupations[f.data.occ_array(n)];
   EXPECT_EQ(occupations.size(), 2u);  // 1, and 0.5 at the Fermi level
-  // the sexcut thresholds once per pass; the empty bands' pairs of frequencies share one
-  // (padding included)
-  const double shared = hand_shared_pairs(f.data.nw) * f.shape.ncouls * ((f.data.ngpown + 2) / 3 * 3) *
+  // the sexcut thresholds once per pass; the empty bands' pairs of frequencies share one,
+  // and a triple one (padding included): one reciprocal fewer a pair, two a triple
+  const HandShared hs = hand_shared(f.data.nw);
+  const double shared = (hs.pairs + 2 * hs.triples) * f.shape.ncouls * ((f.data.ngpown + 2) / 3 * 3) *
                         (f.data.nbands - f.shape.occupied_bands);
   EXPECT_GT(shared, 0);
   EXPECT_EQ(measure::counts::count_policy("tuned", f.shape, f.arms, t).ops.reciprocals,

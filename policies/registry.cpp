@@ -21,7 +21,8 @@ GPP_DECLARE_RUNNER(run_v7_swapped)
 GPP_DECLARE_RUNNER(run_v8_bounded)
 GPP_DECLARE_RUNNER(run_tuned)
 GPP_DECLARE_RUNNER(run_host)
-std::vector<ParamSpec> host_params();  // policies/host.cpp
+std::vector<ParamSpec> host_params();   // policies/host.cpp
+std::vector<ParamSpec> tuned_params();  // policies/tuned.cpp
 
 namespace {
 
@@ -92,10 +93,11 @@ const std::vector<PolicyEntry>& policy_registry() {
                  AnyNw, 0, "band-block", "ig-block", "team-size", "vector-length"),
       GPP_POLICY(run_v8_bounded, "v8-bounded", "v7 with 512 threads per team and LaunchBounds<512,1> (128 registers)",
                  Every, AnyNw, 0, "band-block", "ig-block", "team-size", "vector-length"),
-      with_defaults(GPP_POLICY(run_tuned, "tuned",
-                               "GPU: v8's teams with every frequency of a pass in one kernel, fused physics, ssx "
-                               "skipped for empty bands",
-                               Every, InPasses, 0, "band-block", "team-size"),
+      with_defaults(with_params(GPP_POLICY(run_tuned, "tuned",
+                                           "GPU: v8's teams with every frequency of a pass in one kernel, fused "
+                                           "physics, ssx skipped for empty bands",
+                                           Every, InPasses, 0, "band-block", "team-size"),
+                                tuned_params()),
                     tuning_defaults::kTunedFile, tuning_defaults::kTunedBasis),
       with_defaults(with_params(GPP_POLICY(run_host, "host",
                                            "CPU: G' across threads, band and G blocks for cache, fused physics, "

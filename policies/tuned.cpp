@@ -34,7 +34,8 @@
 //    takes 19, and 6 a band and G' where 10), turned into sch and Y at the end of each run;
 //  - on a GPU, the occupied blocks with a wx < 0 in a launch of their own where they fill
 //    several waves of the device (si510, not si214): each of the two kernels then has the
-//    registers for its own band loop (tuned(), kSeparateWaves);
+//    registers for its own band loop (tuned(), kSeparateWaves; the param occupied, which
+//    also takes one or separate on any space);
 //  - the sexcut test and Y's choice of term only in occupied blocks with a wx < 0, which
 //    band_blocks packs into as few blocks as it can (physics::occupied_term<false>
 //    elsewhere, whose sums are FMAs under the regular arm's predicate; with the test, the
@@ -51,6 +52,9 @@
 #include <vector>
 
 namespace gpp {
+
+std::vector<ParamSpec> tuned_params();
+
 namespace {
 
 using namespace tuned_shape;
@@ -152,7 +156,8 @@ BandBlocks<MemorySpace> band_blocks(const ExecSpace& space, const GppData<Memory
 }
 
 // Waves of teams (the device's multiprocessors times the occupied kernel's teams on each)
-// the occupied blocks with a wx < 0 must fill to get a kernel of their own.
+// the occupied blocks with a wx < 0 must fill to get a kernel of their own (the param
+// occupied=auto).
 constexpr double kSeparateWaves = 4.0;
 
 // A team's scratch memory, carved here and nowhere else: the kernel takes these arrays in
@@ -570,33 +575,48 @@ SigmaSums tuned(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t
                 " allows; take a smaller band block");
   t.band_block = band_block;
   t.team_size = team_size;
+  // check_tunables has checked the value; it is written back as given (auto: the choice
+  // below)
+  const std::string occupied = param_value(t, tuned_params().front());
+  t.params = {{"occupied", occupied}};
   SigmaAccum<NW> result;
   if (mode == RunMode::Check) return kernels::to_sums(result);
   const auto blocks = band_blocks(space, d, block);
-  // The occupied blocks with a wx < 0 in a kernel of their own where their teams fill at
-  // least kSeparateWaves waves of the device: there the band loop of each kernel runs
-  // without the spills it has in a kernel that holds both; where they fill fewer, the last
-  // wave, partly empty, costs more than that (docs/lab/gpu-tuned.md).
-  bool separate = false;
-  if constexpr (kind_of<ExecSpace>() == SpaceKind::Device) {  // (host spaces: no waves, one kernel)
-    const double groups = (in.ngpown + kOccupiedGp - 1) / kOccupiedGp;
-    const double cut_teams = groups * (blocks.occupied_blocks - blocks.occupied_plain);
-    const double resident = double(backend::properties(space).units) * occupied_blocks(NW) * (kMaxTeam / team_size);
-    separate = blocks.occupied_plain > 0 && cut_teams >= kSeparateWaves * resident;
-    if (separate) {
-      result += tuned_part<NW, true, Blocks::Plain>(space, in, blocks, 0, blocks.occupied_plain, block, team_size);
-      result += tuned_part<NW, true, Blocks::Cut>(space, in, blocks, blocks.occupied_plain, blocks.occupied_blocks,
-                                                  block, team_size);
+  // occupied=auto: the occupied blocks with a wx < 0 in a kernel of their own where their
+  // teams fill at least kSeparateWaves waves of the device: there the band loop of each
+  // kernel runs without the spills it has in a kernel that holds both; where they fill
+  // fewer, the last wave, partly empty, costs more than that (docs/lab/gpu-tuned.md). Host
+  // spaces have no waves: one kernel.
+  bool separate = occupied == "separate";
+  if constexpr (kind_of<ExecSpace>() == SpaceKind::Device)
+    if (occupied == "auto") {
+      const double groups = (in.ngpown + kOccupiedGp - 1) / kOccupiedGp;
+      const double cut_teams = groups * (blocks.occupied_blocks - blocks.occupied_plain);
+      const double resident = double(backend::properties(space).units) * occupied_blocks(NW) * (kMaxTeam / team_size);
+      separate = blocks.occupied_plain > 0 && cut_teams >= kSeparateWaves * resident;
     }
-  }
-  if (!separate)
+  if (separate) {
+    result += tuned_part<NW, true, Blocks::Plain>(space, in, blocks, 0, blocks.occupied_plain, block, team_size);
+    result += tuned_part<NW, true, Blocks::Cut>(space, in, blocks, blocks.occupied_plain, blocks.occupied_blocks, block,
+                                                team_size);
+  } else {
     result += tuned_part<NW, true, Blocks::Both>(space, in, blocks, 0, blocks.occupied_blocks, block, team_size);
+  }
   result +=
       tuned_part<NW, false, Blocks::Both>(space, in, blocks, blocks.occupied_blocks, blocks.blocks, block, team_size);
   return kernels::to_sums(result);
 }
 
 }  // namespace
+
+// tuned's params (policies/registry.cpp), the default first.
+std::vector<ParamSpec> tuned_params() {
+  return {{"occupied",
+           {"auto", "one", "separate"},
+           "the occupied bands' kernels: auto (on a GPU, the blocks with a negative frequency in a kernel of their own "
+           "where they fill four waves of the device, else one), one (one kernel takes every occupied block), "
+           "separate (the blocks with a negative frequency in a kernel of their own)"}};
+}
 
 template <class ExecSpace>
 SigmaSums run_tuned(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t, const RunMode mode) {

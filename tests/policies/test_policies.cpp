@@ -300,6 +300,40 @@ TEST(Tunables, BlocksThatDivideNothing) {
     }
 }
 
+// tuned's occupied blocks, those with a negative frequency and those without, in one
+// kernel or each kind in a kernel of its own (the param occupied; auto takes one kernel
+// off a GPU, and on these decks' few waves on a GPU): the reference's sums either way, and
+// each other's within a reordering, on decks whose occupied bands have both kinds (counted
+// here from occ and wx), in blocks of 4 bands.
+TEST(TunedPolicy, OccupiedKernelsOneOrSeparateMatchReference) {
+  const PolicyEntry& e = find_policy("tuned");
+  for (const char* deck : {"permuted", "single_frequency", "odd_sizes", "nine_frequencies", "thirty_two_frequencies"}) {
+    const Problem& pr = problem(deck);
+    const auto& h = pr.data->host;
+    int plain = 0, negative = 0;
+    for (int n = 0; n < h.nbands; ++n) {
+      if (h.occ_array(n) == 0.0) continue;
+      bool any = false;
+      for (int w = 0; w < h.nw; ++w) any = any || h.wx_array_bt(n, w) < 0.0;
+      (any ? negative : plain) += 1;
+    }
+    ASSERT_GT(plain, 0) << deck;
+    ASSERT_GT(negative, 0) << deck;
+    for (const SpaceKind k : build_spaces()) {
+      std::map<std::string, SigmaResult> got;
+      for (const char* occupied : {"one", "separate", "auto"}) {
+        Tunables t;
+        t.band_block = 4;
+        t.params["occupied"] = occupied;
+        got[occupied] = run_on(k, e, pr, t);
+        EXPECT_TRUE(results_close(got[occupied], pr.reference, kTol))
+            << deck << " occupied=" << occupied << " on " << name_of(k);
+      }
+      EXPECT_TRUE(results_close(got["separate"], got["one"], 1e-13)) << deck << " on " << name_of(k);
+    }
+  }
+}
+
 // tuned stages a band block's per-band values in team scratch memory: a block that does
 // not fit is refused when the tunables are resolved (before any work), with the option
 // named; the default block fits.
@@ -526,7 +560,7 @@ TEST(HostPolicy, EveryLoopMatchesReference) {
 }
 
 // A param the host policy does not have, or a value it does not take, is refused before
-// anything runs, naming it and what the policy takes; another policy has no params.
+// anything runs, naming it and what the policy takes; tuned has one, the others none.
 TEST(HostPolicy, UnknownParamOrValueIsAnError) {
   const auto refused = [](const char* policy, const Tunables& t, const std::string& says) {
     try {
@@ -543,7 +577,8 @@ TEST(HostPolicy, UnknownParamOrValueIsAnError) {
   }
   refused("host", host_params({{"avx512", "on"}}),
           "policy host has no param avx512 (its params: loops, rcp_empty, rcp_occupied)");
-  refused("tuned", host_params({{"loops", "scalar"}}), "policy tuned has no param loops (it has none)");
+  refused("tuned", host_params({{"loops", "scalar"}}), "policy tuned has no param loops (its params: occupied)");
+  refused("tuned", host_params({{"occupied", "two"}}), "--param occupied=two: policy tuned takes ");
   EXPECT_THROW(parse_param("--param", "loops"), Error);
   EXPECT_THROW(parse_param("--param", "=scalar"), Error);
   EXPECT_THROW(parse_param("--param", "loops=a b"), Error);

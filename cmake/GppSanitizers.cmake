@@ -38,15 +38,7 @@ if(GPP_SANITIZE)
   # What a program that links the installed library must link too (tests/api's examples):
   # the sanitizer's runtime has to come first in its library list.
   set(GPP_SANITIZE_LINK_OPTION "-fsanitize=${_gpp_sanitize}")
-  if(_gpp_sanitize MATCHES "thread")
-    set(GPP_SANITIZED_WITH "thread")
-  elseif(_gpp_sanitize MATCHES "address")
-    set(GPP_SANITIZED_WITH "address")
-  else()
-    set(GPP_SANITIZED_WITH "${_gpp_sanitize}")
-  endif()
 else()
-  set(GPP_SANITIZED_WITH "")
   set(GPP_SANITIZE_LINK_OPTION "")
 endif()
 

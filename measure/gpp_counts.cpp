@@ -126,7 +126,7 @@ TunedCost tuned_cost() {
   // the reciprocals, as the loop without the arm's test takes them (every empty block of
   // si214, si510 and the mini-app deck; the tested loop takes one a term): a pass's
   // frequencies in pairs, |wdiff_0|^2 |wdiff_1|^2 (1M), 1 reciprocal, times each other
-  // |wdiff|^2 (2M) (physics::empty_band_unweighted_shared); an odd one its own
+  // |wdiff|^2 (2M) (physics::empty_band_unweighted_shared); one frequency alone its own
   c.empty_shared = ops(0, 1 + 2, 1);
   // an odd count's first three (three or more): |wdiff_0|^2 |wdiff_1|^2 (1M), times
   // |wdiff_2|^2 (1M), 1 reciprocal, times |wdiff_2|^2 (1M), then three multiplies (3M)
@@ -141,8 +141,8 @@ TunedCost tuned_cost() {
   // fold)
   c.band_split = ops(2, 4 + 2);
   // c = wx^2 - Re(wtilde^2) (1M 1A); |cden|^2 (1M 1A), 1 reciprocal; the regular arm's
-  // threshold t2 + t4r wx (1M 1A); V = U conj(cden) (2M 2A); R wx (1M); A += R V (2M 2A);
-  // B += R wx V (2M 2A)
+  // threshold t2 + t4r wx (1M 1A); V = mat conj(cden) (2M 2A); R wx (1M); A' += R V (2M
+  // 2A); B' += R wx V (2M 2A)
   c.occ_split = ops(1 + 1 + 1 + 2 + 2 + 2, 1 + 1 + 1 + 2 + 1 + 2 + 2, 1);
   // wtilde A' (4M 2A); B' + wtilde A' and B' - wtilde A' (4A), each times WIw (8M 4A) and
   // added to sch and Y (4A)

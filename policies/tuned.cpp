@@ -577,8 +577,9 @@ SigmaSums tuned(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t
   t.team_size = team_size;
   // check_tunables has checked the value; it is written back as given (auto: the choice
   // below)
-  const std::string occupied = param_value(t, tuned_params().front());
-  t.params = {{"occupied", occupied}};
+  const ParamSpec spec = tuned_params().front();
+  const std::string occupied = param_value(t, spec);
+  t.params = {{spec.name, occupied}};
   SigmaAccum<NW> result;
   if (mode == RunMode::Check) return kernels::to_sums(result);
   const auto blocks = band_blocks(space, d, block);

@@ -153,10 +153,10 @@ double hand_passes(const std::string& policy, int nw) {
   return in_passes ? (nw + GPP_MAX_NW - 1) / GPP_MAX_NW : 1;
 }
 
-// tuned's empty bands: the pairs of frequencies that share a reciprocal per (band, G', G),
-// over the passes (ceil(nw / GPP_MAX_NW) of sizes within one of each other)
-// tuned's empty kernel: a pass's frequencies share reciprocals in pairs, an odd count's
-// first three (three or more) together.
+// tuned's empty bands: the pairs and triples of frequencies that share a reciprocal per
+// (band, G', G), over the passes (ceil(nw / GPP_MAX_NW) of sizes within one of each
+// other): a pass's frequencies in pairs, an odd count's first three (three or more)
+// together.
 struct HandShared {
   double pairs = 0, triples = 0;
 };
@@ -251,22 +251,22 @@ double hand_flops(const std::string& policy, const Fixture& f, int band_block) {
     const double gp_occ = (f.data.ngpown + 1) / 2 * 2;    // G' groups of 2, padded
     const double split_bands = double(std::count(split.begin(), split.end(), true));
     const double split_blocks = hs.blocks;
+    const HandShared shared = hand_shared(f.data.nw);
     // (a deck with split blocks has one pass; their bands' mat and mat Im(wtilde^2), 8,
     // where U's band values take 14)
-    total +=
-        (21 * f.shape.ncouls * gp_occ * occ_blocks + 14 * f.shape.ncouls * gp_empty * empty_blocks +
-         14 * f.shape.ncouls * gp_occ * (occ - split_bands) + 8 * f.shape.ncouls * gp_occ * split_bands +
-         8 * f.shape.ncouls * gp_empty * empty) *
-            passes +
-        4 * gp_occ * occ_blocks * f.data.nw + 8 * f.shape.ncouls * gp_empty * empty_blocks * f.data.nw +
-        // the padding's terms (its near-pole arms are not computed)
-        (25 * (occ - split_bands) + 19 * split_bands) * (gp_occ - f.data.ngpown) * f.shape.ncouls * f.data.nw +
-        // split blocks: per (G, G', block) 8; per (G, G', run) 6, per (G, G', run,
-        // frequency) 26 (blocks of at most 32 bands: a run each)
-        (8 + 6 + 26 * f.data.nw) * f.shape.ncouls * gp_occ * split_blocks +
-        11 * (gp_empty - f.data.ngpown) * f.shape.ncouls * empty * f.data.nw +
-        // the shared reciprocals' products, padding included
-        (3 * hand_shared(f.data.nw).pairs + 6 * hand_shared(f.data.nw).triples) * f.shape.ncouls * gp_empty * empty;
+    total += (21 * f.shape.ncouls * gp_occ * occ_blocks + 14 * f.shape.ncouls * gp_empty * empty_blocks +
+              14 * f.shape.ncouls * gp_occ * (occ - split_bands) + 8 * f.shape.ncouls * gp_occ * split_bands +
+              8 * f.shape.ncouls * gp_empty * empty) *
+                 passes +
+             4 * gp_occ * occ_blocks * f.data.nw + 8 * f.shape.ncouls * gp_empty * empty_blocks * f.data.nw +
+             // the padding's terms (its near-pole arms are not computed)
+             (25 * (occ - split_bands) + 19 * split_bands) * (gp_occ - f.data.ngpown) * f.shape.ncouls * f.data.nw +
+             // split blocks: per (G, G', block) 8; per (G, G', run) 6, per (G, G', run,
+             // frequency) 26 (blocks of at most 32 bands: a run each)
+             (8 + 6 + 26 * f.data.nw) * f.shape.ncouls * gp_occ * split_blocks +
+             11 * (gp_empty - f.data.ngpown) * f.shape.ncouls * empty * f.data.nw +
+             // the shared reciprocals' products, padding included
+             (3 * shared.pairs + 6 * shared.triples) * f.shape.ncouls * gp_empty * empty;
   }
   if (policy == "host") {
     // the deck's 70 G: one G block of 1024; at most 4 frequencies a pass: one group a pass

@@ -81,6 +81,26 @@ FusedCost fused_cost() {
   f.empty_common = ops(1 + 1, 1, 1);
   // U conj(wdiff) = dr U + i Im(wtilde) U (2M 2A), times inv_wdiffr and added (2M 2A)
   f.empty_regular = ops(4, 4);
+  // host.cpp's occupied_split (as tuned's physics::pair_split and occupied_band_split): the
+  // rows Re(wtilde^2) (1M 1A), Im(wtilde^2) (2M), its square (1M), thr^2 (1M), 4 Re(wtilde)
+  // thr (2M)
+  f.split_pair = ops(1, 1 + 2 + 1 + 1 + 2);
+  // mat = conj(aqsm) aqsn (4M 2A), mat Im(wtilde^2) (2M)
+  f.split_band = ops(2, 4 + 2);
+  // c = wx^2 - Re(wtilde^2) (1M 1A); |cden|^2 (1M 1A), 1 reciprocal; the regular arm's
+  // threshold (1M 1A); V = mat conj(cden) (2M 2A); R wx (1M); A += R V (2M 2A); B += R wx V
+  // (2M 2A)
+  f.split_term = ops(1 + 1 + 1 + 2 + 2 + 2, 1 + 1 + 1 + 2 + 1 + 2 + 2, 1);
+  // near_pole_pass<Split>: c, |cden|^2 and the threshold again (3M 3A), |wtilde|^2 /
+  // TOL_Zero (1M: occ_common's, which a split term does not take)
+  f.split_near = ops(3, 3 + 1);
+  // wtilde A (4M 2A); B + wtilde A (2A), times WIw (4M 2A), added to sch (2A); WIw wtilde A
+  // (4M 2A), added to ssx (2A)
+  f.split_fold = ops(2 + 2 + 2 + 2 + 2 + 2, 4 + 4 + 4);
+  // occ times ssx's sum (2M)
+  f.split_run_block = ops(0, 2);
+  // the near-pole sums times conj(aqsm) (4M 2A)
+  f.split_band_block = ops(2, 4);
   return f;
 }
 
@@ -244,7 +264,7 @@ template ArmCounts arm_statistics(const DeviceExec&, const GppData<DeviceExec::m
 
 template <class MemorySpace>
 Shape shape_of(const GppData<MemorySpace>& d) {
-  Shape s{double(d.nbands), double(d.ngpown), double(d.ncouls), double(d.nw), 0, {}, {}, {}};
+  Shape s{double(d.nbands), double(d.ngpown), double(d.ncouls), double(d.nw), 0, {}, {}, {}, {}};
   auto occ = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d.occ_array);
   auto wx = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d.wx_array_t);
   std::map<double, int> groups;
@@ -252,6 +272,7 @@ Shape shape_of(const GppData<MemorySpace>& d) {
     if (occ(n) != 0.0) {
       ++groups[occ(n)];
       s.occupied_occ.push_back(occ(n));
+      s.occupied_index.push_back(n);
       for (int w = 0; w < d.nw; ++w) s.occupied_negative.push_back(wx(w, n) < 0.0 ? 1 : 0);
     }
   for (const auto& g : groups) {
@@ -368,27 +389,68 @@ Work count_policy(const std::string& policy, const Shape& s, const ArmCounts& ar
     const FusedCost f = fused_cost();
     const int band_block = or_default(t.band_block, host_shape::kDefaultBandBlock);
     const double blocks = std::ceil(s.nbands / band_block);
-    // mat, P, U and V once per group of at most 4 frequencies of a pass (host.cpp's
+    const int ig_block = or_default(t.ig_block, host_shape::kDefaultIgBlock);
+    const double ig_blocks = std::ceil(s.ncouls / ig_block);
+    const auto form = t.params.find("occ_form");
+    const bool split = (form != t.params.end() ? form->second : std::string(tuning_defaults::kHostOccForm)) == "split";
+    // U and V (Im(wtilde) U) once per group of at most 4 frequencies of a pass (host.cpp's
     // kMaxGroup, the frequencies of one vector loop): once per pass where GPP_MAX_NW <= 4
     double groups = 0;
     for (const FrequencyPass& p : passes) groups += std::ceil(p.count / 4.0);
     add(f.pair, s.ncouls * s.ngpown * blocks * npasses);
     const double occupied_pairs = double(s.occupied_bands) * s.ngpown * s.ncouls;
-    add(f.band, occupied_pairs * groups);
     add(f.band_empty, (band_pairs - occupied_pairs) * groups);
-    const double occ = double(arms.count(1)), empty = double(arms.count(0));
-    const int ig_block = or_default(t.ig_block, host_shape::kDefaultIgBlock);
-    add(f.block_occupied, s.occupied_bands * s.ngpown * std::ceil(s.ncouls / ig_block) * s.nw);
-    add(f.block_band, s.nbands * s.ngpown * std::ceil(s.ncouls / ig_block) * s.nw);
-    add(f.occ_common, occ);
-    add(f.occ_regular, double(arms.count(1, -1, physics::kRegular)));
+    add(f.block_band, (s.nbands - s.occupied_bands) * s.ngpown * ig_blocks * s.nw);
+    // the terms of the whole form: every occupied term, or (split) those with a wx < 0
+    const int whole = split ? 1 : -1;
+    add(f.occ_common, double(split ? arms.count(1, 1) : arms.count(1)));
+    add(f.occ_regular, double(arms.count(1, whole, physics::kRegular)));
     add(f.occ_regular_cut, double(arms.count(1, 1, physics::kRegular)));
-    add(f.occ_regular_ssx, double(arms.count(1, -1, physics::kRegular, 0)));
-    add(f.occ_regular_dropped, double(arms.count(1, -1, physics::kRegular, 1)));
+    add(f.occ_regular_ssx, double(arms.count(1, whole, physics::kRegular, 0)));
+    add(f.occ_regular_dropped, double(arms.count(1, whole, physics::kRegular, 1)));
     add(f.occ_near, double(arms.count(1, -1, physics::kNearPole)));
     add(f.occ_near_cut, double(arms.count(1, 1, physics::kNearPole)));
     add(f.occ_near_ssx, double(arms.count(1, -1, physics::kNearPole, 0)));
-    add(f.empty_common, empty);
+    if (!split) {
+      add(f.band, occupied_pairs * groups);
+      add(f.block_occupied, s.occupied_bands * s.ngpown * ig_blocks * s.nw);
+      add(f.block_band, s.occupied_bands * s.ngpown * ig_blocks * s.nw);
+    } else {
+      add(f.split_term, double(arms.count(1, 0)));
+      add(f.split_near, double(arms.count(1, 0, physics::kNearPole)));
+      // the plan of each band block and pass (host.cpp: split_block)
+      std::map<int, std::size_t> index;  // band: its place among the occupied bands
+      for (std::size_t k = 0; k < s.occupied_index.size(); ++k) index[s.occupied_index[k]] = k;
+      const int nw = int(s.nw), nbands = int(s.nbands);
+      double whole_groups = 0, whole_frequencies = 0, run_bands = 0, run_band_frequencies = 0, run_frequencies = 0,
+             run_blocks = 0;
+      for (const FrequencyPass& p : passes)
+        for (int nb0 = 0; nb0 < nbands; nb0 += band_block) {
+          const host_shape::SplitPlan plan = host_shape::split_plan(
+              nb0, std::min(nb0 + band_block, nbands), p.count,
+              [&](const int n) {
+                const auto it = index.find(n);
+                return it == index.end() ? 0.0 : s.occupied_occ[it->second];
+              },
+              [&](const int n, const int w) { return s.occupied_negative[index.at(n) * nw + p.first + w] != 0; });
+          for (const host_shape::WholeGroup& g : plan.whole) whole_groups += 1, whole_frequencies += g.nw;
+          for (const host_shape::SplitRun& r : plan.runs) {
+            run_bands += r.size;
+            run_band_frequencies += double(r.size) * r.nw;
+            run_frequencies += r.nw;
+          }
+          run_blocks += plan.runs.empty() ? 0 : 1;
+        }
+      add(f.band, s.ncouls * s.ngpown * whole_groups);
+      add(f.block_occupied, s.ngpown * ig_blocks * whole_frequencies);
+      add(f.block_band, s.ngpown * ig_blocks * whole_frequencies);
+      add(f.split_pair, s.ncouls * s.ngpown * run_blocks);
+      add(f.split_band, s.ncouls * s.ngpown * run_bands);
+      add(f.split_fold, s.ncouls * s.ngpown * run_frequencies);
+      add(f.split_run_block, s.ngpown * ig_blocks * run_frequencies);
+      add(f.split_band_block, s.ngpown * ig_blocks * run_band_frequencies);
+    }
+    add(f.empty_common, double(arms.count(0)));
     add(f.empty_regular, double(arms.count(0, -1, physics::kRegular)));
   } else {
     throw Error("no work count for policy '" + policy + "'");

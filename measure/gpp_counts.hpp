@@ -62,6 +62,14 @@ struct FusedCost {
   Ops block_band;           // sch*mat = sch conj(aqsm): per (band, G', G block, frequency)
   Ops empty_common;         // fused_term<false> before the arms
   Ops empty_regular;        // U conj(wdiff) over |wdiff|^2 added (sch = 0 in the other arms)
+  // occ_form=split (host_shape::split_plan): the occupied terms with wx >= 0
+  Ops split_pair;        // the split rows: per (G, G', band block with a run, pass)
+  Ops split_band;        // mat, mat Im(wtilde^2): per (band of a run, G', G, run)
+  Ops split_term;        // every term of a run (occupied, wx >= 0)
+  Ops split_near;        // the split arm's test again in the near-pole pass: per near-pole term of a run
+  Ops split_fold;        // a run's sums into sch and ssx: per (G, G', run, frequency)
+  Ops split_run_block;   // occ times ssx: per (run, G', G block, frequency)
+  Ops split_band_block;  // a band's near-pole sums times conj(aqsm): per (band of a run, G', G block, frequency)
 };
 FusedCost fused_cost();
 
@@ -127,6 +135,7 @@ struct Shape {
   // wx < 0 (occupied band k's at k * nw + w)
   std::vector<double> occupied_occ;
   std::vector<unsigned char> occupied_negative;
+  std::vector<int> occupied_index;  // each occupied band's number (the host policy's band blocks)
   double updates() const { return nbands * ngpown * ncouls * nw; }
 };
 template <class MemorySpace>

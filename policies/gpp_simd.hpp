@@ -370,7 +370,7 @@ inline MaskOf<V> all_lanes() {
 template <class V>
 class IndexList {
  public:
-  explicit IndexList(int* out) : out_(out) {}
+  explicit IndexList(int* out = nullptr) : out_(out) {}
   int size() const { return n_; }
   void append_unset(const MaskOf<V>& m) {
     const unsigned keep = ~bits(m) & ((1u << kLanes<V>)-1);
@@ -389,7 +389,7 @@ class IndexList {
 template <>
 class IndexList<Xsimd> {
  public:
-  explicit IndexList(int* out) : out_(out), next_(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)) {}
+  explicit IndexList(int* out = nullptr) : out_(out), next_(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)) {}
   int size() const { return n_; }
   void append_unset(const MaskOf<Xsimd>& m) {
     const __mmask8 keep = static_cast<__mmask8>(~static_cast<unsigned>(static_cast<__mmask8>(m)));
@@ -410,7 +410,7 @@ class IndexList<Xsimd> {
 template <>
 class IndexList<Xsimd> {
  public:
-  explicit IndexList(int* out) : out_(out) {}
+  explicit IndexList(int* out = nullptr) : out_(out) {}
   int size() const { return n_; }
   void append_unset(const MaskOf<Xsimd>& m) {
     const unsigned keep = ~bits(m) & 0xFu;

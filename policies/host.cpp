@@ -18,7 +18,11 @@
 // = conj(aqsm) aqsn is constant over G: the loops make U (and V, or Im(wtilde) U) from the
 // G's rows wtilde I_eps and |wtilde|^2 I_eps (or Im wtilde) times aqsn, and their sums over
 // a G block are multiplied by conj(aqsm) once (12 FLOPs per band and G where mat, P, U and
-// V took 20; 8 for an empty band).
+// V took 20; 8 for an empty band). With occ_form=split (the default) an occupied band's
+// terms with wx >= 0 take `tuned`'s split form instead (occupied_split): for each vector of
+// G, sums A and B over a run of up to 32 bands of one occupation kept in registers (the
+// band's loop inside the G loop), then sch and ssx from them once per run; only its terms
+// with wx < 0 take the fused form above (host_shape::split_plan says which).
 #include "gpp_host_shape.hpp"
 #include "gpp_kernels.hpp"
 #include "gpp_simd.hpp"
@@ -59,14 +63,23 @@ enum Field : int {
   kOm2,    // |Omega2|^2, Omega2 = wtilde^2 I_eps
   kCut2,   // sexcut^2 |I_eps|^2
   kThr,    // max(limittwo, |wtilde|^2 / limitone): a band takes the regular arm where |wdiff|^2 > it
-  kList,   // as ints: the G of the block where an occupied band's term is not regular, in order
-           // (occupied_band writes it, near_pole_pass reads it)
+  // the split form's (occ_form=split, occupied_split), made only where a band block has a run
+  kSa,    // Re(wtilde^2)
+  kSb,    // Im(wtilde^2)
+  kSb2,   // Im(wtilde^2)^2
+  kSt2,   // kThr^2: a term with wx >= 0 is regular where |cden|^2 > kSt2 + kSt4r wx
+  kSt4r,  // 4 Re(wtilde) kThr
+  kList,  // as ints: the G of the block where an occupied band's term is not regular, in order
+          // (occupied_band writes it, near_pole_pass reads it)
   kFields
 };
 
-// A G block's rows (pointers into the thread's buffer row).
+// A G block's rows (pointers into the thread's buffer row), and the split form's lists of
+// terms off the regular arm, one a band of a run (list_stride ints each).
 struct Rows {
   double* f[kFields];
+  int* lists;
+  int list_stride;
   const double* operator[](const int i) const { return f[i]; }
 };
 
@@ -76,17 +89,20 @@ struct Rows {
 template <class ExecSpace>
 struct PairBuffer {
   Kokkos::Experimental::UniqueToken<ExecSpace> token;
-  int stride;  // doubles per field (padded)
+  int stride;       // doubles per field (padded)
+  int list_stride;  // ints per list of a run's band: a G block's, and a vector's more that the appends write
   Kokkos::View<double**, Kokkos::LayoutRight, typename ExecSpace::memory_space> rows;
-  PairBuffer(const ExecSpace& space, int ig_block)
-      : token(space), stride(padded(ig_block)),
+  PairBuffer(const ExecSpace& space, int ig_block, bool split)
+      : token(space), stride(padded(ig_block)), list_stride(split ? padded(ig_block) + 2 * kRowAlign : 0),
         rows(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpp::host::pair_terms"), token.size(),
-             kFields * padded(ig_block)) {}
+             kFields * stride + host_shape::kMaxRun * list_stride / 2) {}
   template <class F>
   void with(const F& f) const {
     const int id = token.acquire();
     Rows r;
     for (int i = 0; i < kFields; ++i) r.f[i] = &rows(id, 0) + i * stride;
+    r.lists = reinterpret_cast<int*>(&rows(id, 0) + kFields * stride);
+    r.list_stride = list_stride;
     f(r);
     token.release(id);
   }
@@ -188,14 +204,11 @@ inline Bounds block_bounds(const double* __restrict wr_row, const double* __rest
 }
 
 // The pair invariants of G = ig0 .. ig0+len-1 for one G': physics::pair_terms, split
-// into rows and written out component by component, so that the loop is a SIMD loop.
-
-// The pair invariants of G = ig0 .. ig0+len-1 for one G': physics::pair_terms, split
 // into rows and written out component by component, so that the loop is a SIMD loop. The
 // rows' padding past len is set to 0 (finite: the loops' last vector reads it and masks
-// what it adds).
+// what it adds). With split, the split form's rows as well.
 template <class In>
-inline Bounds fill_pairs(const In& in, const int igp, const int ig0, const int len, const Rows& r) {
+inline Bounds fill_pairs(const In& in, const int igp, const int ig0, const int len, const Rows& r, const bool split) {
   const double sexcut2 = in.sexcut * in.sexcut;
   const double* __restrict wt = reinterpret_cast<const double*>(&in.wtilde_array(ig0, igp));  // (re, im) pairs
   const double* __restrict ie = reinterpret_cast<const double*>(&in.I_eps_array(ig0, igp));
@@ -235,7 +248,25 @@ inline Bounds fill_pairs(const In& in, const int igp, const int ig0, const int l
     const double pole = wabs2 * kInvLimitone;
     f_thr[k] = pole > limittwo ? pole : limittwo;
   }
-  for (int f = kWr; f <= kThr; ++f)
+  const int last = split ? kSt4r : kThr;
+  if (split) {
+    double* __restrict f_sa = r.f[kSa];
+    double* __restrict f_sb = r.f[kSb];
+    double* __restrict f_sb2 = r.f[kSb2];
+    double* __restrict f_st2 = r.f[kSt2];
+    double* __restrict f_st4r = r.f[kSt4r];
+#pragma omp simd
+    for (int k = 0; k < len; ++k) {
+      const double wr = f_wr[k], thr = f_thr[k];
+      const double sb = 2.0 * wr * f_wi[k];
+      f_sa[k] = wr * wr - f_wi2[k];
+      f_sb[k] = sb;
+      f_sb2[k] = sb * sb;
+      f_st2[k] = thr * thr;
+      f_st4r[k] = 4.0 * wr * thr;
+    }
+  }
+  for (int f = kWr; f <= last; ++f)
     for (int k = len; k < padded(len); ++k) r.f[f][k] = 0.0;
   return block_bounds(f_wr, f_wi2, f_thr, len);
 }
@@ -468,13 +499,14 @@ inline int occupied_band(const Rows& r, const int len, const Band& b, const doub
 // that are not regular. The lanes of a vector share each instruction, where a pass one term
 // at a time spent most of its time in a term's dependent chain to its division and in a
 // branch per frequency. The arithmetic is physics::near_pole_term's, term by term (the
-// products contracted into FMAs elsewhere).
-template <class V, int W>
-inline void near_pole_pass(const Rows& r, const int n, const Band& b, const double* x, GroupSums& s) {
+// products contracted into FMAs elsewhere). Split: the list is a band's of a split run
+// (occupied_split), whose test of the regular arm is |cden|^2 > kSt2 + kSt4r wx, made again
+// here with the same operations on the same rows.
+template <class V, int W, bool Split = false>
+inline void near_pole_pass(const Rows& r, int* const list, const int n, const Band& b, const double* x, GroupSums& s) {
   if (n == 0) return;
   using M = simd::MaskOf<V>;
   constexpr int L = simd::kLanes<V>;
-  int* const list = reinterpret_cast<int*>(r.f[kList]);
   for (int i = n; i < n + L; ++i) list[i] = list[0];  // the last vector's gathers read valid G
   const V zero(0.0), half(0.5), one(1.0), nf(-0.25 * b.occ), cut16(b.cut16), inv_tol(kInvTolZero);
   V xr[W], xi[W];
@@ -491,12 +523,24 @@ inline void near_pole_pass(const Rows& r, const int n, const Band& b, const doub
     // apart only here). Two gathers fewer, a gather costing several multiplies.
     const V wi2 = wi * wi, pole = simd::fused_mul_add(wr, wr, wi2) * inv_tol;
     const V Pr = simd::fused_mul_sub(ir, ar, ii * ai), Pi = simd::fused_mul_add(ir, ai, ii * ar);
+    V sa, sb2, st2, st4r;
+    if constexpr (Split) {
+      sa = simd::gather<V>(r[kSa], idx), sb2 = simd::gather<V>(r[kSb2], idx);
+      st2 = simd::gather<V>(r[kSt2], idx), st4r = simd::gather<V>(r[kSt4r], idx);
+    }
     each<W>([&](auto w) {
       const V xw(x[w]);
       const V dr = xw - wr;
       const V wdiffr = simd::fused_mul_add(dr, dr, wi2);
       // not regular (the complement of the loop's test, NaN included) and near the pole
-      M due = valid & ~(wdiffr > thr) & (wdiffr < pole);
+      M regular;
+      if constexpr (Split) {
+        const V c = simd::fused_mul_sub(xw, xw, sa);
+        regular = simd::fused_mul_add(c, c, sb2) > simd::fused_mul_add(st4r, xw, st2);
+      } else {
+        regular = wdiffr > thr;
+      }
+      M due = valid & ~regular & (wdiffr < pole);
       if (!simd::any(due)) return;
       const V a = simd::fused_mul_sub(wr, dr, wi2), bb = wi * xw;  // wtilde conj(wdiff)
       const V hw = half * wdiffr;
@@ -615,6 +659,119 @@ inline void empty_band(const Rows& r, const int len, const Band& b, const double
   });
 }
 
+// A split run's bands for one G' and G block (host_shape::SplitRun): each band's aqsn rows
+// from the block's first G, conj(aqsm) and the run's wx.
+struct RunBands {
+  int size = 0, nw = 1;
+  double occ = 0;
+  const double* ar[host_shape::kMaxRun];
+  const double* ai[host_shape::kMaxRun];
+  double amr[host_shape::kMaxRun], ami[host_shape::kMaxRun];  // aqsm
+  double x[host_shape::kMaxRun][2];
+};
+
+// A run's terms over a G block in the split form (`tuned`'s physics::occupied_band_split,
+// for terms whose wx >= 0): with cden = wx^2 - wtilde^2 and mat = conj(aqsm) aqsn, each
+// G's sums A = sum of mat conj(cden) / |cden|^2 and B = sum of wx times the same over the
+// run's regular terms, kept in registers while the run's bands go by, G outermost (a
+// vector of G at a time); then sch += WIw (B + wtilde A) and ssx += occ WIw wtilde A
+// (from sch - Y = 2 WIw wtilde A, Y = WIw (B - wtilde A): physics::occupied_split_fold).
+// conj(cden) = c + i Im(wtilde^2), c = wx^2 - Re(wtilde^2), one FMA; |cden|^2 one more;
+// the regular arm's test |wdiff|^2 > thr is |cden|^2 > thr^2 + 4 Re(wtilde) thr wx (as
+// physics::pair_split explains, for wx >= 0). A term takes about 11 vector operations
+// where the whole form's takes about 20 (mat's 6 a band shared by the pair). Shared: the
+// pair's reciprocals from one division (the run's every factor in range: split_shared).
+// A band's terms off the regular arm are listed per band, as occupied_band's, for
+// near_pole_pass<Split>. sums: sch then ssx (without occ), re and im, per frequency.
+template <class V, int W, bool Shared>
+inline void occupied_split(const Rows& r, const int len, const RunBands& rb, int* const counts, double* const sums) {
+  using M = simd::MaskOf<V>;
+  const int nb = rb.size;
+  simd::IndexList<V> lists[host_shape::kMaxRun];
+  for (int j = 0; j < nb; ++j) lists[j] = simd::IndexList<V>(r.lists + j * r.list_stride);
+  V sch_r[W], sch_i[W], x_r[W], x_i[W];
+  each<W>([&](auto w) { sch_r[w] = sch_i[w] = x_r[w] = x_i[w] = V(0.0); });
+  const V one(1.0);
+  const auto body = [&](const int k, auto tail) GPP_HOST_ALWAYS_INLINE {
+    constexpr bool Tail = decltype(tail)::value;
+    const V sa = simd::load<V>(r[kSa] + k), sb = simd::load<V>(r[kSb] + k), sb2 = simd::load<V>(r[kSb2] + k);
+    const V st2 = simd::load<V>(r[kSt2] + k), st4r = simd::load<V>(r[kSt4r] + k);
+    V Ar[W], Ai[W], Br[W], Bi[W];
+    each<W>([&](auto w) { Ar[w] = Ai[w] = Br[w] = Bi[w] = V(0.0); });
+    for (int j = 0; j < nb; ++j) {
+      if constexpr (kPrefetchAhead > 0) {
+        // the band's next line of aqsn: the next vector of G reads it after the run's other bands
+        if (simd::kLanes<V> >= kRowAlign || k % kRowAlign == 0) {
+          simd::prefetch(rb.ar[j] + k + kRowAlign);
+          simd::prefetch(rb.ai[j] + k + kRowAlign);
+        }
+      }
+      const V ar = simd::load<V>(rb.ar[j] + k), ai = simd::load<V>(rb.ai[j] + k);
+      const V amr(rb.amr[j]), ami(rb.ami[j]);
+      // mat = conj(aqsm) aqsn, and mat Im(wtilde^2)
+      const V mr = simd::fused_mul_add(amr, ar, ami * ai), mi = simd::fused_mul_sub(amr, ai, ami * ar);
+      const V mbr = mr * sb, mbi = mi * sb;
+      V xv[W], c[W], P[W], R[W];
+      M regular[W];
+      each<W>([&](auto w) {
+        xv[w] = V(rb.x[j][w]);
+        c[w] = simd::fused_mul_sub(xv[w], xv[w], sa);
+        P[w] = simd::fused_mul_add(c[w], c[w], sb2);
+        regular[w] = P[w] > simd::fused_mul_add(st4r, xv[w], st2);
+        if constexpr (Tail) regular[w] = regular[w] & simd::first_lanes<V>(len - k);
+      });
+      if constexpr (Shared && W == 2) {
+        const V q = one / (P[0] * P[1]);
+        R[0] = simd::keep(regular[0], q * P[1]);
+        R[1] = simd::keep(regular[1], q * P[0]);
+      } else {
+        each<W>([&](auto w) { R[w] = simd::keep(regular[w], one / P[w]); });
+      }
+      each<W>([&](auto w) {
+        // V = mat conj(cden) = mat (c + i Im(wtilde^2))
+        const V vr = simd::fused_mul_sub(mr, c[w], mbi), vi = simd::fused_mul_add(mi, c[w], mbr);
+        const V Rx = R[w] * xv[w];
+        Ar[w] = simd::fused_mul_add(R[w], vr, Ar[w]);
+        Ai[w] = simd::fused_mul_add(R[w], vi, Ai[w]);
+        Br[w] = simd::fused_mul_add(Rx, vr, Br[w]);
+        Bi[w] = simd::fused_mul_add(Rx, vi, Bi[w]);
+      });
+      // the G where a term is not regular (in the tail, lanes past the block count as regular)
+      M all_regular = regular[0];
+      if constexpr (W == 2) all_regular = all_regular & regular[1];
+      if constexpr (Tail) all_regular = all_regular | ~simd::first_lanes<V>(len - k);
+      lists[j].append_unset(all_regular);
+    }
+    // the fold: sch += WIw (B + wtilde A), ssx += WIw wtilde A
+    const V wr = simd::load<V>(r[kWr] + k), wi = simd::load<V>(r[kWi] + k);
+    const V WIr = simd::load<V>(r[kWIr] + k), WIi = simd::load<V>(r[kWIi] + k);
+    each<W>([&](auto w) {
+      const V wAr = simd::fused_mul_sub(wr, Ar[w], wi * Ai[w]), wAi = simd::fused_mul_add(wr, Ai[w], wi * Ar[w]);
+      const V tr = Br[w] + wAr, ti = Bi[w] + wAi;
+      sch_r[w] = sch_r[w] + simd::fused_mul_sub(WIr, tr, WIi * ti);
+      sch_i[w] = sch_i[w] + simd::fused_mul_add(WIr, ti, WIi * tr);
+      x_r[w] = x_r[w] + simd::fused_mul_sub(WIr, wAr, WIi * wAi);
+      x_i[w] = x_i[w] + simd::fused_mul_add(WIr, wAi, WIi * wAr);
+    });
+  };
+  each_vector<V>(len, body);
+  for (int j = 0; j < nb; ++j) counts[j] = lists[j].size();
+  V v[4 * W];
+  each<W>([&](auto w) { v[4 * w] = sch_r[w], v[4 * w + 1] = sch_i[w], v[4 * w + 2] = x_r[w], v[4 * w + 3] = x_i[w]; });
+  simd::lane_sums(v, 4 * W, sums);
+}
+
+// Whether a run's pair of frequencies may share one division over a G block: every
+// |cden|^2 = |wdiff|^2 |wsum|^2 of its bands within range (occupied_mode's test).
+inline bool split_shared(const Bounds& bd, const RunBands& rb, const Rcp wanted) {
+  if (rb.nw < 2 || wanted == Rcp::Divide) return false;
+  for (int j = 0; j < rb.size; ++j)
+    for (int w = 0; w < rb.nw; ++w)
+      if (!bd.wdiff2_within(rb.x[j][w], kShareMin, kShareMax) || !bd.wdiff2_within(-rb.x[j][w], kShareMin, kShareMax))
+        return false;
+  return true;
+}
+
 // The reciprocals an empty band's group x[0..W-1] can use over a G block: the wanted
 // mode where the block's bounds keep every value the loop inverts in range, else the
 // division for each frequency.
@@ -639,6 +796,26 @@ inline Rcp occupied_mode(const Bounds& bd, const Band& b, const double* x) {
   return ok ? Rcp::SharedDivide : Rcp::Divide;
 }
 
+// An occupied band's frequencies x[0..W-1] over a G block in the whole form: the regular
+// terms (occupied_band), then the near-pole arms of the listed G; sums without conj(aqsm).
+template <class V, int W>
+inline void occupied_whole(const Rows& r, const Bounds& bd, const int len, const Band& b, const double* x,
+                           GroupSums& s) {
+  bool cut = false;  // a frequency of the group below 0: the sexcut test can cut
+  for (int w = 0; w < W; ++w) cut = cut || x[w] < 0.0;
+  const bool share = occupied_mode<W>(bd, b, x) == Rcp::SharedDivide;
+  int n;  // the G with a term that is not regular
+  if (cut && share)
+    n = occupied_band<V, W, true, Rcp::SharedDivide>(r, len, b, x, s);
+  else if (cut)
+    n = occupied_band<V, W, true, Rcp::Divide>(r, len, b, x, s);
+  else if (share)
+    n = occupied_band<V, W, false, Rcp::SharedDivide>(r, len, b, x, s);
+  else
+    n = occupied_band<V, W, false, Rcp::Divide>(r, len, b, x, s);
+  near_pole_pass<V, W>(r, reinterpret_cast<int*>(r.f[kList]), n, b, x, s);
+}
+
 // Frequencies W0 .. W0+W-1 (W = min(kMaxGroup, NW - W0)) of one band over a G block,
 // then the next group.
 template <class V, int NW, int W0 = 0>
@@ -648,19 +825,7 @@ inline void band_groups(const Rows& r, const Bounds& bd, const int len, const Ba
   GroupSums s;  // the G block's sums without the band's factor conj(aqsm) (band_lanes)
   const complex_t am_conj(b.amr, -b.ami);
   if (b.occ != 0.0) {
-    bool cut = false;  // a frequency of the group below 0: the sexcut test can cut
-    for (int w = 0; w < W; ++w) cut = cut || wx[W0 + w] < 0.0;
-    const bool share = occupied_mode<W>(bd, b, wx + W0) == Rcp::SharedDivide;
-    int n;  // the G with a term that is not regular
-    if (cut && share)
-      n = occupied_band<V, W, true, Rcp::SharedDivide>(r, len, b, wx + W0, s);
-    else if (cut)
-      n = occupied_band<V, W, true, Rcp::Divide>(r, len, b, wx + W0, s);
-    else if (share)
-      n = occupied_band<V, W, false, Rcp::SharedDivide>(r, len, b, wx + W0, s);
-    else
-      n = occupied_band<V, W, false, Rcp::Divide>(r, len, b, wx + W0, s);
-    near_pole_pass<V, W>(r, n, b, wx + W0, s);
+    occupied_whole<V, W>(r, bd, len, b, wx + W0, s);
     for (int w = 0; w < W; ++w) g.ssx[W0 + w] += am_conj * complex_t(s.xr[w], s.xi[w]);
   } else {
     const bool share = empty_mode<W>(bd, b, wx + W0) == Rcp::SharedDivide;
@@ -680,13 +845,78 @@ inline void band_groups(const Rows& r, const Bounds& bd, const int len, const Ba
 }
 
 // The run's choices that are not blocks (the host policy's params, host_params): which
-// vector type the loops run on (simd::Native, or one G at a time), and the reciprocals of
-// each kind of band.
+// vector type the loops run on (simd::Native, or one G at a time), the reciprocals of
+// each kind of band, and the form of the occupied bands' terms.
 enum class Loops : int { Vector, Scalar };
 struct HostChoices {
   Loops loops = Loops::Vector;
   Rcp empty = Rcp::SharedDivide, occupied = Rcp::SharedDivide;
+  bool split = true;  // occ_form=split: the terms with wx >= 0 in the split form (occupied_split)
 };
+
+// One G block's occupied bands of the band block from nb0 in the split form (occ_form=split,
+// host_shape::split_plan): each whole group as band_groups' occupied bands, each run in
+// occupied_split and its bands' near-pole arms from their lists. an(j) is the band block's
+// aqsn row of band nb0 + j/2 (Re for even j, Im for odd) at the block's first G.
+template <class V, int NW, class In, class AnRow>
+inline void split_block(const In& in, const host_shape::SplitPlan& plan, const Rows& r, const Bounds& bd, const int len,
+                        const int igp, const int nb0, const AnRow& an, const HostChoices& c, const double cut16,
+                        SigmaAccum<NW>& g) {
+  using Order = kernels::FortranOrder;
+  for (const host_shape::WholeGroup& whole : plan.whole) {
+    const int n1 = whole.band;
+    const complex_t aqsm = Order::aqsm(in, igp, n1);
+    double x[2];
+    for (int w = 0; w < whole.nw; ++w) x[w] = Order::wx(in, whole.w0 + w, n1);
+    const Band b{an(2 * (n1 - nb0)), an(2 * (n1 - nb0) + 1), aqsm.real(), aqsm.imag(), in.occ_array(n1), cut16, c.empty,
+                 c.occupied};
+    GroupSums s;
+    if (whole.nw == 2)
+      occupied_whole<V, 2>(r, bd, len, b, x, s);
+    else
+      occupied_whole<V, 1>(r, bd, len, b, x, s);
+    const complex_t am_conj(b.amr, -b.ami);
+    for (int w = 0; w < whole.nw; ++w) {
+      g.sch[whole.w0 + w] += am_conj * complex_t(s.sr[w], s.si[w]);
+      g.ssx[whole.w0 + w] += am_conj * complex_t(s.xr[w], s.xi[w]);
+    }
+  }
+  for (const host_shape::SplitRun& run : plan.runs) {
+    RunBands rb;
+    rb.size = run.size, rb.nw = run.nw, rb.occ = run.occ;
+    for (int j = 0; j < run.size; ++j) {
+      const int n1 = plan.bands[run.first + j];
+      const complex_t aqsm = Order::aqsm(in, igp, n1);
+      rb.amr[j] = aqsm.real(), rb.ami[j] = aqsm.imag();
+      rb.ar[j] = an(2 * (n1 - nb0)), rb.ai[j] = an(2 * (n1 - nb0) + 1);
+      for (int w = 0; w < run.nw; ++w) rb.x[j][w] = Order::wx(in, run.w0 + w, n1);
+    }
+    double sums[8];
+    int counts[host_shape::kMaxRun];
+    if (run.nw == 1)
+      occupied_split<V, 1, false>(r, len, rb, counts, sums);
+    else if (split_shared(bd, rb, c.occupied))
+      occupied_split<V, 2, true>(r, len, rb, counts, sums);
+    else
+      occupied_split<V, 2, false>(r, len, rb, counts, sums);
+    for (int w = 0; w < run.nw; ++w) {
+      g.sch[run.w0 + w] += complex_t(sums[4 * w], sums[4 * w + 1]);
+      g.ssx[run.w0 + w] += run.occ * complex_t(sums[4 * w + 2], sums[4 * w + 3]);
+    }
+    // each band's near-pole arms (sums without conj(aqsm))
+    for (int j = 0; j < run.size; ++j) {
+      const Band b{rb.ar[j], rb.ai[j], rb.amr[j], rb.ami[j], run.occ, cut16, c.empty, c.occupied};
+      GroupSums s;
+      int* const list = r.lists + j * r.list_stride;
+      if (run.nw == 2)
+        near_pole_pass<V, 2, true>(r, list, counts[j], b, rb.x[j], s);
+      else
+        near_pole_pass<V, 1, true>(r, list, counts[j], b, rb.x[j], s);
+      const complex_t am_conj(b.amr, -b.ami);
+      for (int w = 0; w < run.nw; ++w) g.ssx[run.w0 + w] += am_conj * complex_t(s.xr[w], s.xi[w]);
+    }
+  }
+}
 
 template <int NW, class V, class ExecSpace>
 SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, const int band_block, const int ig_block,
@@ -695,7 +925,15 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, const
   const kernels::Inputs<typename ExecSpace::memory_space> in(d);
   const double cut16 = 16.0 * in.sexcut * in.sexcut;
   SigmaAccum<NW> result;
-  const PairBuffer<ExecSpace> buffer(space, ig_block);
+  // the split form's plan of each band block (host_shape::split_plan), read by every thread
+  std::vector<host_shape::SplitPlan> plans;
+  if (c.split)
+    for (int nb0 = 0; nb0 < d.nbands; nb0 += band_block)
+      plans.push_back(host_shape::split_plan(
+          nb0, band_block < d.nbands - nb0 ? nb0 + band_block : d.nbands, NW,
+          [&](const int n) { return in.occ_array(n); },
+          [&](const int n, const int w) { return Order::wx(in, w, n) < 0.0; }));
+  const PairBuffer<ExecSpace> buffer(space, ig_block, c.split);
   // Band blocks outermost, G' across threads inside: all threads stream the same band
   // block of aqsntemp (band_block x ncouls, 16 MB on the mini-app deck), which stays in
   // the shared L3 while every G' reads it, instead of each thread streaming all of
@@ -723,6 +961,8 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, const
       for (int ig = 0; ig < in.ncouls; ++ig) re[ig] = a[2 * ig], im[ig] = a[2 * ig + 1];
       for (int ig = in.ncouls; ig < an_stride; ++ig) re[ig] = im[ig] = 0.0;
     });
+    const host_shape::SplitPlan* const plan = c.split ? &plans[nb0 / band_block] : nullptr;
+    const bool split = plan != nullptr && !plan->runs.empty();
     // A host lambda: the policy runs on host spaces only, and its G loops are host code.
     Kokkos::parallel_for("gpp::host",
                          Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, d.ngpown),
@@ -731,8 +971,9 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, const
                              SigmaAccum<NW> g = gp_sums(igp);  // sch*mat and occ*ssx*mat for this G'
                              for (int ig0 = 0; ig0 < in.ncouls; ig0 += ig_block) {
                                const int len = ig_block < in.ncouls - ig0 ? ig_block : in.ncouls - ig0;
-                               const Bounds bounds = fill_pairs(in, igp, ig0, len, rows);
+                               const Bounds bounds = fill_pairs(in, igp, ig0, len, rows, split);
                                for (int n1 = nb0; n1 < nb1; ++n1) {
+                                 if (plan != nullptr && in.occ_array(n1) != 0.0) continue;  // split_block's
                                  const complex_t aqsm = Order::aqsm(in, igp, n1);
                                  double wx[NW];
                                  for (int w = 0; w < NW; ++w) wx[w] = Order::wx(in, w, n1);
@@ -746,6 +987,10 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, const
                                               c.occupied};
                                  band_groups<V, NW>(rows, bounds, len, b, wx, g);
                                }
+                               if (plan != nullptr)
+                                 split_block<V, NW>(
+                                     in, *plan, rows, bounds, len, igp, nb0,
+                                     [&](const int j) -> const double* { return &an_rows(j, ig0); }, c, cut16, g);
                              }
                              gp_sums(igp) = g;
                            });
@@ -780,6 +1025,9 @@ std::vector<ParamSpec> host_params() {
       {"rcp_occupied", first({"share", "div"}, tuning_defaults::kHostRcpOccupied),
        "an occupied band's reciprocals: share (one division per pair of frequencies, where the bounds allow), div "
        "(one per frequency)"},
+      {"occ_form", first({"split", "whole"}, tuning_defaults::kHostOccForm),
+       "an occupied band's terms with wx >= 0: split (sums over runs of bands per G, in fewer operations a term), "
+       "whole (each band's terms summed over G)"},
   };
 }
 
@@ -803,6 +1051,7 @@ SigmaSums run_host(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables
   c.loops = resolved.at("loops") == "scalar" ? Loops::Scalar : Loops::Vector;
   c.empty = resolved.at("rcp_empty") == "div" ? Rcp::Divide : Rcp::SharedDivide;
   c.occupied = resolved.at("rcp_occupied") == "div" ? Rcp::Divide : Rcp::SharedDivide;
+  c.split = resolved.at("occ_form") == "split";
   return dispatch_nw(d.nw, [&](auto nw) {
     constexpr int NW = decltype(nw)::value;
     if (mode == RunMode::Check) return kernels::to_sums(SigmaAccum<NW>{});

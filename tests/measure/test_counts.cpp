@@ -206,6 +206,46 @@ HandSplit hand_split(const Fixture& f, int band_block) {
   return r;
 }
 
+// The host policy's split form (occ_form=split, its default): per pass (ceil(nw /
+// GPP_MAX_NW), of sizes within one of each other), band block and pair of the pass's
+// frequencies (an odd count's last alone), an occupied band's terms with wx >= 0 go to a run
+// of the block's bands of the same frequencies and occupation, those with wx < 0 to a group
+// of the whole form. The deck's blocks of 8 bands never fill a run of 32.
+struct HandHostSplit {
+  double whole_groups = 0, whole_frequencies = 0, run_bands = 0, run_band_frequencies = 0, runs = 0,
+         run_frequencies = 0, run_blocks = 0;
+};
+HandHostSplit hand_host_split(const Fixture& f, int band_block) {
+  HandHostSplit r;
+  const int nw = f.data.nw, passes = (nw + GPP_MAX_NW - 1) / GPP_MAX_NW;
+  for (int k = 0, first = 0; k < passes; ++k) {
+    const int count = nw / passes + (k < nw % passes ? 1 : 0);
+    for (int b0 = 0; b0 < f.data.nbands; b0 += band_block) {
+      std::map<std::pair<std::vector<int>, double>, int> runs;  // (frequencies, occupation): bands
+      for (int n = b0; n < std::min(f.data.nbands, b0 + band_block); ++n) {
+        const double occ = f.data.occ_array(n);
+        if (occ == 0.0) continue;
+        for (int w0 = 0; w0 < count; w0 += 2) {
+          std::vector<int> plus, minus;
+          for (int w = w0; w < std::min(count, w0 + 2); ++w)
+            (f.data.wx_array_t(first + w, n) < 0 ? minus : plus).push_back(w);
+          if (!plus.empty()) ++runs[{plus, occ}];
+          if (!minus.empty()) r.whole_groups += 1, r.whole_frequencies += double(minus.size());
+        }
+      }
+      for (const auto& [key, bands] : runs) {
+        r.runs += 1;
+        r.run_bands += bands;
+        r.run_band_frequencies += double(bands) * double(key.first.size());
+        r.run_frequencies += double(key.first.size());
+      }
+      r.run_blocks += runs.empty() ? 0 : 1;
+    }
+    first += count;
+  }
+  return r;
+}
+
 double hand_flops(const std::string& policy, const Fixture& f, int band_block) {
   double total = 0;
   const HandSplit hs = hand_split(f, band_block);
@@ -229,9 +269,13 @@ double hand_flops(const std::string& policy, const Fixture& f, int band_block) {
       }
     }
     if (policy == "host") {
-      if (t.occupied && t.arm == 0) total += 8 + 9 + (t.wx_negative ? 1 : 0) + (t.cut ? 4 : 7);
-      if (t.occupied && t.arm == 1) total += 8 + 18 + (t.wx_negative ? 4 : 0) + (t.cut ? 0 : 15);
-      if (t.occupied && t.arm == 2) total += 8;
+      // the whole form: occupied terms with wx < 0
+      if (t.occupied && t.wx_negative && t.arm == 0) total += 8 + 9 + 1 + (t.cut ? 4 : 7);
+      if (t.occupied && t.wx_negative && t.arm == 1) total += 8 + 18 + 4 + (t.cut ? 0 : 15);
+      if (t.occupied && t.wx_negative && t.arm == 2) total += 8;
+      // the split form: wx >= 0 (never cut); the near-pole pass tests the split arm again
+      // (c, |cden|^2, the threshold: 6) and makes |wtilde|^2 / TOL_Zero (1)
+      if (t.occupied && !t.wx_negative) total += 19 + (t.arm == 1 ? 6 + 1 + 18 + 15 : 0);
       if (!t.occupied) total += 3 + (t.arm == 0 ? 8 : 0);
     }
   }
@@ -269,13 +313,25 @@ double hand_flops(const std::string& policy, const Fixture& f, int band_block) {
              (3 * shared.pairs + 6 * shared.triples) * f.shape.ncouls * gp_empty * empty;
   }
   if (policy == "host") {
-    // the deck's 70 G: one G block of 1024; at most 4 frequencies a pass: one group a pass
+    // the deck's 70 G: one G block of 1024; at most 4 frequencies a pass: one group of
+    // empty bands a pass
     const double occ = f.shape.occupied_bands;
     const double band_blocks = (f.data.nbands + band_block - 1) / band_block;
-    // U and V a (G, G', occupied band), U and Im(wtilde) U a (G, G', empty band)
-    const double occ_pairs = occ * f.shape.ngpown * f.shape.ncouls;
-    total += (32 * f.shape.ncouls * f.shape.ngpown * band_blocks + 12 * occ_pairs + 8 * (pairs - occ_pairs)) * passes +
-             10 * occ * f.shape.ngpown * f.data.nw + 6 * f.data.nbands * f.shape.ngpown * f.data.nw;
+    const double occ_pairs = occ * f.shape.ngpown * f.shape.ncouls, gg = f.shape.ncouls * f.shape.ngpown;
+    const HandHostSplit hs = hand_host_split(f, band_block);
+    EXPECT_GT(hs.whole_groups, 0);
+    EXPECT_GT(hs.runs, 0);
+    // per (G, G', band block): the pair rows, and the split rows where the block has a run;
+    // U and Im(wtilde) U a (G, G', empty band); U and V a (G, G', whole group); mat and mat
+    // Im(wtilde^2) a (G, G', band of a run)
+    total += 32 * gg * band_blocks * passes + 8 * gg * hs.run_blocks + 8 * (pairs - occ_pairs) * passes +
+             12 * gg * hs.whole_groups + 8 * gg * hs.run_bands +
+             // per (G, G', run, frequency) the fold (24)
+             24 * gg * hs.run_frequencies +
+             // per (band, G', G block, frequency): empty 6, whole 10 + 6, a band of a run 6;
+             // per (run, G', G block, frequency) occ times ssx (2)
+             6 * (f.data.nbands - occ) * f.shape.ngpown * f.data.nw + 16 * f.shape.ngpown * hs.whole_frequencies +
+             6 * f.shape.ngpown * hs.run_band_frequencies + 2 * f.shape.ngpown * hs.run_frequencies;
   }
   return total;
 }

@@ -916,7 +916,7 @@ TEST(SweepCli, TuningFileRoundTrip) {
   e.size_class = "small";
   e.tunables.band_block = 3;
   e.tunables.ig_block = 5;
-  e.tunables.params = {{"loops", "vector"}, {"rcp_empty", "share"}, {"rcp_occupied", "share"}};
+  e.tunables.params = {{"loops", "vector"}, {"rcp_empty", "share"}, {"rcp_occupied", "share"}, {"occ_form", "split"}};
   f.merge(e);
   // tuned runs on the device where the build has one: its entry is that device's.
   std::tie(e.device, e.backend) = device_and_backend("tuned");
@@ -937,9 +937,9 @@ TEST(SweepCli, TuningFileRoundTrip) {
   o = gpp_cmd("run " + deck() + " --policy host --repeat 1 --tuning " + tuning + " --json " + json);
   ASSERT_EQ(o.code, 0) << o.out;
   // the entry's params (the host policy's defaults, as a sweep writes them)
-  const std::string params = "loops=vector rcp_empty=share rcp_occupied=share";
+  const std::string params = "loops=vector occ_form=split rcp_empty=share rcp_occupied=share";
   const std::string params_json =
-      "\"params\":{\"loops\":\"vector\",\"rcp_empty\":\"share\",\"rcp_occupied\":\"share\"}";
+      "\"params\":{\"loops\":\"vector\",\"occ_form\":\"split\",\"rcp_empty\":\"share\",\"rcp_occupied\":\"share\"}";
   EXPECT_NE(o.out.find("band_block=3 ig_block=5 " + params + "; tunables from: tuning file " + tuning + ")"),
             std::string::npos)
       << o.out;
@@ -955,7 +955,7 @@ TEST(SweepCli, TuningFileRoundTrip) {
   EXPECT_NE(j.find("\"tunables\":{\"band_block\":7,\"ig_block\":5," + params_json + "}"), std::string::npos) << j;
   const std::string file = "tuning file " + tuning;
   EXPECT_NE(j.find("\"tunables_source\":\"band_block: command line; ig_block: " + file + "; loops: " + file +
-                   "; rcp_empty: " + file + "; rcp_occupied: " + file + "\""),
+                   "; rcp_empty: " + file + "; rcp_occupied: " + file + "; occ_form: " + file + "\""),
             std::string::npos)
       << j;
 

@@ -2,10 +2,12 @@
 // reference (or the closed form) on decks chosen to break the usual mistakes: permuted
 // maps with a skipped G', one frequency, every band occupied, sizes no block divides,
 // constant data, and 9 and 32 frequencies (more than GPP_MAX_NW: passes).
+#include "gpp_host_shape.hpp"
 #include "gpp_policy.hpp"
 #include "gpp_reference.hpp"
 #include "gpp_test_util.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -559,6 +561,86 @@ TEST(HostPolicy, EveryLoopMatchesReference) {
   }
 }
 
+// The occupied bands' split form (occ_form=split, the default) against the whole form and
+// the reference, on decks whose plan (host_shape::split_plan, checked here) has runs of
+// kMaxRun bands and shorter ones, runs of two occupations (tol 2.5 gives the valence bands
+// within 2.5 of the Fermi level occupation 0.5), a pair of frequencies whose wx differ in
+// sign for some band (a lone split frequency and a lone whole one) and pairs whose wx are
+// both < 0: 1 to 4 frequencies, band blocks of 64 and 16, G blocks of 1024 and 57 of the
+// 300 G, both loops and both reciprocals. At some G of every G' a plasmon-pole frequency
+// within 1e-4 of a frequency of one split band of each occupation (near-pole terms in the
+// runs' lists). The forms differ in rounding (the split one loses up to three digits of
+// c = wx^2 - Re(wtilde^2) near the pole on the regular arm, physics::pair_split) and in
+// the order of the sums: closer than the reference tolerance, at 1e-12.
+TEST(HostPolicy, SplitFormMatchesWholeFormAndReference) {
+  for (const int nend : {1, 2, 3, 4}) {
+    DeckParams p = small_deck(100, 5, 300, 80);
+    p.nstart = 1;
+    p.nend = nend;
+    p.tol = 2.5;
+    const auto pr = perturbed_problem(p, [&](InputDeck& in) {
+      const SpaceData d(derive(in));
+      int whole_occ = -1, half_occ = -1;  // split bands of occupation 1 and 0.5
+      for (int n1 = 0; n1 < d.host.nbands; ++n1) {
+        bool negative = false;
+        for (int w = 0; w < d.host.nw; ++w) negative = negative || d.host.wx_array_t(w, n1) < 0.0;
+        if (negative) continue;
+        if (d.host.occ_array(n1) == 1.0 && whole_occ < 0) whole_occ = n1;
+        if (d.host.occ_array(n1) == 0.5 && half_occ < 0) half_occ = n1;
+      }
+      ASSERT_TRUE(whole_occ >= 0 && half_occ >= 0) << "nend " << nend;
+      for (int igp = 0; igp < p.ngpown; ++igp)
+        for (int w = 0; w < d.host.nw; ++w)
+          for (int ig = (igp + 5 * w) % 17; ig < p.ncouls; ig += 17)
+            in.wtilde_array(ig, igp) = complex_t(d.host.wx_array_t(w, ig % 2 ? whole_occ : half_occ) + 1e-4, 1e-4);
+    });
+    const auto& d = pr->data->host;
+    bool full = false, short_run = false, lone_split = false, lone_whole = false, pair_whole = false;
+    std::map<double, int> occupations;
+    for (int nb0 = 0; nb0 < d.nbands; nb0 += 64) {  // the default band block's plans
+      const host_shape::SplitPlan plan = host_shape::split_plan(
+          nb0, std::min(nb0 + 64, d.nbands), d.nw, [&](const int n) { return d.occ_array(n); },
+          [&](const int n, const int w) { return d.wx_array_t(w, n) < 0.0; });
+      for (const host_shape::SplitRun& r : plan.runs) {
+        full = full || r.size == host_shape::kMaxRun;
+        short_run = short_run || r.size < host_shape::kMaxRun;
+        // a lone frequency of a pair (not an odd count's last)
+        lone_split = lone_split || (r.nw == 1 && !(d.nw % 2 == 1 && r.w0 == d.nw - 1));
+        ++occupations[r.occ];
+      }
+      for (const host_shape::WholeGroup& g : plan.whole) {
+        lone_whole = lone_whole || (g.nw == 1 && d.nw > 1);
+        pair_whole = pair_whole || g.nw == 2;
+      }
+    }
+    EXPECT_TRUE(full && short_run) << "nend " << nend;
+    EXPECT_EQ(occupations.size(), 2u) << "nend " << nend;
+    if (d.nw > 1) {
+      EXPECT_TRUE(lone_split && lone_whole && pair_whole) << "nend " << nend;
+    }
+    for (const SpaceKind k : build_spaces()) {
+      if (!find_policy("host").runs_on(k)) continue;
+      for (const std::string loop : {"vector", "scalar"})
+        for (const char* rcp : {"div", "share"})
+          for (const int band_block : {64, 16})
+            for (const int ig_block : {1024, 57}) {
+              Tunables t = host_params({{"loops", loop}, {"rcp_occupied", rcp}});
+              t.band_block = band_block;
+              t.ig_block = ig_block;
+              t.params["occ_form"] = "whole";
+              const SigmaResult whole = run_on(k, find_policy("host"), *pr, t);
+              t.params["occ_form"] = "split";
+              const SigmaResult split = run_on(k, find_policy("host"), *pr, t);
+              const std::string what = loop + "/" + rcp + " band block " + std::to_string(band_block) + " G block " +
+                                       std::to_string(ig_block) + " nend " + std::to_string(nend) + " on " + name_of(k);
+              EXPECT_TRUE(results_close(split, pr->reference, kTol)) << what;
+              EXPECT_TRUE(results_close(whole, pr->reference, kTol)) << what;
+              EXPECT_TRUE(results_close(split, whole, 1e-12)) << what;
+            }
+    }
+  }
+}
+
 // A param the host policy does not have, or a value it does not take, is refused before
 // anything runs, naming it and what the policy takes; tuned has one, the others none.
 TEST(HostPolicy, UnknownParamOrValueIsAnError) {
@@ -570,13 +652,13 @@ TEST(HostPolicy, UnknownParamOrValueIsAnError) {
       EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
     }
   };
-  for (const char* name : {"loops", "rcp_empty", "rcp_occupied"}) {
+  for (const char* name : {"loops", "rcp_empty", "rcp_occupied", "occ_form"}) {
     refused("host", host_params({{name, "simd"}}), std::string("--param ") + name + "=simd: policy host takes ");
     EXPECT_NO_THROW(
         check_tunables(find_policy("host"), host_params({{name, find_policy("host").param(name)->values.back()}})));
   }
   refused("host", host_params({{"avx512", "on"}}),
-          "policy host has no param avx512 (its params: loops, rcp_empty, rcp_occupied)");
+          "policy host has no param avx512 (its params: loops, rcp_empty, rcp_occupied, occ_form)");
   refused("tuned", host_params({{"loops", "scalar"}}), "policy tuned has no param loops (its params: occupied)");
   refused("tuned", host_params({{"occupied", "two"}}), "--param occupied=two: policy tuned takes ");
   EXPECT_THROW(parse_param("--param", "loops"), Error);
@@ -600,8 +682,10 @@ TEST(Tunables, ResolvedValuesAreReported) {
   // every param of the host policy, at its default unless asked
   asked.params["rcp_empty"] = "div";
   const Tunables host = find_policy("host").resolve(HostExec(), pr.data->host, asked);
-  EXPECT_EQ(host.params,
-            (std::map<std::string, std::string>{{"loops", "vector"}, {"rcp_empty", "div"}, {"rcp_occupied", "share"}}));
+  EXPECT_EQ(host.params, (std::map<std::string, std::string>{{"loops", "vector"},
+                                                             {"rcp_empty", "div"},
+                                                             {"rcp_occupied", "share"},
+                                                             {"occ_form", "split"}}));
   EXPECT_TRUE(v8.params.empty());
 }
 

@@ -246,7 +246,8 @@ HandHostSplit hand_host_split(const Fixture& f, int band_block) {
   return r;
 }
 
-double hand_flops(const std::string& policy, const Fixture& f, int band_block) {
+// whole: the host policy with occ_form=whole (every occupied term in the fused form).
+double hand_flops(const std::string& policy, const Fixture& f, int band_block, bool whole = false) {
   double total = 0;
   const HandSplit hs = hand_split(f, band_block);
   const std::vector<bool>& split = hs.band;
@@ -269,13 +270,14 @@ double hand_flops(const std::string& policy, const Fixture& f, int band_block) {
       }
     }
     if (policy == "host") {
-      // the whole form: occupied terms with wx < 0
-      if (t.occupied && t.wx_negative && t.arm == 0) total += 8 + 9 + 1 + (t.cut ? 4 : 7);
-      if (t.occupied && t.wx_negative && t.arm == 1) total += 8 + 18 + 4 + (t.cut ? 0 : 15);
-      if (t.occupied && t.wx_negative && t.arm == 2) total += 8;
+      // the whole form: occupied terms with wx < 0 (whole: every occupied term)
+      const bool fused = t.occupied && (t.wx_negative || whole);
+      if (fused && t.arm == 0) total += 8 + 9 + (t.wx_negative ? 1 : 0) + (t.cut ? 4 : 7);
+      if (fused && t.arm == 1) total += 8 + 18 + (t.wx_negative ? 4 : 0) + (t.cut ? 0 : 15);
+      if (fused && t.arm == 2) total += 8;
       // the split form: wx >= 0 (never cut); the near-pole pass tests the split arm again
       // (c, |cden|^2, the threshold: 6) and makes |wtilde|^2 / TOL_Zero (1)
-      if (t.occupied && !t.wx_negative) total += 19 + (t.arm == 1 ? 6 + 1 + 18 + 15 : 0);
+      if (t.occupied && !t.wx_negative && !whole) total += 19 + (t.arm == 1 ? 6 + 1 + 18 + 15 : 0);
       if (!t.occupied) total += 3 + (t.arm == 0 ? 8 : 0);
     }
   }
@@ -318,6 +320,12 @@ double hand_flops(const std::string& policy, const Fixture& f, int band_block) {
     const double occ = f.shape.occupied_bands;
     const double band_blocks = (f.data.nbands + band_block - 1) / band_block;
     const double occ_pairs = occ * f.shape.ngpown * f.shape.ncouls, gg = f.shape.ncouls * f.shape.ngpown;
+    if (whole)
+      // U and V a (G, G', occupied band), U and Im(wtilde) U a (G, G', empty band); per
+      // (band, G', G block, frequency) sch times conj(aqsm) 6, occupied bands' ssx 10
+      return total +
+             (32 * f.shape.ncouls * f.shape.ngpown * band_blocks + 12 * occ_pairs + 8 * (pairs - occ_pairs)) * passes +
+             10 * occ * f.shape.ngpown * f.data.nw + 6 * f.data.nbands * f.shape.ngpown * f.data.nw;
     const HandHostSplit hs = hand_host_split(f, band_block);
     EXPECT_GT(hs.whole_groups, 0);
     EXPECT_GT(hs.runs, 0);
@@ -440,6 +448,10 @@ TEST_P(PolicyCount, MatchesHandCountOnSmallDeck) {
   t.band_block = 8;  // 21 bands: three blocks, the last one short
   const measure::counts::Work w = measure::counts::count_policy(policy, f.shape, f.arms, t);
   EXPECT_EQ(w.ops.flops(), hand_flops(policy, f, 8));
+  if (policy == "host") {  // and the whole form
+    t.params["occ_form"] = "whole";
+    EXPECT_EQ(measure::counts::count_policy(policy, f.shape, f.arms, t).ops.flops(), hand_flops(policy, f, 8, true));
+  }
   EXPECT_GT(w.ops.flops() / f.shape.updates(), 15);
   EXPECT_LT(w.ops.flops() / f.shape.updates(), measure::counts::kNominalFlopsPerUpdate);
   EXPECT_GT(w.fma_ratio_bound(), 0.3);

@@ -516,17 +516,19 @@ inline void near_pole_pass(const Rows& r, int* const list, const int n, const Ba
     const int* const idx = list + i0;
     const V wr = simd::gather<V>(r[kWr], idx), wi = simd::gather<V>(r[kWi], idx);
     const V ir = simd::gather<V>(r[kIr], idx), ii = simd::gather<V>(r[kIi], idx);
-    const V ar = simd::gather<V>(b.ar, idx), ai = simd::gather<V>(b.ai, idx), thr = simd::gather<V>(r[kThr], idx);
+    const V ar = simd::gather<V>(b.ar, idx), ai = simd::gather<V>(b.ai, idx);
     // Im(wtilde)^2 as fill_pairs makes it (one correctly rounded product: the row's value,
     // so |wdiff|^2 below is the loop's); |wtilde|^2 may differ from its row by a rounding,
     // which moves the boundary of the near-pole and zero arms by as much (the two are told
     // apart only here). Two gathers fewer, a gather costing several multiplies.
     const V wi2 = wi * wi, pole = simd::fused_mul_add(wr, wr, wi2) * inv_tol;
     const V Pr = simd::fused_mul_sub(ir, ar, ii * ai), Pi = simd::fused_mul_add(ir, ai, ii * ar);
-    V sa, sb2, st2, st4r;
+    V thr, sa, sb2, st2, st4r;  // the regular arm's threshold, or the split form's rows
     if constexpr (Split) {
       sa = simd::gather<V>(r[kSa], idx), sb2 = simd::gather<V>(r[kSb2], idx);
       st2 = simd::gather<V>(r[kSt2], idx), st4r = simd::gather<V>(r[kSt4r], idx);
+    } else {
+      thr = simd::gather<V>(r[kThr], idx);
     }
     each<W>([&](auto w) {
       const V xw(x[w]);

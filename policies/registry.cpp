@@ -99,12 +99,13 @@ const std::vector<PolicyEntry>& policy_registry() {
                                            Every, InPasses, 0, "band-block", "team-size"),
                                 tuned_params()),
                     tuning_defaults::kTunedFile, tuning_defaults::kTunedBasis),
-      with_defaults(with_params(GPP_POLICY(run_host, "host",
-                                           "CPU: G' across threads, band and G blocks for cache, fused physics, "
-                                           "contiguous G innermost",
-                                           HostOnly, InPasses, 0, "band-block", "ig-block"),
-                                host_params()),
-                    tuning_defaults::kHostFile, tuning_defaults::kHostBasis),
+      with_defaults(
+          with_params(GPP_POLICY(run_host, "host",
+                                 "CPU: G' across threads, band and G blocks for cache, fused physics "
+                                 "(occupied terms with wx >= 0 in tuned's split form), contiguous G in vector lanes",
+                                 HostOnly, InPasses, 0, "band-block", "ig-block"),
+                      host_params()),
+          tuning_defaults::kHostFile, tuning_defaults::kHostBasis),
   };
   return registry;
 }

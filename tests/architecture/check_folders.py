@@ -43,6 +43,9 @@ FORTRAN_HOMES = ("tests" + os.sep, "examples" + os.sep, os.path.join("api", "for
 PRODUCT_IMPORTS = {"numpy", "matplotlib", "h5py"}
 SOURCE_TREE_ONLY = re.compile(r"(?<![\w/.-])(scripts|lab|tests)/")
 SKIP = re.compile(r"^(build.*|\.git|\.spack-env|out|__pycache__)$")
+# Outside a checkout, a hidden folder other than CI's: a virtual environment, an editor's,
+# a developer's ignored folder that came with a copy of the tree.
+HIDDEN = re.compile(r"^\.(?!ci$)")
 TEXT_EXT = (".md", ".py", ".sh", ".cmake", ".txt", ".cpp", ".hpp", ".h", ".f90", ".json", ".yaml", ".toml", ".in")
 TOOLS_FILE = re.compile(r"(?<![\w./$}-])tools/([\w-]+\.\w+)\b")
 
@@ -65,13 +68,23 @@ def git_files(src):
 _GIT_FILES = {}
 
 
-def files_of(src, top):
+def known_files(src):
     if src not in _GIT_FILES:
         _GIT_FILES[src] = git_files(src)
-    known = _GIT_FILES[src]
+    return _GIT_FILES[src]
+
+
+def skipped(src, name):
+    """A folder that is not the project's: a build, git's or spack's; outside a checkout
+    (where git cannot say what it ignores) also a hidden one other than .ci."""
+    return bool(SKIP.match(name) or (known_files(src) is None and HIDDEN.match(name)))
+
+
+def files_of(src, top):
+    known = known_files(src)
     base = os.path.join(src, top)
     for root, dirs, files in os.walk(base):
-        dirs[:] = sorted(d for d in dirs if not SKIP.match(d))
+        dirs[:] = sorted(d for d in dirs if not skipped(src, d))
         for f in sorted(files):
             rel = os.path.relpath(os.path.join(root, f), src)
             if known is None or rel in known:
@@ -121,7 +134,7 @@ def imports_of(text):
 
 def check(src):
     problems = []
-    tops = sorted(d for d in os.listdir(src) if os.path.isdir(os.path.join(src, d)) and not SKIP.match(d))
+    tops = sorted(d for d in os.listdir(src) if os.path.isdir(os.path.join(src, d)) and not skipped(src, d))
     dev_modules = {os.path.splitext(os.path.basename(f))[0]
                    for top in (BUILD, LAB, "tests") if top in tops for f in files_of(src, top) if f.endswith(".py")}
     stdlib = set(getattr(sys, "stdlib_module_names", ())) or None
@@ -249,12 +262,20 @@ def cases():
          dict(good, **{"docs/install.md": "Run `tools/build.sh`, then `python3 tools/plot.py`.\n"}), 1),
         ("scripts/ installed", dict(good, **{"cmake/GppInstall.cmake": (
             install + "install(DIRECTORY ${PROJECT_SOURCE_DIR}/scripts/ DESTINATION share/gpp/scripts)\n", False)}), 1),
+        # Outside a checkout (a release tarball, a copy of the tree): a hidden folder other
+        # than .ci is not the project's; .ci is.
+        ("a copy with a virtual environment and an editor's folder", dict(good, **{
+            ".venv/bin/activate_this.py": ("import os\n", False), ".vscode/run.sh": ("#!/bin/sh\n", True)}), 0),
+        ("a copy whose CI script names a tool that is not there",
+         dict(good, **{".ci/run": "python3 tools/gone.py\n"}), 1),
         # In a git checkout (GIT_INIT: check_case runs git init): a folder git ignores is
         # not the project's; an untracked file git does not ignore is.
         ("a checkout with a script in an ignored folder", dict(good, **{
             "GIT_INIT": "", ".gitignore": "/ext/\n", "ext/kokkos/run.sh": ("#!/bin/sh\n", True)}), 0),
         ("a checkout with a new script outside the folders", dict(good, **{
             "GIT_INIT": "", ".gitignore": "/ext/\n", "inputs/make.py": ("#!/usr/bin/env python3\n", True)}), 1),
+        ("a checkout with a script in a hidden folder git does not ignore", dict(good, **{
+            "GIT_INIT": "", ".gitignore": "/ext/\n", ".github/gen.py": ("#!/usr/bin/env python3\n", True)}), 1),
     ]
     return cases
 

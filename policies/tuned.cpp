@@ -1,9 +1,9 @@
-// GPU policy beyond the paper (the default on a device). Teams over (G' group, band
-// block), threads over G, every frequency of a pass in one kernel (at most GPP_MAX_NW:
-// PolicyEntry::run makes the passes), the fused physics (core/gpp_physics.hpp:
-// empty_band_unweighted, occupied_band): the (G, G') invariants computed once per thread,
-// what depends on (band, G, G') once per band, one real reciprocal per term, the regular
-// arm under masks and the near-pole arm where it is due.
+// GPU policy beyond the paper (the default on a device). Teams over (G' group, G range,
+// band block), threads over the range's G, every frequency of a pass in one kernel (at
+// most GPP_MAX_NW: PolicyEntry::run makes the passes), the fused physics
+// (core/gpp_physics.hpp: empty_band_unweighted, occupied_band): the (G, G') invariants
+// computed once per thread, what depends on (band, G, G') once per band, one real
+// reciprocal per term, the regular arm under masks and the near-pole arm where it is due.
 //
 // Where it departs from v8 (each trade-off is written where the code makes it; what each
 // measured is in docs/lab/gpu-tuned.md):
@@ -20,6 +20,8 @@
 //    multiplies it by WIw once per block: per band and G' mat and Im(wtilde) mat, 6 FP64
 //    operations where U and Im(wtilde) U take 10;
 //  - a block's per-band values staged in team scratch memory (TeamScratch);
+//  - each (G' group, band block) cut into up to four ranges of G, a team each (g_ranges):
+//    shorter teams, and the teams in flight reading fewer of aqsntemp's columns;
 //  - the empty kernel's band loop without the regular arm's test where a warp's pairs are
 //    regular for every wx of the block (TunedBody::block_regular), two frequencies there
 //    sharing one reciprocal, an odd count's first three one (physics::
@@ -155,6 +157,45 @@ BandBlocks<MemorySpace> band_blocks(const ExecSpace& space, const GppData<Memory
   return r;
 }
 
+// The G ranges each (G' group, band block) is cut into, a team per range: `count` ranges
+// of `len` G (a multiple of the team, the last one shorter), from `asked` (a power of two:
+// where G are few, count is smaller).
+struct GRanges {
+  int asked = 1, count = 1, len = 0;
+};
+
+// g_ranges=auto on a GPU: the fewest ranges, at most kMaxAutoRanges, whose aqsntemp columns
+// of a band block fit kRangeL2Share of the L2. Shorter teams leave less of each kernel's
+// last wave idle, and the teams in flight (neighbours share a block and a range) read fewer
+// distinct columns than when each sweeps every G of its block: on the H200 each kernel of
+// si214, si510 and the mini-app deck ran 1 to 4% shorter, si510's occupied kernel reading a
+// fifth less from DRAM; 8 and 16 ranges were slower than 4 (docs/lab/gpu-tuned.md). Host
+// spaces: one range.
+constexpr double kRangeL2Share = 0.25;
+constexpr int kMaxAutoRanges = 4;
+
+// g_ranges: auto, or a power of two (tuned_params).
+template <class ExecSpace>
+GRanges g_ranges(const ExecSpace& space, const std::string& value, const int ncouls, const int block,
+                 const int team_size) {
+  GRanges r;
+  if (value != "auto") {
+    r.asked = std::stoi(value);
+  } else if constexpr (kind_of<ExecSpace>() == SpaceKind::Device) {
+    const double l2 = backend::properties(space).l2_bytes;
+    const double column = double(block) * double(sizeof(complex_t));
+    const auto fits = [&](const int count) {
+      return double((ncouls + count - 1) / count) * column <= kRangeL2Share * l2;
+    };
+    while (r.asked < kMaxAutoRanges && !fits(r.asked)) r.asked *= 2;
+  }
+  (void)space;
+  const int per = (ncouls + r.asked - 1) / r.asked;
+  r.len = (per + team_size - 1) / team_size * team_size;
+  r.count = (ncouls + r.len - 1) / r.len;
+  return r;
+}
+
 // Waves of teams (the device's multiprocessors times the occupied kernel's teams on each)
 // the occupied blocks with a wx < 0 must fill to get a kernel of their own (the param
 // occupied=auto).
@@ -246,7 +287,7 @@ KOKKOS_FORCEINLINE_FUNCTION complex_t aqsn_at(const char* const an, const std::i
 // aqsntemp start, its G, its rank in the team, the team's G' group and the block's bands.
 struct ThreadG {
   const char* an;
-  int ig, me, g, nb;
+  int ig, me, g, nb, end;  // end: one past the team's last G (its G range's)
   double cut16;
 };
 
@@ -273,6 +314,7 @@ struct TunedBody {
   BandOrder<MemorySpace> order, start, block_cut;  // BandBlocks' order, start and cut
   std::int64_t column_bytes;  // aqsntemp(ig, n) at (ig + n * column) elements from aqsntemp(0, 0) (LayoutLeft)
   int groups, b_begin, band_block;
+  int ranges, range_len;  // the G ranges of a (G' group, band block): a team takes one
 
   // The group's G' (past ngpown: the last G' again, with weight 0).
   KOKKOS_FORCEINLINE_FUNCTION void group_gp(const int g, int (&igp)[K], double (&vcoul)[K]) const {
@@ -366,7 +408,7 @@ struct TunedBody {
     const int me = t.me, team = s.team;
     const int first = me - me % backend::kWarpLanes;
     const bool together = backend::warp_together(
-        me, first + backend::kWarpLanes <= team && t.ig - (me - first) + backend::kWarpLanes <= in.ncouls);
+        me, first + backend::kWarpLanes <= team && t.ig - (me - first) + backend::kWarpLanes <= t.end);
     const int width = together ? backend::kWarpLanes : 1, base = together ? first : me;
     for (int j = 0; j < K; ++j)
       for (int w = 0; w < NW; ++w) {
@@ -463,8 +505,12 @@ struct TunedBody {
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& member, SigmaAccum<NW>& acc) const {
-    const int g = member.league_rank() % groups;  // neighbouring teams share a band block
-    const int block = b_begin + member.league_rank() / groups;
+    // Neighbouring teams share a band block and a G range: the teams in flight then read
+    // one range's aqsntemp columns of the block, which stay in L2 while they do.
+    const int g = member.league_rank() % groups;
+    const int range = (member.league_rank() / groups) % ranges;
+    const int block = b_begin + member.league_rank() / groups / ranges;
+    const int ig0 = range * range_len, ig1 = in.ncouls < ig0 + range_len ? in.ncouls : ig0 + range_len;
     const int kb = start(block), ke = start(block + 1);
     const bool block_has_cut = block_cut(block) != 0;  // read by the kernel of both kinds alone
     int igp[K];
@@ -481,7 +527,7 @@ struct TunedBody {
     const double cut16 = 16.0 * in.sexcut * in.sexcut;
     SigmaAccum<NW> team_total;  // weighted sch*mat and occ*ssx*mat over the team's G, G' and bands
     Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(member, in.ncouls),
+        Kokkos::TeamThreadRange(member, ig0, ig1),
         [&](const int ig, SigmaAccum<NW>& mine) {
           physics::PairTerms p[K];
           pair_terms(scratch, ig, me, igp, vcoul, p);
@@ -489,7 +535,7 @@ struct TunedBody {
           // next band's element is loaded before this band is computed (past the block's
           // last band the last one again, staged_off's extra entries: no test), and the
           // one two bands ahead is prefetched into L1.
-          const ThreadG t{reinterpret_cast<const char*>(in.aqsntemp.data() + ig), ig, me, g, ke - kb, cut16};
+          const ThreadG t{reinterpret_cast<const char*>(in.aqsntemp.data() + ig), ig, me, g, ke - kb, ig1, cut16};
           complex_t next = aqsn_at(t.an, scratch.staged_off(0));
           [[maybe_unused]] complex_t part[K][NW];
           if constexpr (!Occupied)
@@ -525,12 +571,12 @@ struct TunedBody {
 template <int NW, bool Occupied, Blocks Kind, class ExecSpace>
 SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename ExecSpace::memory_space>& in,
                           const BandBlocks<typename ExecSpace::memory_space>& blocks, const int b_begin,
-                          const int b_end, const int band_block, const int team_size) {
+                          const int b_end, const int band_block, const int team_size, const GRanges& r) {
   using Body = TunedBody<NW, Occupied, Kind, ExecSpace>;
   SigmaAccum<NW> result;
   if (b_end <= b_begin) return result;
   const int groups = (in.ngpown + Body::K - 1) / Body::K;
-  const int league = groups * (b_end - b_begin);
+  const int league = groups * (b_end - b_begin) * r.count;
   const Body body{in,
                   blocks.order,
                   blocks.start,
@@ -538,7 +584,9 @@ SigmaAccum<NW> tuned_part(const ExecSpace& space, const kernels::Inputs<typename
                   std::int64_t(in.aqsntemp.stride(1)) * std::int64_t(sizeof(complex_t)),
                   groups,
                   b_begin,
-                  band_block};
+                  band_block,
+                  r.count,
+                  r.len};
   auto policy = typename Body::Policy(space, league, team_size);
   policy.set_scratch_size(0, Kokkos::PerTeam(Body::Scratch::bytes(band_block, team_size)));
   Kokkos::parallel_reduce(!Occupied             ? "gpp::tuned(empty)"
@@ -575,11 +623,13 @@ SigmaSums tuned(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t
                 " allows; take a smaller band block");
   t.band_block = band_block;
   t.team_size = team_size;
-  // check_tunables has checked the value; it is written back as given (auto: the choice
-  // below)
-  const ParamSpec spec = tuned_params().front();
-  const std::string occupied = param_value(t, spec);
-  t.params = {{spec.name, occupied}};
+  // check_tunables has checked the values; occupied is written back as given (auto: the
+  // choice below), g_ranges as resolved (auto: the count it took, which a run given it
+  // repeats)
+  const std::vector<ParamSpec> specs = tuned_params();
+  const std::string occupied = param_value(t, specs[0]);
+  const GRanges ranges = g_ranges(space, param_value(t, specs[1]), d.ncouls, block, team_size);
+  t.params = {{specs[0].name, occupied}, {specs[1].name, std::to_string(ranges.asked)}};
   SigmaAccum<NW> result;
   if (mode == RunMode::Check) return kernels::to_sums(result);
   const auto blocks = band_blocks(space, d, block);
@@ -597,14 +647,16 @@ SigmaSums tuned(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t
       separate = blocks.occupied_plain > 0 && cut_teams >= kSeparateWaves * resident;
     }
   if (separate) {
-    result += tuned_part<NW, true, Blocks::Plain>(space, in, blocks, 0, blocks.occupied_plain, block, team_size);
+    result +=
+        tuned_part<NW, true, Blocks::Plain>(space, in, blocks, 0, blocks.occupied_plain, block, team_size, ranges);
     result += tuned_part<NW, true, Blocks::Cut>(space, in, blocks, blocks.occupied_plain, blocks.occupied_blocks, block,
-                                                team_size);
+                                                team_size, ranges);
   } else {
-    result += tuned_part<NW, true, Blocks::Both>(space, in, blocks, 0, blocks.occupied_blocks, block, team_size);
+    result +=
+        tuned_part<NW, true, Blocks::Both>(space, in, blocks, 0, blocks.occupied_blocks, block, team_size, ranges);
   }
-  result +=
-      tuned_part<NW, false, Blocks::Both>(space, in, blocks, blocks.occupied_blocks, blocks.blocks, block, team_size);
+  result += tuned_part<NW, false, Blocks::Both>(space, in, blocks, blocks.occupied_blocks, blocks.blocks, block,
+                                                team_size, ranges);
   return kernels::to_sums(result);
 }
 
@@ -616,7 +668,11 @@ std::vector<ParamSpec> tuned_params() {
            {"auto", "one", "separate"},
            "the occupied bands' kernels: auto (on a GPU, the blocks with a negative frequency in a kernel of their own "
            "where they fill four waves of the device, else one), one (one kernel takes every occupied block), "
-           "separate (the blocks with a negative frequency in a kernel of their own)"}};
+           "separate (the blocks with a negative frequency in a kernel of their own)"},
+          {"g_ranges",
+           {"auto", "1", "2", "4", "8", "16", "32"},
+           "the G ranges a band block is cut into, a team per range: auto (on a GPU the fewest, at most 4, whose "
+           "aqsntemp columns of a block fit a quarter of its L2; on a host one), or that many"}};
 }
 
 template <class ExecSpace>

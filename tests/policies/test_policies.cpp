@@ -336,6 +336,30 @@ TEST(TunedPolicy, OccupiedKernelsOneOrSeparateMatchReference) {
   }
 }
 
+// tuned's G ranges (the param g_ranges): each team of a (G' group, band block) takes one
+// range of G, the last one shorter (on a GPU a multiple of the team: on these decks two
+// ranges, the second one's warps cut short). Every count gives the reference's sums, and
+// one range's within a reordering, with both kinds of occupied block and several passes.
+TEST(TunedPolicy, GRangesMatchOneRange) {
+  const PolicyEntry& e = find_policy("tuned");
+  for (const char* deck : {"permuted", "odd_sizes", "nine_frequencies"}) {
+    const Problem& pr = problem(deck);
+    for (const SpaceKind k : build_spaces()) {
+      std::map<std::string, SigmaResult> got;
+      for (const char* ranges : {"1", "2", "4", "32", "auto"}) {
+        Tunables t;
+        t.band_block = 5;
+        t.params["g_ranges"] = ranges;
+        got[ranges] = run_on(k, e, pr, t);
+        EXPECT_TRUE(results_close(got[ranges], pr.reference, kTol))
+            << deck << " g_ranges=" << ranges << " on " << name_of(k);
+        EXPECT_TRUE(results_close(got[ranges], got["1"], 1e-13))
+            << deck << " g_ranges=" << ranges << " on " << name_of(k);
+      }
+    }
+  }
+}
+
 // tuned stages a band block's per-band values in team scratch memory: a block that does
 // not fit is refused when the tunables are resolved (before any work), with the option
 // named; the default block fits.
@@ -644,7 +668,7 @@ TEST(HostPolicy, SplitFormMatchesWholeFormAndReference) {
 }
 
 // A param the host policy does not have, or a value it does not take, is refused before
-// anything runs, naming it and what the policy takes; tuned has one, the others none.
+// anything runs, naming it and what the policy takes; tuned has two, the others none.
 TEST(HostPolicy, UnknownParamOrValueIsAnError) {
   const auto refused = [](const char* policy, const Tunables& t, const std::string& says) {
     try {
@@ -661,8 +685,10 @@ TEST(HostPolicy, UnknownParamOrValueIsAnError) {
   }
   refused("host", host_params({{"avx512", "on"}}),
           "policy host has no param avx512 (its params: loops, rcp_empty, rcp_occupied, occ_form)");
-  refused("tuned", host_params({{"loops", "scalar"}}), "policy tuned has no param loops (its params: occupied)");
+  refused("tuned", host_params({{"loops", "scalar"}}),
+          "policy tuned has no param loops (its params: occupied, g_ranges)");
   refused("tuned", host_params({{"occupied", "two"}}), "--param occupied=two: policy tuned takes ");
+  refused("tuned", host_params({{"g_ranges", "3"}}), "--param g_ranges=3: policy tuned takes ");
   EXPECT_THROW(parse_param("--param", "loops"), Error);
   EXPECT_THROW(parse_param("--param", "=scalar"), Error);
   EXPECT_THROW(parse_param("--param", "loops=a b"), Error);

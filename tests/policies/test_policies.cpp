@@ -307,8 +307,16 @@ TEST(Tunables, BlocksThatDivideNothing) {
 // off a GPU, and on these decks' few waves on a GPU): the reference's sums either way, and
 // each other's within a reordering, on decks whose occupied bands have both kinds (counted
 // here from occ and wx), in blocks of 4 bands.
+// tuned on space k with one param set to value, in blocks of band_block bands.
+SigmaResult run_tuned_with(const SpaceKind k, const Problem& pr, const int band_block, const std::string& param,
+                           const std::string& value) {
+  Tunables t;
+  t.band_block = band_block;
+  t.params[param] = value;
+  return run_on(k, find_policy("tuned"), pr, t);
+}
+
 TEST(TunedPolicy, OccupiedKernelsOneOrSeparateMatchReference) {
-  const PolicyEntry& e = find_policy("tuned");
   for (const char* deck : {"permuted", "single_frequency", "odd_sizes", "nine_frequencies", "thirty_two_frequencies"}) {
     const Problem& pr = problem(deck);
     const auto& h = pr.data->host;
@@ -324,10 +332,7 @@ TEST(TunedPolicy, OccupiedKernelsOneOrSeparateMatchReference) {
     for (const SpaceKind k : build_spaces()) {
       std::map<std::string, SigmaResult> got;
       for (const char* occupied : {"one", "separate", "auto"}) {
-        Tunables t;
-        t.band_block = 4;
-        t.params["occupied"] = occupied;
-        got[occupied] = run_on(k, e, pr, t);
+        got[occupied] = run_tuned_with(k, pr, 4, "occupied", occupied);
         EXPECT_TRUE(results_close(got[occupied], pr.reference, kTol))
             << deck << " occupied=" << occupied << " on " << name_of(k);
       }
@@ -341,20 +346,15 @@ TEST(TunedPolicy, OccupiedKernelsOneOrSeparateMatchReference) {
 // ranges, the second one's warps cut short). Every count gives the reference's sums, and
 // one range's within a reordering, with both kinds of occupied block and several passes.
 TEST(TunedPolicy, GRangesMatchOneRange) {
-  const PolicyEntry& e = find_policy("tuned");
   for (const char* deck : {"permuted", "odd_sizes", "nine_frequencies"}) {
     const Problem& pr = problem(deck);
     for (const SpaceKind k : build_spaces()) {
       std::map<std::string, SigmaResult> got;
       for (const char* ranges : {"1", "2", "4", "32", "auto"}) {
-        Tunables t;
-        t.band_block = 5;
-        t.params["g_ranges"] = ranges;
-        got[ranges] = run_on(k, e, pr, t);
-        EXPECT_TRUE(results_close(got[ranges], pr.reference, kTol))
-            << deck << " g_ranges=" << ranges << " on " << name_of(k);
-        EXPECT_TRUE(results_close(got[ranges], got["1"], 1e-13))
-            << deck << " g_ranges=" << ranges << " on " << name_of(k);
+        got[ranges] = run_tuned_with(k, pr, 5, "g_ranges", ranges);
+        const std::string what = std::string(deck) + " g_ranges=" + ranges + " on " + name_of(k);
+        EXPECT_TRUE(results_close(got[ranges], pr.reference, kTol)) << what;
+        EXPECT_TRUE(results_close(got[ranges], got["1"], 1e-13)) << what;
       }
     }
   }

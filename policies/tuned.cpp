@@ -198,7 +198,7 @@ GRanges g_ranges(const ExecSpace& space, const std::string& value, const int nco
 
 // Waves of teams (the device's multiprocessors times the occupied kernel's teams on each)
 // the occupied blocks with a wx < 0 must fill to get a kernel of their own (the param
-// occupied=auto).
+// occupied=auto), counted in teams over every G of a block (one G range), as measured.
 constexpr double kSeparateWaves = 4.0;
 
 // A team's scratch memory, carved here and nowhere else: the kernel takes these arrays in
@@ -505,8 +505,7 @@ struct TunedBody {
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member& member, SigmaAccum<NW>& acc) const {
-    // Neighbouring teams share a band block and a G range: the teams in flight then read
-    // one range's aqsntemp columns of the block, which stay in L2 while they do.
+    // Neighbouring teams share a band block and a G range (g_ranges).
     const int g = member.league_rank() % groups;
     const int range = (member.league_rank() / groups) % ranges;
     const int block = b_begin + member.league_rank() / groups / ranges;

@@ -302,11 +302,6 @@ TEST(Tunables, BlocksThatDivideNothing) {
     }
 }
 
-// tuned's occupied blocks, those with a negative frequency and those without, in one
-// kernel or each kind in a kernel of its own (the param occupied; auto takes one kernel
-// off a GPU, and on these decks' few waves on a GPU): the reference's sums either way, and
-// each other's within a reordering, on decks whose occupied bands have both kinds (counted
-// here from occ and wx), in blocks of 4 bands.
 // tuned on space k with one param set to value, in blocks of band_block bands.
 SigmaResult run_tuned_with(const SpaceKind k, const Problem& pr, const int band_block, const std::string& param,
                            const std::string& value) {
@@ -316,6 +311,11 @@ SigmaResult run_tuned_with(const SpaceKind k, const Problem& pr, const int band_
   return run_on(k, find_policy("tuned"), pr, t);
 }
 
+// tuned's occupied blocks, those with a negative frequency and those without, in one
+// kernel or each kind in a kernel of its own (the param occupied; auto takes one kernel
+// off a GPU, and on these decks' few waves on a GPU): the reference's sums either way, and
+// each other's within a reordering, on decks whose occupied bands have both kinds (counted
+// here from occ and wx), in blocks of 4 bands.
 TEST(TunedPolicy, OccupiedKernelsOneOrSeparateMatchReference) {
   for (const char* deck : {"permuted", "single_frequency", "odd_sizes", "nine_frequencies", "thirty_two_frequencies"}) {
     const Problem& pr = problem(deck);

@@ -167,10 +167,8 @@ struct GRanges {
 // g_ranges=auto on a GPU: the fewest ranges, at most kMaxAutoRanges, whose aqsntemp columns
 // of a band block fit kRangeL2Share of the L2. Shorter teams leave less of each kernel's
 // last wave idle, and the teams in flight (neighbours share a block and a range) read fewer
-// distinct columns than when each sweeps every G of its block: on the H200 each kernel of
-// si214, si510 and the mini-app deck ran 1 to 4% shorter, si510's occupied kernel reading a
-// fifth less from DRAM; 8 and 16 ranges were slower than 4 (docs/lab/gpu-tuned.md). Host
-// spaces: one range.
+// distinct columns than when each sweeps every G of its block; more than four ranges cost
+// more than they gave (what each measured: docs/lab/gpu-tuned.md). Host spaces: one range.
 constexpr double kRangeL2Share = 0.25;
 constexpr int kMaxAutoRanges = 4;
 

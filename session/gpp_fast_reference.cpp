@@ -1,5 +1,6 @@
 #include "gpp_fast_reference.hpp"
 
+#include "gpp_backend.hpp"
 #include "gpp_compat.hpp"
 #include "gpp_error.hpp"
 
@@ -1279,6 +1280,10 @@ struct TeamPass {
       for (int i = h0; i < h1; ++i) {
         const complex_t aqsn = next;
         next = an[offset(i + 1 < r1 ? i + 1 : i)];
+        // The empty kernels of three or four frequencies (six teams a multiprocessor, where
+        // one or two take seven) wait on that load: its line asked into L1 two bands ahead
+        // as well. In the other kernels the prefetch did not pay (docs/lab/gpu-tuned.md).
+        if constexpr (!Occupied && NW >= 3) backend::prefetch_l1(an + offset(i + 2 < r1 ? i + 2 : i));
         const double* s = &staged(std::size_t(i) * kStaged);
         const int inr = in_range(i);
         const HalfBits bit = HalfBits(1) << (i - h0);

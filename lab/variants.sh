@@ -54,7 +54,7 @@ build() {
     while IFS= read -r -d '' f; do
       rel=${f#"$v"/}
       if [ ! -e "$keep/$rel" ]; then
-        mkdir -p "$keep/$(dirname "$rel")" && cp -p "$rel" "$keep/$rel" || die "$rel: cannot keep a copy"
+        if ! { mkdir -p "$keep/$(dirname "$rel")" && cp -p "$rel" "$keep/$rel"; }; then die "$rel: cannot keep a copy"; fi
         saved+=("$rel")
       fi
     done < <(find "$v" -type f -print0)
@@ -78,7 +78,7 @@ build() {
     for r in "${saved[@]}"; do cp "$keep/$r" "$r" && touch "$r"; done
     while IFS= read -r -d '' f; do
       rel=${f#"$v"/}
-      cp "$f" "$rel" && touch "$rel" || die "$rel: cannot copy $f in"
+      if ! { cp "$f" "$rel" && touch "$rel"; }; then die "$rel: cannot copy $f in"; fi
     done < <(find "$v" -type f -print0)
     t0=$SECONDS
     echo "variants: building $name"
@@ -90,7 +90,7 @@ build() {
 }
 
 timed() {
-  [ $# -ge 5 ] && [ "$4" = "--" ] || die "usage: lab/variants.sh time OUT_DIR ROUNDS TAG -- GPP_ARGS..."
+  if [ $# -lt 5 ] || [ "$4" != "--" ]; then die "usage: lab/variants.sh time OUT_DIR ROUNDS TAG -- GPP_ARGS..."; fi
   local out=$1 rounds=$2 tag=$3
   shift 4
   [[ $rounds =~ ^[1-9][0-9]*$ ]] || die "ROUNDS: a whole number of 1 or more, not '$rounds'"

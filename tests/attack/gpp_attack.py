@@ -158,16 +158,18 @@ kAsanAllocationWarning = re.compile(rb"==\d+==WARNING: AddressSanitizer failed t
 def without_launcher(out, err):
     """gpp's own output under mpiexec: the placement lines rank 0 prints at start (docs/mpi.md),
     Open MPI's notices between lines of dashes (a rank's non-zero exit, MPI_Abort) and the
-    launcher's own lines, which it prefixes with [host:pid] (its help-message aggregation),
-    are not gpp's answer. gpp never starts a line of stderr with "[" (a campaign's lines on
-    stdout start with "[k/n] ")."""
+    launcher's own lines, which it prefixes with [host:pid] (its help-message aggregation)
+    or, for those of libevent inside it, with the severity ("[warn] Epoll MOD(1) on fd 23
+    failed", as mpiexec tears down ranks on an oversubscribed machine), are not gpp's
+    answer. gpp never starts a line of stderr with "[" (a campaign's lines on stdout start
+    with "[k/n] ")."""
     out = b"".join(l for l in out.splitlines(True) if not re.match(rb"rank \d+ of \d+: ", l))
     kept, banner = [], False
     for l in err.splitlines(True):
         if l.startswith(b"-----"):
             banner = not banner
             continue
-        if not banner and not re.match(rb"\[[^\]\s]+:\d+\] ", l):
+        if not banner and not re.match(rb"\[([^\]\s]+:\d+|debug|msg|warn|err)\] ", l):
             kept.append(l)
     return out, b"".join(kept)
 

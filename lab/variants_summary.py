@@ -12,30 +12,23 @@ median of those ratios with their range. A ratio smaller than the rounds' spread
 not a speed-up (docs/dev/performance.md). Bad input is one line on stderr and exit
 status 1.
 """
-import json
 import os
 import re
 import statistics
 import sys
 
+# a record is read and refused as lab/scaling_summary.py reads and refuses one
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from scaling_summary import Bad, load as load_record  # noqa: E402
+
 NAME = re.compile(r"^([1-9][0-9]*)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.json$")
-
-
-class Bad(Exception):
-    pass
 
 
 def load(path):
     m = NAME.match(os.path.basename(path))
     if not m:
         raise Bad("%s: not named ROUND.NAME.TAG.json" % path)
-    try:
-        with open(path) as f:
-            r = json.load(f)
-    except (OSError, ValueError) as e:
-        raise Bad("%s: %s" % (path, e))
-    if not isinstance(r, dict) or r.get("kind") != "gpp-record" or not r.get("runs"):
-        raise Bad("%s: not a gpp record with runs" % path)
+    r = load_record(path)
     out = {}
     for run in r["runs"]:
         median = run.get("time_median_s")

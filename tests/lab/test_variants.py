@@ -209,7 +209,7 @@ class Summary(unittest.TestCase):
         with open(notrec, "w") as f:
             f.write("[1, 2]")
         for paths, words in [([good, missing_round], "rounds"), ([no_base], "no record of base"),
-                             ([badname], "ROUND.NAME.TAG"), ([notrec], "not a gpp record"),
+                             ([badname], "ROUND.NAME.TAG"), ([notrec], "not a gpp run record"),
                              ([os.path.join(self.tmp.name, "1.base.nothere.json")], "No such file")]:
             r = self.summary(*paths)
             self.assertEqual(r.returncode, 1, paths)

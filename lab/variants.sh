@@ -11,7 +11,8 @@
 #       that ninja compiles it again even where a kept build folder holds a newer object.
 #       The tree's files are put back when the script ends, however it ends.
 #   lab/variants.sh time OUT_DIR ROUNDS TAG -- GPP_ARGS...
-#       ROUNDS rounds; in each, every OUT_DIR/gpp-* in turn (base first) runs
+#       ROUNDS rounds; in each, the binaries of the last build into OUT_DIR in turn (base
+#       first) each run
 #       `gpp GPP_ARGS --json OUT_DIR/records/ROUND.NAME.TAG.json`. Then
 #       lab/variants_summary.py prints each binary's kernel medians and reference passes
 #       and their ratios to base, round by round.
@@ -46,6 +47,7 @@ build() {
     [ $count -gt 0 ] || die "$v: no files"
   done
   mkdir -p "$out" || die "$out: cannot create"
+  rm -f "$out/binaries"  # written again when every build has passed
   # the tree's files, put back at the end however the script ends (globals: the EXIT trap
   # runs after this function has returned)
   keep=$(mktemp -d) || die "no temporary folder"
@@ -59,9 +61,12 @@ build() {
       fi
     done < <(find "$v" -type f -print0)
   done
-  restore() {
+  put_back() {
     local r
     for r in "${saved[@]}"; do cp "$keep/$r" "$r" && touch "$r"; done
+  }
+  restore() {
+    put_back
     rm -rf "$keep"
   }
   trap restore EXIT
@@ -75,7 +80,7 @@ build() {
   for v in "$@"; do
     local name
     name=$(basename "$v")
-    for r in "${saved[@]}"; do cp "$keep/$r" "$r" && touch "$r"; done
+    put_back
     while IFS= read -r -d '' f; do
       rel=${f#"$v"/}
       if ! { cp "$f" "$rel" && touch "$rel"; }; then die "$rel: cannot copy $f in"; fi
@@ -87,6 +92,8 @@ build() {
     cmp -s "$out/gpp-base" "$out/gpp-$name" && echo "variants: $name: the same binary as base (its files change nothing that is compiled)"
     echo "variants: $name built in $((SECONDS - t0)) s"
   done
+  # what `time` runs: this build's binaries, not whatever an earlier build left in OUT_DIR
+  printf '%s\n' base "${names[@]}" >"$out/binaries" || die "$out/binaries: cannot write"
 }
 
 timed() {
@@ -95,11 +102,14 @@ timed() {
   shift 4
   [[ $rounds =~ ^[1-9][0-9]*$ ]] || die "ROUNDS: a whole number of 1 or more, not '$rounds'"
   [[ $tag =~ ^[A-Za-z0-9_-]+$ ]] || die "TAG: letters, digits, - and _, not '$tag'"
-  [ -x "$out/gpp-base" ] || die "$out/gpp-base: not found (lab/variants.sh build first)"
+  [ -f "$out/binaries" ] || die "$out/binaries: not found (lab/variants.sh build first)"
   local a
   for a in "$@"; do [ "$a" != --json ] || die "GPP_ARGS: --json is the script's"; done
-  local bins=("$out/gpp-base") b
-  for b in "$out"/gpp-*; do [ "$b" = "$out/gpp-base" ] || bins+=("$b"); done
+  local bins=() b
+  while IFS= read -r b; do
+    [ -x "$out/gpp-$b" ] || die "$out/gpp-$b: not found (lab/variants.sh build again)"
+    bins+=("$out/gpp-$b")
+  done <"$out/binaries"
   mkdir -p "$out/records" || die "$out/records: cannot create"
   local r name rec files=()
   for ((r = 1; r <= rounds; r++)); do

@@ -121,6 +121,20 @@ class Variants(unittest.TestCase):
         self.assertIn("/ base: 0.800 (0.800 to 0.800)", kernel[1])
         self.assertIn("0.8 (2.00)", kernel[1])  # the pass, 2 x 0.4, over its own kernel median
 
+    def test_only_the_last_builds_binaries_are_timed(self):
+        # an earlier build into the same folder left gpp-old; the later one built only new
+        self.assertEqual(self.run_script("build", "build", self.out, self.variant("old", "0.3")).returncode, 0)
+        self.assertEqual(self.run_script("build", "build", self.out, self.variant("new", "0.4")).returncode, 0)
+        r = self.run_script("time", self.out, "1", "deck", "--", "run")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sorted(os.listdir(os.path.join(self.out, "records"))),
+                         ["1.base.deck.json", "1.base.deck.txt", "1.new.deck.json", "1.new.deck.txt"])
+        # and a build that fails leaves nothing for `time` to mistake for its binaries
+        self.assertEqual(self.run_script("build", "build", self.out, self.variant("broken", "fail")).returncode, 2)
+        r = self.run_script("time", self.out, "1", "deck", "--", "run")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("build first", r.stderr)
+
     def test_a_file_not_in_the_tree_is_refused_before_any_build(self):
         v = self.variant("stray", "0.4")
         self.write("variants/stray/src/missing.txt", "x")
@@ -145,7 +159,7 @@ class Variants(unittest.TestCase):
             (["build", "build", self.out], "usage"),
             (["build", "nowhere", self.out, v], "build.ninja"),
             (["build", "build", self.out, v, v], "second variant"),
-            (["time", self.out, "3", "deck", "--", "run"], "gpp-base"),
+            (["time", self.out, "3", "deck", "--", "run"], "build first"),
             (["frobnicate"], "unknown mode"),
         ]:
             r = self.run_script(*args)

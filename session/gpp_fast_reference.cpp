@@ -955,7 +955,7 @@ ReferencePass host_pass(const ExecSpace& space, const GppData<typename ExecSpace
 // ---- any space: teams over (G' group, band block), threads over G ------------------------
 
 // What a device runs (and what a host space runs where a test asks for it: plain Kokkos).
-// A team takes kTeamGp G' (a group) and a block of at most kTeamBands bands, each thread
+// A team takes team_gp G' (a group) and a block of at most kTeamBands bands, each thread
 // one G of the group at a time, every frequency of a pass (at most kPassNw) in one launch:
 // a thread computes its pairs' values once and keeps them over the block's bands, whose
 // values (wx, wx^2, conj(aqsm) times the G' weight, where the band's column of aqsntemp
@@ -973,7 +973,6 @@ ReferencePass host_pass(const ExecSpace& space, const GppData<typename ExecSpace
 // has one occupation and one sign of wx per frequency: the kernel of empty blocks has no
 // ssx, the sexcut test is made only in blocks where wx < 0, and a team's arm counts fall
 // in one bucket per arm and frequency.
-constexpr int kTeamGp = 1;       // G' per thread
 constexpr int kTeamBands = 128;  // bands per block at most
 // Bands per run: a thread's flags of a pair and frequency are one RunBits. After each run
 // the team takes its flagged terms together (careful_pass: three barriers) and each thread
@@ -992,12 +991,18 @@ constexpr int kPassNw = 4;     // frequencies per launch; more are taken in pass
 constexpr int kTeamMax = 128;  // threads per team at most (the launch bounds)
 // Teams of kTeamMax per multiprocessor the registers must allow (launch bounds): 4 -> at
 // most 128 registers a thread, 5 -> 102 (96 on sm_90), 6 -> 85 (80), 7 -> 73 (72). The
-// empty blocks' kernel has no ssx: with one or two frequencies its loop keeps every value
-// in registers at 72 and waits on latency, so more warps serve it (with three or four,
-// seven teams' scratch would not fit a multiprocessor at 128 threads); the occupied
-// kernel's loop spills at 80, which costs more than the sixth team gives.
+// empty blocks' kernel has no ssx: with one or two frequencies the two pairs of team_gp
+// spill less at 80 than at 72 and ran faster than at 96; with three or four they take 128
+// (with three, 96 spilled and ran slower). The occupied kernel's loop spills at 80, which
+// costs more than the sixth team gives.
 constexpr int kOccupiedTeamsPerSm = 5;
-constexpr int empty_teams_per_sm(const int nw) { return nw <= 2 ? 7 : 6; }
+// G' per thread. The empty kernel of up to three frequencies takes two: the band's staged
+// values, its aqsntemp element and the loop's own instructions then serve two pairs, about
+// a quarter fewer instructions a term, for the registers of a second pair's sums. The
+// occupied kernel's second pair spilled even at 128 registers and was slower on si510: it
+// takes one (docs/lab/gpu-tuned.md).
+constexpr int team_gp(const bool occupied) { return occupied ? 1 : 2; }
+constexpr int empty_teams_per_sm(const int nw) { return nw <= 2 ? 6 : 4; }
 constexpr int kQueue = 1024;           // flagged terms a team evaluates per round
 constexpr int kTreeGroups = 8;         // the team's sums: kTreeGroups partial sums per field, then their sum
 constexpr double kLaunchTerms = 1e11;  // terms per launch at most (progress between launches)
@@ -1120,7 +1125,7 @@ struct TeamPass {
   using Scratch = typename ExecSpace::scratch_memory_space;
   template <class T>
   using Shared = Kokkos::View<T*, Scratch, Kokkos::MemoryUnmanaged>;
-  static constexpr int K = kTeamGp;
+  static constexpr int K = team_gp(Occupied);
   static constexpr int kFields = 4 * NW + 2;      // per frequency sch (re, im), ssx (re, im); achstemp (re, im)
   static constexpr int kCounts = 5 * NW;          // per frequency: regular, regular and cut, near, near and cut, zero
   static constexpr int kStaged = 2 * NW + 2 * K;  // per band: wx, wx^2, conj(aqsm) weighted per G'
@@ -1561,7 +1566,7 @@ void team_launch(const ExecSpace& space, const GppData<typename ExecSpace::memor
                  const TeamBlocks<typename ExecSpace::memory_space>& blocks, const int b_begin, const int b_end,
                  const int w0, std::vector<Compensated>& totals, measure::counts::ArmCounts& arms) {
   using Pass = TeamPass<ExecSpace, NW, Occupied>;
-  const int groups = (d.ngpown + kTeamGp - 1) / kTeamGp;
+  const int groups = (d.ngpown + Pass::K - 1) / Pass::K;
   const int league = groups * (b_end - b_begin);
   Pass pass;
   pass.d = d;

@@ -19,11 +19,22 @@ KOKKOS_FORCEINLINE_FUNCTION double square_root(double x) { return Kokkos::sqrt(x
 KOKKOS_FORCEINLINE_FUNCTION double square_root(double x) { return Kokkos::Experimental::sqrt(x); }
 #endif
 
+// Before Kokkos 4.1 (Debian 12's 3.4: host builds) the host compiler's builtins, where it
+// has them (GCC and Clang): the fast reference's host pass takes each chunk's list of
+// terms off the regular arm bit by bit, and a loop a bit there cost about a tenth of the
+// pass (docs/lab/cpu-host.md). A device pass of such a build keeps the loops.
+#if KOKKOS_VERSION < 40100 && (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__) && \
+    !defined(__HIP_DEVICE_COMPILE__)
+#define GPP_COMPAT_HOST_BITS 1
+#endif
+
 /// The index of the lowest set bit of x (x != 0): the hardware's instruction where
-/// Kokkos has it (4.1 onwards, every backend), a loop otherwise (Kokkos 3.4: host builds).
+/// Kokkos has it (4.1 onwards, every backend) or the host compiler does, a loop otherwise.
 KOKKOS_FORCEINLINE_FUNCTION int countr_zero(unsigned x) {
 #if KOKKOS_VERSION >= 40100
   return Kokkos::Experimental::countr_zero_builtin(x);
+#elif defined(GPP_COMPAT_HOST_BITS)
+  return __builtin_ctz(x);
 #else
   int n = 0;
   for (; !(x & 1u); x >>= 1) ++n;
@@ -32,10 +43,12 @@ KOKKOS_FORCEINLINE_FUNCTION int countr_zero(unsigned x) {
 }
 
 /// The number of set bits of x: the hardware's instruction where Kokkos has it (4.1
-/// onwards), a loop otherwise (Kokkos 3.4: host builds).
+/// onwards) or the host compiler does, a loop otherwise.
 KOKKOS_FORCEINLINE_FUNCTION int popcount(unsigned x) {
 #if KOKKOS_VERSION >= 40100
   return Kokkos::Experimental::popcount_builtin(x);
+#elif defined(GPP_COMPAT_HOST_BITS)
+  return __builtin_popcount(x);
 #else
   int n = 0;
   for (; x != 0u; x &= x - 1u) ++n;

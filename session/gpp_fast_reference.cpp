@@ -989,6 +989,12 @@ KOKKOS_FORCEINLINE_FUNCTION int run_popcount(const RunBits m) {
 }
 constexpr int kPassNw = 4;     // frequencies per launch; more are taken in passes
 constexpr int kTeamMax = 128;  // threads per team at most (the launch bounds)
+// G' per thread. The empty kernel takes two: the band's staged values, its aqsntemp
+// element and the loop's own instructions then serve two pairs, about a quarter fewer
+// instructions a term, for the registers of a second pair's sums. The
+// occupied kernel's second pair spilled even at 128 registers and was slower on si510: it
+// takes one (docs/lab/gpu-tuned.md).
+constexpr int team_gp(const bool occupied) { return occupied ? 1 : 2; }
 // Teams of kTeamMax per multiprocessor the registers must allow (launch bounds): 4 -> at
 // most 128 registers a thread, 5 -> 102 (96 on sm_90), 6 -> 85 (80), 7 -> 73 (72). The
 // empty blocks' kernel has no ssx: with one or two frequencies the two pairs of team_gp
@@ -996,12 +1002,6 @@ constexpr int kTeamMax = 128;  // threads per team at most (the launch bounds)
 // (with three, 96 spilled and ran slower). The occupied kernel's loop spills at 80, which
 // costs more than the sixth team gives.
 constexpr int kOccupiedTeamsPerSm = 5;
-// G' per thread. The empty kernel of up to three frequencies takes two: the band's staged
-// values, its aqsntemp element and the loop's own instructions then serve two pairs, about
-// a quarter fewer instructions a term, for the registers of a second pair's sums. The
-// occupied kernel's second pair spilled even at 128 registers and was slower on si510: it
-// takes one (docs/lab/gpu-tuned.md).
-constexpr int team_gp(const bool occupied) { return occupied ? 1 : 2; }
 constexpr int empty_teams_per_sm(const int nw) { return nw <= 2 ? 6 : 4; }
 constexpr int kQueue = 1024;           // flagged terms a team evaluates per round
 constexpr int kTreeGroups = 8;         // the team's sums: kTreeGroups partial sums per field, then their sum
@@ -1692,18 +1692,26 @@ ReferencePass team_pass(const ExecSpace& space, const GppData<typename ExecSpace
   return r;
 }
 
+// The team both kernels of a launch fit: their team scratch differs (team_gp).
+template <int NW>
+int both_kernels_within(const int team, const std::size_t scratch_max) {
+  const int occupied = team_within<TeamPass<HostExec, NW, true>>(team, scratch_max);
+  const int empty = team_within<TeamPass<HostExec, NW, false>>(team, scratch_max);
+  return occupied < empty ? occupied : empty;
+}
+
 }  // namespace
 
 int reference_team_size(const int nw, const int team, const std::size_t scratch_max) {
   switch (nw) {
     case 1:
-      return team_within<TeamPass<HostExec, 1, true>>(team, scratch_max);
+      return both_kernels_within<1>(team, scratch_max);
     case 2:
-      return team_within<TeamPass<HostExec, 2, true>>(team, scratch_max);
+      return both_kernels_within<2>(team, scratch_max);
     case 3:
-      return team_within<TeamPass<HostExec, 3, true>>(team, scratch_max);
+      return both_kernels_within<3>(team, scratch_max);
     case 4:
-      return team_within<TeamPass<HostExec, 4, true>>(team, scratch_max);
+      return both_kernels_within<4>(team, scratch_max);
     default:
       throw Error("reference_team_size: a launch takes 1 to 4 frequencies, not " + std::to_string(nw));
   }

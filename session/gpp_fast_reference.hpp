@@ -44,7 +44,8 @@ ReferencePass fast_reference_teams(const ExecSpace& space, const GppData<typenam
 
 /// Threads per team of the device pass for a launch of `nw` frequencies (1 to 4), from at
 /// most `team` threads: the most, in whole warps of 32 (down to 32), whose team scratch fits
-/// in `scratch_max` bytes (the space's level-0 limit); 0 where even 32 do not. A CUDA block
+/// in `scratch_max` bytes (the space's level-0 limit) in both its kernels (occupied and
+/// empty bands); 0 where even 32 do not. A CUDA block
 /// gets 48 KB less what Kokkos keeps for its team reductions (40 KB on sm_90), and 128
 /// threads of four frequencies need about 46 KB.
 int reference_team_size(int nw, int team, std::size_t scratch_max);

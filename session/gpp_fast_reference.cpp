@@ -1025,7 +1025,7 @@ KOKKOS_FORCEINLINE_FUNCTION double lean_reciprocal(const double x) {
   return fma(r, fma(e, e, e), r);  // r (1 + e + e^2): relative error about e^3
 #elif defined(__HIP_DEVICE_COMPILE__)
   double r = __builtin_amdgcn_rcp(x);  // v_rcp_f64
-  r = fma(fma(-x, r, 1.0), r, r);       // two quadratic steps: error about e^4
+  r = fma(fma(-x, r, 1.0), r, r);      // two quadratic steps: error about e^4
   return fma(fma(-x, r, 1.0), r, r);
 #else
   return 1.0 / x;

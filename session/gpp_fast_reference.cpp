@@ -999,9 +999,10 @@ constexpr int team_gp(const bool occupied) { return occupied ? 1 : 2; }
 // most 128 registers a thread, 5 -> 102 (96 on sm_90), 6 -> 85 (80), 7 -> 73 (72). The
 // empty blocks' kernel has no ssx: with one or two frequencies the two pairs of team_gp
 // spill less at 80 than at 72 and ran faster than at 96; with three or four they take 128
-// (with three, 96 spilled and ran slower). The occupied kernel's loop spills at 80, which
-// costs more than the sixth team gives.
-constexpr int kOccupiedTeamsPerSm = 5;
+// (with three, 96 spilled and ran slower). The occupied kernel of two frequencies keeps its
+// band loop free of spills at 80 and takes six (its latency wants the warps); one
+// frequency's ran slower at six, and three and four spill in the loop at 80: five.
+constexpr int occupied_teams_per_sm(const int nw) { return nw == 2 ? 6 : 5; }
 constexpr int empty_teams_per_sm(const int nw) { return nw <= 2 ? 6 : 4; }
 constexpr int kQueue = 1024;           // flagged terms a team evaluates per round
 constexpr int kTreeGroups = 8;         // the team's sums: kTreeGroups partial sums per field, then their sum
@@ -1141,7 +1142,7 @@ struct TeamPass {
   using Mem = typename ExecSpace::memory_space;
   using Policy =
       Kokkos::TeamPolicy<ExecSpace,
-                         Kokkos::LaunchBounds<kTeamMax, Occupied ? kOccupiedTeamsPerSm : empty_teams_per_sm(NW)>>;
+                         Kokkos::LaunchBounds<kTeamMax, Occupied ? occupied_teams_per_sm(NW) : empty_teams_per_sm(NW)>>;
   using Member = typename Policy::member_type;
   using Scratch = typename ExecSpace::scratch_memory_space;
   template <class T>

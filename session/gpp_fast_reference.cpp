@@ -1015,9 +1015,9 @@ constexpr std::uint64_t kRecipExponent = 0x73E;
 // 1/x in the device pass's lean terms: on a GPU the hardware's approximate reciprocal and
 // Newton steps, within one ulp of the division (whose slow-path test and branch, in every
 // term, cost the loop about as many instructions as the steps); elsewhere the division.
-// x = 0 or inf gives NaN, and a reciprocal too large gives inf: recip_out_of_range flags
-// both, as it flags the division's inf. Written here, not taken from the backend: the pass
-// shares no code with the kernels.
+// x = 0 or subnormal gives NaN where the division gives inf or a value past kRecipMax:
+// recip_out_of_range flags all three alike (the lean form's ranges keep x finite). Written
+// here, not taken from the backend: the pass shares no code with the kernels.
 KOKKOS_FORCEINLINE_FUNCTION double lean_reciprocal(const double x) {
 #if defined(__CUDA_ARCH__)
   double r;  // from the upper 20 bits of x's mantissa: about 20 correct bits

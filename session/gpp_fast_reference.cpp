@@ -1001,8 +1001,10 @@ constexpr int team_gp(const bool occupied) { return occupied ? 1 : 2; }
 // spill less at 80 than at 72 and ran faster than at 96; with three or four they take 128
 // (with three, 96 spilled and ran slower). The occupied kernel of two frequencies keeps its
 // band loop free of spills at 80 and takes six (its latency wants the warps); one
-// frequency's ran slower at six, and three and four spill in the loop at 80: five.
-constexpr int occupied_teams_per_sm(const int nw) { return nw == 2 ? 6 : 5; }
+// frequency's ran slower at six, and three spills in the loop at 80: five. Four spilled at
+// 96 too (up to 19 local loads a band): four teams, 128 registers, no spills in the loop,
+// ran faster than five.
+constexpr int occupied_teams_per_sm(const int nw) { return nw == 2 ? 6 : nw == 4 ? 4 : 5; }
 constexpr int empty_teams_per_sm(const int nw) { return nw <= 2 ? 6 : 4; }
 constexpr int kQueue = 1024;           // flagged terms a team evaluates per round
 constexpr int kTreeGroups = 8;         // the team's sums: kTreeGroups partial sums per field, then their sum

@@ -29,7 +29,8 @@
 //                                      time between two marks in an instance's queue
 // and, for device code, `reciprocal(x)` below picks each backend's fast 1/x, `mul_add`
 // makes a*b + c one fma in GPU code, and the warp functions (warp_all, warp_together,
-// warp_exclusive_sum, warp_sync, prefetch_l1) say what a warp does together on each.
+// warp_exclusive_sum, warp_sync, prefetch_l1) say what a warp does together on each;
+// GPP_CUDA_UNROLL(n) asks nvcc to unroll the next loop n times in device code.
 #include "gpp_backend_types.hpp"
 #include "gpp_spaces.hpp"
 
@@ -166,6 +167,16 @@ KOKKOS_FORCEINLINE_FUNCTION double reciprocal(const double x) {
   return 1.0 / x;
 #endif
 }
+
+/// `#pragma unroll (n)` for the loop that follows, in CUDA device code only (n an integral
+/// constant expression, which may depend on template parameters; 1: not unrolled); nothing
+/// for a host compiler or HIP, where the loop is left to the compiler.
+#if defined(__CUDA_ARCH__)
+#define GPP_CUDA_UNROLL_STR(x) #x
+#define GPP_CUDA_UNROLL(n) _Pragma(GPP_CUDA_UNROLL_STR(unroll(n)))
+#else
+#define GPP_CUDA_UNROLL(n)
+#endif
 
 /// a*b + c as one fused multiply-add on a GPU (fma: where c is itself a product, the
 /// compiler may otherwise fuse c's product and leave a*b a multiplication of its own,

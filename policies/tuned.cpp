@@ -450,6 +450,15 @@ struct TunedBody {
     [[maybe_unused]] physics::PairSplit q[K];
     if constexpr (split)
       for (int j = 0; j < K; ++j) q[j] = physics::pair_split(p[j]);
+    // Two bands an iteration at two frequencies where the occupied kernel's launch bounds
+    // give it 128 registers (occupied_blocks 4, the shape measured on an H200): its eight
+    // independent chains a thread where four more than make up for 16 warps a
+    // multiprocessor where 20; the empty kernel's loops were unrolled in the same
+    // measurement and are kept so (docs/lab/gpu-tuned.md). At one frequency the occupied
+    // split loop only, which nvcc unrolls by itself there; with more frequencies the
+    // loops would spill.
+    [[maybe_unused]] constexpr int unroll =
+        (NW == 2 && occupied_blocks(NW) <= 4) || (Occupied && NW == 1 && split) ? 2 : 1;
     for (int r0 = 0; r0 < nb; r0 += run) {
       const int r1 = nb < r0 + run ? nb : r0 + run;
       unsigned near_bits[K][NW];
@@ -460,6 +469,7 @@ struct TunedBody {
         for (int j = 0; j < K; ++j)
           for (int w = 0; w < NW; ++w) a_acc[j][w] = b_acc[j][w] = complex_t(0.0, 0.0);
       unsigned bit = 1u;  // the band's bit in near_bits (shifted a band at a time: one instruction)
+      GPP_CUDA_UNROLL(unroll)
       for (int i = r0; i < r1; ++i, bit <<= 1) {
         const complex_t aqsn = next;
         backend::prefetch_l1(t.an + s.staged_off(i + 2));

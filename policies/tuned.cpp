@@ -30,6 +30,9 @@
 //    instructions per band than from mat, and no spills in the empty kernel's checked loop;
 //  - the occupied kernel's near-pole arms shared out over the warp (TunedBody::near_pass),
 //    and aqsntemp's element two bands ahead prefetched into L1 (TunedBody::bands);
+//  - at two frequencies, two bands an iteration where the occupied kernel's launch bounds
+//    give it 128 registers (sm_90's shape): twice the independent work a thread for fewer
+//    warps (TunedBody::bands);
 //  - in occupied blocks without a wx < 0, passes of at most two frequencies, the regular
 //    terms summed as W = U / cden and wx W without the pair's factor WIw
 //    (physics::occupied_band_split: 14 FP64 operations a term where occupied_term<false>

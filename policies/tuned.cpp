@@ -31,8 +31,8 @@
 //  - the occupied kernel's near-pole arms shared out over the warp (TunedBody::near_pass),
 //    and aqsntemp's element two bands ahead prefetched into L1 (TunedBody::bands);
 //  - at two frequencies, two bands an iteration where the occupied kernel's launch bounds
-//    give it 128 registers (sm_90's shape): twice the independent work a thread for fewer
-//    warps (TunedBody::bands);
+//    give it 128 registers, and at three in the empty kernel where its own do (sm_90's
+//    shape): twice the independent work a thread for fewer warps (TunedBody::bands);
 //  - in occupied blocks without a wx < 0, passes of at most two frequencies, the regular
 //    terms summed as W = U / cden and wx W without the pair's factor WIw
 //    (physics::occupied_band_split: 14 FP64 operations a term where occupied_term<false>
@@ -457,11 +457,16 @@ struct TunedBody {
     // give it 128 registers (occupied_blocks 4, the shape measured on an H200): its eight
     // independent chains a thread where four more than make up for 16 warps a
     // multiprocessor where 20; the empty kernel's loops were unrolled in the same
-    // measurement and are kept so (docs/lab/gpu-tuned.md). At one frequency the occupied
-    // split loop only, which nvcc unrolls by itself there; with more frequencies the
+    // measurement and are kept so (docs/lab/gpu-tuned.md). At three frequencies the empty
+    // kernel where its launch bounds give it 128 registers (empty_blocks 4): its band loop
+    // holds two bands without a spill, in 10% fewer instructions a band than one band an
+    // iteration at 96 registers (sm_90 SASS). At one frequency
+    // the occupied split loop only, which nvcc unrolls by itself there; elsewhere the
     // loops would spill.
-    [[maybe_unused]] constexpr int unroll =
-        (NW == 2 && occupied_blocks(NW) <= 4) || (Occupied && NW == 1 && split) ? 2 : 1;
+    [[maybe_unused]] constexpr int unroll = (NW == 2 && occupied_blocks(NW) <= 4) || (Occupied && NW == 1 && split) ||
+                                                    (!Occupied && NW == 3 && empty_blocks(NW) <= 4)
+                                                ? 2
+                                                : 1;
     for (int r0 = 0; r0 < nb; r0 += run) {
       const int r1 = nb < r0 + run ? nb : r0 + run;
       unsigned near_bits[K][NW];

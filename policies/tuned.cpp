@@ -460,9 +460,8 @@ struct TunedBody {
     // measurement and are kept so (docs/lab/gpu-tuned.md). At three frequencies the empty
     // kernel where its launch bounds give it 128 registers (empty_blocks 4): its band loop
     // holds two bands without a spill, in 10% fewer instructions a band than one band an
-    // iteration at 96 registers (sm_90 SASS). At one frequency
-    // the occupied split loop only, which nvcc unrolls by itself there; elsewhere the
-    // loops would spill.
+    // iteration at 96 registers (sm_90 SASS). At one frequency the occupied split loop
+    // only, which nvcc unrolls by itself there; elsewhere the loops would spill.
     [[maybe_unused]] constexpr int unroll = (NW == 2 && occupied_blocks(NW) <= 4) || (Occupied && NW == 1 && split) ||
                                                     (!Occupied && NW == 3 && empty_blocks(NW) <= 4)
                                                 ? 2

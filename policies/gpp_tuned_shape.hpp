@@ -30,6 +30,16 @@ constexpr int per_nw(const int (&blocks)[N], const int nw) {
 constexpr int occupied_blocks(const int nw) { return per_nw(tuning_defaults::kTunedOccupiedBlocks, nw); }
 constexpr int empty_blocks(const int nw) { return per_nw(tuning_defaults::kTunedEmptyBlocks, nw); }
 
+// Bands a thread takes per iteration of a band loop (nvcc's unroll pragma; HIP and host
+// compilers are not given it), per loop and number of frequencies: the occupied kernel's
+// split-form loop (blocks without a wx < 0, at most kSplitMaxNw frequencies), its other
+// loops, and the empty kernel's. More bands an iteration are more independent chains a
+// thread, which pay where the launch bounds leave the registers to hold them without a
+// spill (tuning/<arch>.json says where that was measured).
+constexpr int split_unroll(const int nw) { return per_nw(tuning_defaults::kTunedSplitUnroll, nw); }
+constexpr int occupied_unroll(const int nw) { return per_nw(tuning_defaults::kTunedOccupiedUnroll, nw); }
+constexpr int empty_unroll(const int nw) { return per_nw(tuning_defaults::kTunedEmptyUnroll, nw); }
+
 // Bands per block.
 inline constexpr int kDefaultBandBlock = tuning_defaults::kTunedBandBlock;
 

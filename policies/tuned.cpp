@@ -30,9 +30,10 @@
 //    instructions per band than from mat, and no spills in the empty kernel's checked loop;
 //  - the occupied kernel's near-pole arms shared out over the warp (TunedBody::near_pass),
 //    and aqsntemp's element two bands ahead prefetched into L1 (TunedBody::bands);
-//  - at two frequencies, two bands an iteration where the occupied kernel's launch bounds
-//    give it 128 registers, and at three in the empty kernel where its own do (sm_90's
-//    shape): twice the independent work a thread for fewer warps (TunedBody::bands);
+//  - the band loops' bands an iteration from the shape (tuned_shape::split_unroll,
+//    occupied_unroll, empty_unroll): on sm_90 two where the launch bounds give a kernel
+//    128 registers (two frequencies, and the empty kernel at three), twice the
+//    independent work a thread for fewer warps (TunedBody::bands);
 //  - in occupied blocks without a wx < 0, passes of at most two frequencies, the regular
 //    terms summed as W = U / cden and wx W without the pair's factor WIw
 //    (physics::occupied_band_split: 14 FP64 operations a term where occupied_term<false>
@@ -453,19 +454,12 @@ struct TunedBody {
     [[maybe_unused]] physics::PairSplit q[K];
     if constexpr (split)
       for (int j = 0; j < K; ++j) q[j] = physics::pair_split(p[j]);
-    // Two bands an iteration at two frequencies where the occupied kernel's launch bounds
-    // give it 128 registers (occupied_blocks 4, the shape measured on an H200): its eight
-    // independent chains a thread where four more than make up for 16 warps a
-    // multiprocessor where 20; the empty kernel's loops were unrolled in the same
-    // measurement and are kept so (docs/lab/gpu-tuned.md). At three frequencies the empty
-    // kernel where its launch bounds give it 128 registers (empty_blocks 4): its band loop
-    // holds two bands without a spill, in 10% fewer instructions a band than one band an
-    // iteration at 96 registers (sm_90 SASS). At one frequency the occupied split loop
-    // only, which nvcc unrolls by itself there; elsewhere the loops would spill.
-    [[maybe_unused]] constexpr int unroll = (NW == 2 && occupied_blocks(NW) <= 4) || (Occupied && NW == 1 && split) ||
-                                                    (!Occupied && NW == 3 && empty_blocks(NW) <= 4)
-                                                ? 2
-                                                : 1;
+    // Bands an iteration of this loop: the shape's (tuning/<arch>.json, where each value's
+    // measurement is named): more independent chains a thread where the launch bounds give
+    // the registers to hold them without a spill.
+    [[maybe_unused]] constexpr int unroll = split      ? split_unroll(NW)
+                                            : Occupied ? occupied_unroll(NW)
+                                                       : empty_unroll(NW);
     for (int r0 = 0; r0 < nb; r0 += run) {
       const int r1 = nb < r0 + run ? nb : r0 + run;
       unsigned near_bits[K][NW];

@@ -549,6 +549,18 @@ TEST(Tuning, ShippedDefaultsAreTheCompiledOnes) {
     else
       EXPECT_TRUE(e.unknown.contains("note"));
     EXPECT_EQ(f.unknown["arch"].get<std::string>(), name);
+    if (e.policy == "tuned") {  // the shape's arrays, as cmake/GppTuningDefaults.cmake reads them
+      ASSERT_TRUE(e.unknown.contains("shape"));
+      const auto& shape = e.unknown.at("shape");
+      for (const char* key : {"occupied_blocks", "empty_blocks", "split_unroll", "occupied_unroll", "empty_unroll"}) {
+        ASSERT_TRUE(shape.contains(key)) << key;
+        const auto& a = shape.at(key);
+        EXPECT_TRUE(a.is_array() && !a.empty()) << key;
+        if (a.is_array()) {
+          for (const auto& v : a) EXPECT_TRUE(v.is_number_integer() && v.get<int>() >= 1) << key;
+        }
+      }
+    }
   }
   const auto tuned =
       gpp::measure::read_tuning_file(std::string(GPP_SOURCE_DIR) + "/" + gpp::tuning_defaults::kTunedFile);
@@ -562,6 +574,13 @@ TEST(Tuning, ShippedDefaultsAreTheCompiledOnes) {
     const auto& m = shape["empty_blocks"];
     EXPECT_EQ(o[std::min<std::size_t>(nw, o.size()) - 1].get<int>(), gpp::tuned_shape::occupied_blocks(nw)) << nw;
     EXPECT_EQ(m[std::min<std::size_t>(nw, m.size()) - 1].get<int>(), gpp::tuned_shape::empty_blocks(nw)) << nw;
+    const auto at = [&](const char* key) {
+      const auto& a = shape[key];
+      return a[std::min<std::size_t>(nw, a.size()) - 1].get<int>();
+    };
+    EXPECT_EQ(at("split_unroll"), gpp::tuned_shape::split_unroll(nw)) << nw;
+    EXPECT_EQ(at("occupied_unroll"), gpp::tuned_shape::occupied_unroll(nw)) << nw;
+    EXPECT_EQ(at("empty_unroll"), gpp::tuned_shape::empty_unroll(nw)) << nw;
   }
   const auto host = gpp::measure::read_tuning_file(std::string(GPP_SOURCE_DIR) + "/" + gpp::tuning_defaults::kHostFile);
   EXPECT_EQ(host.entries[0].tunables.band_block, gpp::tuning_defaults::kHostBandBlock);

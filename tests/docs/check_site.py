@@ -5,7 +5,8 @@ lands on a file of the site, never on a folder (a browser shows a folder listing
 server would have answered with the folder's index.html), and a link that names an anchor
 (page.html#anchor) lands on an element of that id (MkDocs 1.4's --strict checks the pages
 a link names, not the anchors). The theme's own files (stylesheets, scripts, images) are
-links like any other.
+links like any other. And no page shows a list as a paragraph's text (a list written
+without the blank line above it that Python-Markdown needs).
 
   check_site.py SITE_DIR      (after mkdocs build --strict; .ci/run runs both)
   check_site.py --self-test   (feeds the checker small sites it must refuse, and one it must pass)
@@ -24,6 +25,10 @@ import urllib.parse
 LINK = re.compile(r'\b(?:href|src)="([^"]*)"')
 ID = re.compile(r'\bid="([^"]+)"')
 EXTERNAL = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|//)")
+# A Markdown list written right under a paragraph's last line, without the blank line
+# Python-Markdown needs: it renders as that paragraph's text, its items run together.
+PARAGRAPH = re.compile(r"<p>(.*?)</p>", re.S)
+GLUED_ITEM = re.compile(r"\n[ \t]*[-*] \S")
 
 
 def pages_of(site):
@@ -49,6 +54,11 @@ def problems(site):
     checked = 0
     for f in pages:
         where = os.path.relpath(f, site)
+        for para in PARAGRAPH.findall(texts[f]):
+            item = GLUED_ITEM.search(para)
+            if item:
+                text = re.sub(r"<[^>]+>", "", para[item.start():]).strip()[:50]
+                out.append(f"{where}: a list glued to the paragraph above it (no blank line before '{text}')")
         for raw in sorted(set(LINK.findall(texts[f]))):
             link = html.unescape(raw)
             if not link or link.startswith("#") and len(link) == 1 or EXTERNAL.match(link):
@@ -90,6 +100,7 @@ def self_test():
         "a missing asset": ({"index.html": '<script src="assets/gone.js"></script>'}, "no such file"),
         "a missing anchor": ({"index.html": '<a href="guide/run.html#second">x</a>'}, "no such anchor"),
         "a link out of the site": ({"index.html": '<a href="../../etc/passwd">x</a>'}, "outside the site"),
+        "a list under a paragraph": ({"index.html": "<p>Fields:\n- <code>a</code>: one\n- b</p>"}, "list glued"),
     }
     failures = []
     with tempfile.TemporaryDirectory() as tmp:

@@ -6,6 +6,8 @@
 // says whether it was measured, with the command, or reasoned from the hardware).
 #include "gpp_tuning_defaults.hpp"
 
+#include <Kokkos_Macros.hpp>
+
 namespace gpp::tuned_shape {
 
 // G' per thread of the occupied and of the empty kernel. A kernel's G' are padded to whole
@@ -22,13 +24,14 @@ static_assert(kDefaultTeamSize >= 1 && kDefaultTeamSize <= kMaxTeam, "the defaul
 // kMaxTeam-thread teams per SM that the register allocation must allow (LaunchBounds<128,
 // blocks>: 4 -> at most 128 registers per thread, 5 -> 96, 6 -> 80), per kernel and number
 // of frequencies of a pass (each frequency's sums hold registers): the file's value for nw,
-// its last for more.
+// its last for more. Host and device functions: the band loops read them (nvcc warns where
+// device code calls a host-only constexpr function, without --expt-relaxed-constexpr).
 template <int N>
-constexpr int per_nw(const int (&blocks)[N], const int nw) {
+KOKKOS_INLINE_FUNCTION constexpr int per_nw(const int (&blocks)[N], const int nw) {
   return blocks[nw <= N ? nw - 1 : N - 1];
 }
-constexpr int occupied_blocks(const int nw) { return per_nw(tuning_defaults::kTunedOccupiedBlocks, nw); }
-constexpr int empty_blocks(const int nw) { return per_nw(tuning_defaults::kTunedEmptyBlocks, nw); }
+KOKKOS_INLINE_FUNCTION constexpr int occupied_blocks(const int nw) { return per_nw(tuning_defaults::kTunedOccupiedBlocks, nw); }
+KOKKOS_INLINE_FUNCTION constexpr int empty_blocks(const int nw) { return per_nw(tuning_defaults::kTunedEmptyBlocks, nw); }
 
 // Bands a thread takes per iteration of a band loop (nvcc's unroll pragma; HIP and host
 // compilers are not given it), per loop and number of frequencies: the occupied kernel's
@@ -36,9 +39,9 @@ constexpr int empty_blocks(const int nw) { return per_nw(tuning_defaults::kTuned
 // loops, and the empty kernel's. More bands an iteration are more independent chains a
 // thread, which pay where the launch bounds leave the registers to hold them without a
 // spill (tuning/<arch>.json says where that was measured).
-constexpr int split_unroll(const int nw) { return per_nw(tuning_defaults::kTunedSplitUnroll, nw); }
-constexpr int occupied_unroll(const int nw) { return per_nw(tuning_defaults::kTunedOccupiedUnroll, nw); }
-constexpr int empty_unroll(const int nw) { return per_nw(tuning_defaults::kTunedEmptyUnroll, nw); }
+KOKKOS_INLINE_FUNCTION constexpr int split_unroll(const int nw) { return per_nw(tuning_defaults::kTunedSplitUnroll, nw); }
+KOKKOS_INLINE_FUNCTION constexpr int occupied_unroll(const int nw) { return per_nw(tuning_defaults::kTunedOccupiedUnroll, nw); }
+KOKKOS_INLINE_FUNCTION constexpr int empty_unroll(const int nw) { return per_nw(tuning_defaults::kTunedEmptyUnroll, nw); }
 
 // Bands per block.
 inline constexpr int kDefaultBandBlock = tuning_defaults::kTunedBandBlock;

@@ -169,12 +169,11 @@ struct GRanges {
 };
 
 // g_ranges=auto on a GPU: the fewest ranges, at most kMaxAutoRanges, whose aqsntemp columns
-// of a band block fit kRangeL2Share of the L2. Shorter teams leave less of each kernel's
-// last wave idle, and the teams in flight (neighbours share a block and a range) read fewer
-// distinct columns than when each sweeps every G of its block; more than four ranges cost
-// more than they gave (what each measured: docs/lab/gpu-tuned.md). Host spaces: one range.
-constexpr double kRangeL2Share = 0.25;
-constexpr int kMaxAutoRanges = 4;
+// of a band block fit kRangeL2Share of the L2 (tuned_shape::ranges_fit). Shorter teams leave
+// less of each kernel's last wave idle, and the teams in flight (neighbours share a block
+// and a range) read fewer distinct columns than when each sweeps every G of its block; more
+// than four ranges cost more than they gave (what each measured: docs/lab/gpu-tuned.md).
+// Host spaces: one range.
 
 // g_ranges: auto, or a power of two (tuned_params).
 template <class ExecSpace>
@@ -184,12 +183,9 @@ GRanges g_ranges(const ExecSpace& space, const std::string& value, const int nco
   if (value != "auto") {
     r.asked = std::stoi(value);
   } else if constexpr (kind_of<ExecSpace>() == SpaceKind::Device) {
+    static_assert(sizeof(complex_t) == 16, "ranges_fit counts 16 bytes an element of aqsntemp");
     const double l2 = backend::properties(space).l2_bytes;
-    const double column = double(block) * double(sizeof(complex_t));
-    const auto fits = [&](const int count) {
-      return double((ncouls + count - 1) / count) * column <= kRangeL2Share * l2;
-    };
-    while (r.asked < kMaxAutoRanges && !fits(r.asked)) r.asked *= 2;
+    while (r.asked < kMaxAutoRanges && !ranges_fit(ncouls, block, r.asked, l2)) r.asked *= 2;
   }
   (void)space;
   const int per = (ncouls + r.asked - 1) / r.asked;
@@ -609,7 +605,12 @@ SigmaSums tuned(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables& t
   // Both kernels launch kMaxTeam-thread teams at most (their launch bounds).
   using Policy = Kokkos::TeamPolicy<ExecSpace, TunedPolicyBounds<false, NW>>;
   const kernels::Inputs<typename ExecSpace::memory_space> in(d);
-  const int band_block = or_default(t.band_block, kDefaultBandBlock);
+  // No band block given: on a GPU the shape's choice for this deck's G and the L2
+  // (tuned_shape::default_band_block), on a host the file's.
+  int auto_block = kDefaultBandBlock;
+  if constexpr (kind_of<ExecSpace>() == SpaceKind::Device)
+    auto_block = default_band_block(d.ncouls, backend::properties(space).l2_bytes);
+  const int band_block = or_default(t.band_block, auto_block);
   // A block never holds more bands than the deck: the kernels use the smaller (so that
   // k + band_block cannot overflow), and its per-band values must fit in team scratch.
   const int block = band_block < d.nbands ? band_block : d.nbands;

@@ -552,13 +552,20 @@ TEST(Tuning, ShippedDefaultsAreTheCompiledOnes) {
     if (e.policy == "tuned") {  // the shape's arrays, as cmake/GppTuningDefaults.cmake reads them
       ASSERT_TRUE(e.unknown.contains("shape"));
       const auto& shape = e.unknown.at("shape");
-      for (const char* key : {"occupied_blocks", "empty_blocks", "split_unroll", "occupied_unroll", "empty_unroll"}) {
+      for (const char* key : {"occupied_blocks", "empty_blocks", "split_unroll", "occupied_unroll", "empty_unroll",
+                              "band_block_choices"}) {
         ASSERT_TRUE(shape.contains(key)) << key;
         const auto& a = shape.at(key);
         EXPECT_TRUE(a.is_array() && !a.empty()) << key;
         if (a.is_array()) {
           for (const auto& v : a) EXPECT_TRUE(v.is_number_integer() && v.get<int>() >= 1) << key;
         }
+      }
+      // the band block's choices: the file's band_block first, then larger ones in order
+      const auto& choices = shape.at("band_block_choices");
+      if (choices.is_array() && !choices.empty()) {
+        EXPECT_EQ(choices[0].get<int>(), e.tunables.band_block);
+        for (std::size_t i = 1; i < choices.size(); ++i) EXPECT_GT(choices[i].get<int>(), choices[i - 1].get<int>());
       }
     }
   }
@@ -581,6 +588,10 @@ TEST(Tuning, ShippedDefaultsAreTheCompiledOnes) {
     EXPECT_EQ(at("occupied_unroll"), gpp::tuned_shape::occupied_unroll(nw)) << nw;
     EXPECT_EQ(at("empty_unroll"), gpp::tuned_shape::empty_unroll(nw)) << nw;
   }
+  const auto& choices = shape["band_block_choices"];
+  ASSERT_EQ(choices.size(), std::size(gpp::tuning_defaults::kTunedBandBlockChoices));
+  for (std::size_t i = 0; i < choices.size(); ++i)
+    EXPECT_EQ(choices[i].get<int>(), gpp::tuning_defaults::kTunedBandBlockChoices[i]) << i;
   const auto host = gpp::measure::read_tuning_file(std::string(GPP_SOURCE_DIR) + "/" + gpp::tuning_defaults::kHostFile);
   EXPECT_EQ(host.entries[0].tunables.band_block, gpp::tuning_defaults::kHostBandBlock);
   EXPECT_EQ(host.entries[0].tunables.ig_block, gpp::tuning_defaults::kHostIgBlock);
@@ -588,6 +599,39 @@ TEST(Tuning, ShippedDefaultsAreTheCompiledOnes) {
   // the host policy's params default to the file's values (the first value of each)
   for (const auto& p : gpp::find_policy("host").params)
     EXPECT_EQ(host.entries[0].tunables.params.at(p.name), p.values.front()) << p.name;
+}
+
+// tuned's band block where a run gives none (tuned_shape::default_band_block), against the
+// build's file read here and the rule worked by hand: the largest choice whose columns,
+// 16 bytes a band for each G of the largest of four ranges, take at most a quarter of the
+// L2; the first where none does.
+TEST(Tuning, TunedBandBlockFollowsTheL2) {
+  const auto file =
+      gpp::measure::read_tuning_file(std::string(GPP_SOURCE_DIR) + "/" + gpp::tuning_defaults::kTunedFile);
+  std::vector<int> choices;
+  for (const auto& c : file.entries[0].unknown["shape"]["band_block_choices"]) choices.push_back(c.get<int>());
+  ASSERT_FALSE(choices.empty());
+  for (const int ncouls : {1, 200, 11075, 24090, 25600, 25601, 32768, 1000000})
+    for (const double l2 : {1.0 * 1048576, 40.0 * 1048576, 50.0 * 1048576, 256.0 * 1048576, 1e12}) {
+      const long long widest = (ncouls + 3) / 4;  // G in the largest of four ranges
+      int expected = choices.front();
+      for (const int c : choices)
+        if (double(widest) * c * 16 <= l2 / 4) expected = c;
+      EXPECT_EQ(gpp::tuned_shape::default_band_block(ncouls, l2), expected) << ncouls << " G, L2 " << l2;
+    }
+  // An L2 no block fits takes the file's band_block; one every block fits, the largest.
+  EXPECT_EQ(gpp::tuned_shape::default_band_block(1000000, 1048576.0), file.entries[0].tunables.band_block);
+  EXPECT_EQ(gpp::tuned_shape::default_band_block(1, 1e12), choices.back());
+  if (std::string(gpp::tuning_defaults::kTunedFile) == "tuning/sm_90.json") {
+    // the H200's 50 MiB: si214 and si510 at 128, the mini-app deck at 96; the edge at
+    // 25,600 G (6,400 a range: 13,107,200 bytes at 128 bands, a quarter of the L2)
+    const double h200 = 52428800.0;
+    EXPECT_EQ(gpp::tuned_shape::default_band_block(11075, h200), 128);
+    EXPECT_EQ(gpp::tuned_shape::default_band_block(24090, h200), 128);
+    EXPECT_EQ(gpp::tuned_shape::default_band_block(32768, h200), 96);
+    EXPECT_EQ(gpp::tuned_shape::default_band_block(25600, h200), 128);
+    EXPECT_EQ(gpp::tuned_shape::default_band_block(25601, h200), 96);
+  }
 }
 
 // A tuning entry (one table of fields, written and read back): every field of a

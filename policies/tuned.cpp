@@ -173,9 +173,7 @@ struct GRanges {
 // less of each kernel's last wave idle, and the teams in flight (neighbours share a block
 // and a range) read fewer distinct columns than when each sweeps every G of its block; more
 // than four ranges cost more than they gave (what each measured: docs/lab/gpu-tuned.md).
-// Host spaces: one range.
-
-// g_ranges: auto, or a power of two (tuned_params).
+// Host spaces: one range. g_ranges: auto, or a power of two (tuned_params).
 template <class ExecSpace>
 GRanges g_ranges(const ExecSpace& space, const std::string& value, const int ncouls, const int block,
                  const int team_size) {

@@ -14,17 +14,28 @@
 
 namespace gpp::backend {
 
-/// The host CPU's model name (/proc/cpuinfo), or "unknown host CPU".
-inline std::string host_cpu_name() {
+/// The value of the first line of /proc/cpuinfo that starts with `key`, or "" (no such
+/// line, no value, or no /proc/cpuinfo).
+inline std::string cpuinfo_field(const std::string& key) {
   std::ifstream cpuinfo("/proc/cpuinfo");
   for (std::string line; std::getline(cpuinfo, line);)
-    if (line.rfind("model name", 0) == 0) {
+    if (line.rfind(key, 0) == 0) {
       const auto colon = line.find(':');
       if (colon != std::string::npos && line.find_first_not_of(' ', colon + 1) != std::string::npos)
         return line.substr(line.find_first_not_of(' ', colon + 1));
     }
-  return "unknown host CPU";
+  return "";
 }
+
+/// The host CPU's model name (/proc/cpuinfo), or "unknown host CPU".
+inline std::string host_cpu_name() {
+  const std::string name = cpuinfo_field("model name");
+  return name.empty() ? "unknown host CPU" : name;
+}
+
+/// The host CPU's vendor as /proc/cpuinfo's vendor_id gives it (GenuineIntel, AuthenticAMD),
+/// or "" (other CPUs, other systems).
+inline std::string host_cpu_vendor() { return cpuinfo_field("vendor_id"); }
 
 struct Host {
   template <class ExecSpace>

@@ -23,6 +23,7 @@
 // G, sums A and B over a run of up to 32 bands of one occupation kept in registers (the
 // band's loop inside the G loop), then sch and ssx from them once per run; only its terms
 // with wx < 0 take the fused form above (host_shape::split_plan says which).
+#include "gpp_backend.hpp"
 #include "gpp_host_shape.hpp"
 #include "gpp_kernels.hpp"
 #include "gpp_simd.hpp"
@@ -289,6 +290,7 @@ struct Band {
   double cut16;  // 16 sexcut^2 (physics::near_pole_term)
   Rcp empty;     // the reciprocals an empty band would like (where its bounds allow)
   Rcp occupied;  // and an occupied band
+  int ahead;     // the band loops' prefetch distance in G (the param prefetch)
 };
 
 // Sums over a G block of up to kMaxGroup frequencies: sch*mat, occ*ssx*mat.
@@ -311,18 +313,11 @@ constexpr double kShareMin = 1e-75, kShareMax = 1e75;
 // each store of a loop would reload them.
 struct BandRows {
   const double *wr, *wi, *wi2, *thr, *wir, *wii, *air, *aii, *ar, *ai;
+  int ahead;
   BandRows(const Rows& r, const Band& b)
       : wr(r[kWr]), wi(r[kWi]), wi2(r[kWi2]), thr(r[kThr]), wir(r[kWIr]), wii(r[kWIi]), air(r[kAIr]), aii(r[kAIi]),
-        ar(b.ar), ai(b.ai) {}
+        ar(b.ar), ai(b.ai), ahead(b.ahead) {}
 };
-// How far ahead (in G) the loops prefetch each row they read (aqsntemp's Re and Im, the
-// pair rows) into L1: the shipped default of the host ISA (tuning/host-<isa>.json,
-// shape.prefetch_ahead; GPP_HOST_PREFETCH_AHEAD overrides it for a build). 0: no prefetch.
-#ifdef GPP_HOST_PREFETCH_AHEAD
-constexpr int kPrefetchAhead = GPP_HOST_PREFETCH_AHEAD;
-#else
-constexpr int kPrefetchAhead = tuning_defaults::kHostPrefetchAhead;
-#endif
 
 // One band's values at the vector of G from k, as both kinds of band's loops read and make
 // them: the pair rows, and U = (wtilde I_eps) aqsn without the band's factor conj(aqsm)
@@ -337,19 +332,19 @@ struct BandLanes {
 };
 template <class V, bool Empty = false>
 GPP_HOST_ALWAYS_INLINE inline BandLanes<V> band_lanes(const BandRows& rows, const int k) {
-  // The rows kPrefetchAhead G ahead into L1, once per 64-byte line (the hardware's
+  // The rows rows.ahead G ahead into L1, once per 64-byte line (the hardware's
   // prefetchers stop at each 4 KiB page, and a band's row of a G block spans two or
   // three). Near a row's end this reaches into the next row or past the buffer: a
-  // prefetch never faults.
-  if constexpr (kPrefetchAhead > 0) {
-    if (simd::kLanes<V> >= kRowAlign || k % kRowAlign == 0) {
-      if constexpr (Empty) {
-        for (const double* row : {rows.ar, rows.ai, rows.wr, rows.wi, rows.wi2, rows.wir, rows.wii})
-          simd::prefetch(row + k + kPrefetchAhead);
-      } else {
-        for (const double* row : {rows.ar, rows.ai, rows.wr, rows.wi2, rows.wir, rows.wii, rows.air, rows.aii})
-          simd::prefetch(row + k + kPrefetchAhead);
-      }
+  // prefetch never faults. At 0 it asks for the lines the loads below read: the same
+  // instructions as any distance, without a test in the loop (a test that skipped them made
+  // g++ 12 move them out of line, two jumps a vector).
+  if (simd::kLanes<V> >= kRowAlign || k % kRowAlign == 0) {
+    if constexpr (Empty) {
+      for (const double* row : {rows.ar, rows.ai, rows.wr, rows.wi, rows.wi2, rows.wir, rows.wii})
+        simd::prefetch(row + k + rows.ahead);
+    } else {
+      for (const double* row : {rows.ar, rows.ai, rows.wr, rows.wi2, rows.wir, rows.wii, rows.air, rows.aii})
+        simd::prefetch(row + k + rows.ahead);
     }
   }
   // aqsn(G) from the band block's split rows: a load each for Re and Im, where the
@@ -701,12 +696,11 @@ inline void occupied_split(const Rows& r, const int len, const RunBands& rb, int
     V Ar[W], Ai[W], Br[W], Bi[W];
     each<W>([&](auto w) { Ar[w] = Ai[w] = Br[w] = Bi[w] = V(0.0); });
     for (int j = 0; j < nb; ++j) {
-      if constexpr (kPrefetchAhead > 0) {
-        // the band's next line of aqsn: the next vector of G reads it after the run's other bands
-        if (simd::kLanes<V> >= kRowAlign || k % kRowAlign == 0) {
-          simd::prefetch(rb.ar[j] + k + kRowAlign);
-          simd::prefetch(rb.ai[j] + k + kRowAlign);
-        }
+      // the band's next line of aqsn: the next vector of G reads it after the run's other
+      // bands (whatever the param prefetch: this is no look-ahead but the next line)
+      if (simd::kLanes<V> >= kRowAlign || k % kRowAlign == 0) {
+        simd::prefetch(rb.ar[j] + k + kRowAlign);
+        simd::prefetch(rb.ai[j] + k + kRowAlign);
       }
       const V ar = simd::load<V>(rb.ar[j] + k), ai = simd::load<V>(rb.ai[j] + k);
       const V amr(rb.amr[j]), ami(rb.ami[j]);
@@ -854,6 +848,7 @@ struct HostChoices {
   Loops loops = Loops::Vector;
   Rcp empty = Rcp::SharedDivide, occupied = Rcp::SharedDivide;
   bool split = true;  // occ_form=split: the terms with wx >= 0 in the split form (occupied_split)
+  int ahead = 0;      // prefetch: the band loops' distance in G
 };
 
 // One G block's occupied bands of the band block from nb0 in the split form (occ_form=split,
@@ -870,8 +865,15 @@ inline void split_block(const In& in, const host_shape::SplitPlan& plan, const R
     const complex_t aqsm = Order::aqsm(in, igp, n1);
     double x[2];
     for (int w = 0; w < whole.nw; ++w) x[w] = Order::wx(in, whole.w0 + w, n1);
-    const Band b{an(2 * (n1 - nb0)), an(2 * (n1 - nb0) + 1), aqsm.real(), aqsm.imag(), in.occ_array(n1), cut16, c.empty,
-                 c.occupied};
+    const Band b{an(2 * (n1 - nb0)),
+                 an(2 * (n1 - nb0) + 1),
+                 aqsm.real(),
+                 aqsm.imag(),
+                 in.occ_array(n1),
+                 cut16,
+                 c.empty,
+                 c.occupied,
+                 c.ahead};
     GroupSums s;
     if (whole.nw == 2)
       occupied_whole<V, 2>(r, bd, len, b, x, s);
@@ -907,7 +909,7 @@ inline void split_block(const In& in, const host_shape::SplitPlan& plan, const R
     }
     // each band's near-pole arms (sums without conj(aqsm))
     for (int j = 0; j < run.size; ++j) {
-      const Band b{rb.ar[j], rb.ai[j], rb.amr[j], rb.ami[j], run.occ, cut16, c.empty, c.occupied};
+      const Band b{rb.ar[j], rb.ai[j], rb.amr[j], rb.ami[j], run.occ, cut16, c.empty, c.occupied, c.ahead};
       GroupSums s;
       int* const list = r.lists + j * r.list_stride;
       if (run.nw == 2)
@@ -986,7 +988,8 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, const
                                               in.occ_array(n1),
                                               cut16,
                                               c.empty,
-                                              c.occupied};
+                                              c.occupied,
+                                              c.ahead};
                                  band_groups<V, NW>(rows, bounds, len, b, wx, g);
                                }
                                if (plan != nullptr)
@@ -1003,6 +1006,30 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, const
       [=](const int igp, SigmaAccum<NW>& acc) { physics::add_gp_weighted(acc, gp_sums(igp), in.vcoul_loc(igp)); },
       SigmaReducer<NW>(result));
   return kernels::to_sums(result);
+}
+
+// prefetch's values besides auto, in G: how far ahead the band loops of empty bands and of
+// the whole form (band_lanes) prefetch each row they read (0: no look-ahead).
+const std::vector<std::string> kPrefetchValues = {"0", "64", "128", "256", "512"};
+
+// prefetch=auto: the distance of the build's host ISA's shipped file (tuning/host-<isa>.json,
+// shape.prefetch_ahead), on an Intel CPU its shape.prefetch_ahead_intel, which is the same
+// where the file gives none: the two vendors' cores ran the empty bands' loops fastest at
+// different distances (docs/lab/cpu-host.md). GPP_HOST_PREFETCH_AHEAD, where a build
+// defines it, is auto's distance on every CPU.
+#ifdef GPP_HOST_PREFETCH_AHEAD
+static_assert(GPP_HOST_PREFETCH_AHEAD == 0 || GPP_HOST_PREFETCH_AHEAD == 64 || GPP_HOST_PREFETCH_AHEAD == 128 ||
+                  GPP_HOST_PREFETCH_AHEAD == 256 || GPP_HOST_PREFETCH_AHEAD == 512,
+              "GPP_HOST_PREFETCH_AHEAD is one of the param prefetch's distances (0, 64, 128, 256, 512)");
+#endif
+int auto_prefetch() {
+#ifdef GPP_HOST_PREFETCH_AHEAD
+  return GPP_HOST_PREFETCH_AHEAD;
+#else
+  static const int ahead = backend::host_cpu_vendor() == "GenuineIntel" ? tuning_defaults::kHostPrefetchAheadIntel
+                                                                        : tuning_defaults::kHostPrefetchAhead;
+  return ahead;
+#endif
 }
 
 }  // namespace
@@ -1030,6 +1057,17 @@ std::vector<ParamSpec> host_params() {
       {"occ_form", first({"split", "whole"}, tuning_defaults::kHostOccForm),
        "an occupied band's terms with wx >= 0: split (sums over runs of bands per G, in fewer operations a term), "
        "whole (each band's terms summed over G)"},
+      {"prefetch",
+       first(
+           [] {
+             std::vector<std::string> v{"auto"};
+             v.insert(v.end(), kPrefetchValues.begin(), kPrefetchValues.end());
+             return v;
+           }(),
+           tuning_defaults::kHostPrefetch),
+       "how far ahead (in G) the G loops of empty bands and of the whole form prefetch each row they read into "
+       "L1: auto (the build's host ISA's distance, on Intel CPUs its Intel one: " +
+           std::to_string(auto_prefetch()) + " here), or that many (0: no look-ahead)"},
   };
 }
 
@@ -1045,15 +1083,18 @@ SigmaSums run_host(const ExecSpace& space, const DataFor<ExecSpace>& d, Tunables
   t.band_block = band_block;
   t.ig_block = ig_block;
   // check_tunables has checked the values; every param is written back as it runs
+  // (prefetch=auto as the distance it took, which a run given it repeats)
   const std::vector<ParamSpec> specs = host_params();
   std::map<std::string, std::string> resolved;
   for (const ParamSpec& p : specs) resolved[p.name] = param_value(t, p);
+  if (resolved.at("prefetch") == "auto") resolved["prefetch"] = std::to_string(auto_prefetch());
   t.params = resolved;
   HostChoices c;
   c.loops = resolved.at("loops") == "scalar" ? Loops::Scalar : Loops::Vector;
   c.empty = resolved.at("rcp_empty") == "div" ? Rcp::Divide : Rcp::SharedDivide;
   c.occupied = resolved.at("rcp_occupied") == "div" ? Rcp::Divide : Rcp::SharedDivide;
   c.split = resolved.at("occ_form") == "split";
+  c.ahead = std::stoi(resolved.at("prefetch"));
   return dispatch_nw(d.nw, [&](auto nw) {
     constexpr int NW = decltype(nw)::value;
     if (mode == RunMode::Check) return kernels::to_sums(SigmaAccum<NW>{});

@@ -225,20 +225,21 @@ TEST(Cli, ParamRunsAndIsRecorded) {
   const std::string base = gpp::test::scratch_dir() + "gpp_param_" + std::to_string(::getpid());
   const Outcome o =
       gpp("run " + deck_path("small.toml") + " " + kTiny + " --policy host --param loops=scalar --param " +
-          "rcp_empty=div --csv " + base + ".csv --json " + base + ".json");
+          "rcp_empty=div --param prefetch=512 --csv " + base + ".csv --json " + base + ".json");
   SCOPED_TRACE(o.out);
   EXPECT_EQ(o.code, 0);
-  EXPECT_NE(o.out.find("loops=scalar occ_form=split rcp_empty=div rcp_occupied=share"), std::string::npos);
+  EXPECT_NE(o.out.find("loops=scalar occ_form=split prefetch=512 rcp_empty=div rcp_occupied=share"), std::string::npos);
   std::ifstream csv(base + ".csv");
   std::string header, row;
   std::getline(csv, header);
   std::getline(csv, row);
   EXPECT_EQ(header.substr(header.rfind(',') + 1), "params");
-  EXPECT_EQ(row.substr(row.rfind(',') + 1), "loops=scalar occ_form=split rcp_empty=div rcp_occupied=share") << row;
+  EXPECT_EQ(row.substr(row.rfind(',') + 1), "loops=scalar occ_form=split prefetch=512 rcp_empty=div rcp_occupied=share")
+      << row;
   std::ifstream json(base + ".json");
   const std::string text((std::istreambuf_iterator<char>(json)), std::istreambuf_iterator<char>());
-  EXPECT_NE(text.find("\"params\":{\"loops\":\"scalar\",\"occ_form\":\"split\",\"rcp_empty\":\"div\",\"rcp_occupied\":"
-                      "\"share\"}"),
+  EXPECT_NE(text.find("\"params\":{\"loops\":\"scalar\",\"occ_form\":\"split\",\"prefetch\":\"512\",\"rcp_empty\":"
+                      "\"div\",\"rcp_occupied\":\"share\"}"),
             std::string::npos)
       << text.substr(0, 2000);
   EXPECT_NE(text.find("loops: command line"), std::string::npos);

@@ -978,7 +978,11 @@ TEST(SweepCli, TuningFileRoundTrip) {
   e.size_class = "small";
   e.tunables.band_block = 3;
   e.tunables.ig_block = 5;
-  e.tunables.params = {{"loops", "vector"}, {"rcp_empty", "share"}, {"rcp_occupied", "share"}, {"occ_form", "split"}};
+  e.tunables.params = {{"loops", "vector"},
+                       {"rcp_empty", "share"},
+                       {"rcp_occupied", "share"},
+                       {"occ_form", "split"},
+                       {"prefetch", "64"}};
   f.merge(e);
   // tuned runs on the device where the build has one: its entry is that device's.
   std::tie(e.device, e.backend) = device_and_backend("tuned");
@@ -998,10 +1002,12 @@ TEST(SweepCli, TuningFileRoundTrip) {
 
   o = gpp_cmd("run " + deck() + " --policy host --repeat 1 --tuning " + tuning + " --json " + json);
   ASSERT_EQ(o.code, 0) << o.out;
-  // the entry's params (the host policy's defaults, as a sweep writes them)
-  const std::string params = "loops=vector occ_form=split rcp_empty=share rcp_occupied=share";
+  // the entry's params (the host policy's defaults but prefetch, as a sweep writes them: a
+  // distance, not auto)
+  const std::string params = "loops=vector occ_form=split prefetch=64 rcp_empty=share rcp_occupied=share";
   const std::string params_json =
-      "\"params\":{\"loops\":\"vector\",\"occ_form\":\"split\",\"rcp_empty\":\"share\",\"rcp_occupied\":\"share\"}";
+      "\"params\":{\"loops\":\"vector\",\"occ_form\":\"split\",\"prefetch\":\"64\",\"rcp_empty\":\"share\","
+      "\"rcp_occupied\":\"share\"}";
   EXPECT_NE(o.out.find("band_block=3 ig_block=5 " + params + "; tunables from: tuning file " + tuning + ")"),
             std::string::npos)
       << o.out;
@@ -1016,9 +1022,10 @@ TEST(SweepCli, TuningFileRoundTrip) {
   j = slurp(json);
   EXPECT_NE(j.find("\"tunables\":{\"band_block\":7,\"ig_block\":5," + params_json + "}"), std::string::npos) << j;
   const std::string file = "tuning file " + tuning;
-  EXPECT_NE(j.find("\"tunables_source\":\"band_block: command line; ig_block: " + file + "; loops: " + file +
-                   "; rcp_empty: " + file + "; rcp_occupied: " + file + "; occ_form: " + file + "\""),
-            std::string::npos)
+  EXPECT_NE(
+      j.find("\"tunables_source\":\"band_block: command line; ig_block: " + file + "; loops: " + file +
+             "; rcp_empty: " + file + "; rcp_occupied: " + file + "; occ_form: " + file + "; prefetch: " + file + "\""),
+      std::string::npos)
       << j;
 
   // bench, and the default place ($GPP_TUNING_FILE); --tuning none turns it off.

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <memory>
 
@@ -490,6 +491,25 @@ Tunables host_params(std::initializer_list<std::pair<const char*, std::string>> 
   for (const auto& [name, value] : params) t.params[name] = value;
   return t;
 }
+
+// The host policy's prefetch=auto as a run reports it, worked out here: the build's shipped
+// distance, its Intel one on a CPU whose /proc/cpuinfo says GenuineIntel, or the build's
+// GPP_HOST_PREFETCH_AHEAD on every CPU.
+std::string auto_prefetch_by_hand() {
+#ifdef GPP_HOST_PREFETCH_AHEAD
+  return std::to_string(GPP_HOST_PREFETCH_AHEAD);
+#else
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  bool intel = false;
+  for (std::string line; std::getline(cpuinfo, line);)
+    if (line.rfind("vendor_id", 0) == 0) {
+      intel = line.find("GenuineIntel") != std::string::npos;
+      break;
+    }
+  return std::to_string(intel ? gpp::tuning_defaults::kHostPrefetchAheadIntel
+                              : gpp::tuning_defaults::kHostPrefetchAhead);
+#endif
+}
 constexpr const char* kEmptyReciprocals[] = {"div", "share"};
 
 // Both ways of computing the empty bands' reciprocals (one division each, one shared by a
@@ -690,13 +710,14 @@ TEST(HostPolicy, UnknownParamOrValueIsAnError) {
       EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
     }
   };
-  for (const char* name : {"loops", "rcp_empty", "rcp_occupied", "occ_form"}) {
+  for (const char* name : {"loops", "rcp_empty", "rcp_occupied", "occ_form", "prefetch"}) {
     refused("host", host_params({{name, "simd"}}), std::string("--param ") + name + "=simd: policy host takes ");
     EXPECT_NO_THROW(
         check_tunables(find_policy("host"), host_params({{name, find_policy("host").param(name)->values.back()}})));
   }
   refused("host", host_params({{"avx512", "on"}}),
-          "policy host has no param avx512 (its params: loops, rcp_empty, rcp_occupied, occ_form)");
+          "policy host has no param avx512 (its params: loops, rcp_empty, rcp_occupied, occ_form, prefetch)");
+  refused("host", host_params({{"prefetch", "100"}}), "--param prefetch=100: policy host takes ");
   refused("tuned", host_params({{"loops", "scalar"}}),
           "policy tuned has no param loops (its params: occupied, g_ranges)");
   refused("tuned", host_params({{"occupied", "two"}}), "--param occupied=two: policy tuned takes ");
@@ -725,8 +746,52 @@ TEST(Tunables, ResolvedValuesAreReported) {
   EXPECT_EQ(host.params, (std::map<std::string, std::string>{{"loops", "vector"},
                                                              {"rcp_empty", "div"},
                                                              {"rcp_occupied", "share"},
-                                                             {"occ_form", "split"}}));
+                                                             {"occ_form", "split"},
+                                                             {"prefetch", auto_prefetch_by_hand()}}));
   EXPECT_TRUE(v8.params.empty());
+}
+
+// The host policy's param prefetch moves only where the loops ask for lines, never what
+// they compute: every distance gives the same sums, bit for bit (one thread count, the
+// same order of additions), on a deck with empty bands, occupied bands in the split form
+// and in the whole form (wx < 0), at two frequencies and at three; and each run reports
+// the distance it took, auto's as worked out by hand.
+TEST(HostPolicy, PrefetchMovesNoResult) {
+  for (const int nend : {2, 3}) {
+    DeckParams p = small_deck(60, 7, 900, 40);
+    p.nstart = 1;
+    p.nend = nend;
+    auto pr = std::make_unique<Problem>();
+    pr->params = p;
+    pr->input = generate(p);
+    pr->data = std::make_unique<SpaceData>(derive(pr->input));
+    pr->reference = apply_start_values(reference_sums(pr->data->host), pr->input.asxtemp0, pr->input.achtemp0);
+    const auto& d = pr->data->host;
+    bool cut = false, plain = false;  // occupied bands with a wx < 0, and with none
+    for (int n1 = 0; n1 < d.nbands; ++n1) {
+      if (d.occ_array(n1) == 0.0) continue;
+      bool negative = false;
+      for (int w = 0; w < d.nw; ++w) negative = negative || d.wx_array_t(w, n1) < 0.0;
+      (negative ? cut : plain) = true;
+    }
+    EXPECT_TRUE(cut && plain) << "nend " << nend;
+    for (const SpaceKind k : build_spaces()) {
+      if (!find_policy("host").runs_on(k)) continue;
+      Tunables t;
+      t.ig_block = 320;  // G blocks of 320, 320 and 260: a prefetch past a row's end
+      const SigmaResult base = run_on(k, find_policy("host"), *pr, t);
+      EXPECT_TRUE(results_close(base, pr->reference, kTol)) << "nend " << nend << " on " << name_of(k);
+      for (const char* ahead : {"0", "64", "128", "256", "512", "auto"}) {
+        t.params["prefetch"] = ahead;
+        const SigmaResult got = run_on(k, find_policy("host"), *pr, t);
+        EXPECT_EQ(got.achtemp, base.achtemp) << "prefetch " << ahead << " nend " << nend << " on " << name_of(k);
+        EXPECT_EQ(got.asxtemp, base.asxtemp) << "prefetch " << ahead << " nend " << nend << " on " << name_of(k);
+        const Tunables used =
+            with_space(k, [&](auto space) { return find_policy("host").resolve(space, pr->data->on(space), t); });
+        EXPECT_EQ(used.params.at("prefetch"), std::string(ahead) == "auto" ? auto_prefetch_by_hand() : ahead);
+      }
+    }
+  }
 }
 
 TEST(Tunables, RefusedWithAClearError) {

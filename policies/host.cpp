@@ -851,6 +851,13 @@ struct HostChoices {
   int ahead = 0;      // prefetch: the band loops' distance in G
 };
 
+// A band's values as the loops take them: its aqsn rows at the G block (ar, ai), aqsm, its
+// occupation, and the run's choices.
+inline Band band_at(const double* ar, const double* ai, const complex_t& aqsm, const double occ, const double cut16,
+                    const HostChoices& c) {
+  return Band{ar, ai, aqsm.real(), aqsm.imag(), occ, cut16, c.empty, c.occupied, c.ahead};
+}
+
 // One G block's occupied bands of the band block from nb0 in the split form (occ_form=split,
 // host_shape::split_plan): each whole group as band_groups' occupied bands, each run in
 // occupied_split and its bands' near-pole arms from their lists. an(j) is the band block's
@@ -865,15 +872,7 @@ inline void split_block(const In& in, const host_shape::SplitPlan& plan, const R
     const complex_t aqsm = Order::aqsm(in, igp, n1);
     double x[2];
     for (int w = 0; w < whole.nw; ++w) x[w] = Order::wx(in, whole.w0 + w, n1);
-    const Band b{an(2 * (n1 - nb0)),
-                 an(2 * (n1 - nb0) + 1),
-                 aqsm.real(),
-                 aqsm.imag(),
-                 in.occ_array(n1),
-                 cut16,
-                 c.empty,
-                 c.occupied,
-                 c.ahead};
+    const Band b = band_at(an(2 * (n1 - nb0)), an(2 * (n1 - nb0) + 1), aqsm, in.occ_array(n1), cut16, c);
     GroupSums s;
     if (whole.nw == 2)
       occupied_whole<V, 2>(r, bd, len, b, x, s);
@@ -909,7 +908,7 @@ inline void split_block(const In& in, const host_shape::SplitPlan& plan, const R
     }
     // each band's near-pole arms (sums without conj(aqsm))
     for (int j = 0; j < run.size; ++j) {
-      const Band b{rb.ar[j], rb.ai[j], rb.amr[j], rb.ami[j], run.occ, cut16, c.empty, c.occupied, c.ahead};
+      const Band b = band_at(rb.ar[j], rb.ai[j], complex_t(rb.amr[j], rb.ami[j]), run.occ, cut16, c);
       GroupSums s;
       int* const list = r.lists + j * r.list_stride;
       if (run.nw == 2)
@@ -968,38 +967,31 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, const
     const host_shape::SplitPlan* const plan = c.split ? &plans[nb0 / band_block] : nullptr;
     const bool split = plan != nullptr && !plan->runs.empty();
     // A host lambda: the policy runs on host spaces only, and its G loops are host code.
-    Kokkos::parallel_for("gpp::host",
-                         Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, d.ngpown),
-                         [=](const int igp) {
-                           buffer.with([&](const Rows& rows) {
-                             SigmaAccum<NW> g = gp_sums(igp);  // sch*mat and occ*ssx*mat for this G'
-                             for (int ig0 = 0; ig0 < in.ncouls; ig0 += ig_block) {
-                               const int len = ig_block < in.ncouls - ig0 ? ig_block : in.ncouls - ig0;
-                               const Bounds bounds = fill_pairs(in, igp, ig0, len, rows, split);
-                               for (int n1 = nb0; n1 < nb1; ++n1) {
-                                 if (plan != nullptr && in.occ_array(n1) != 0.0) continue;  // split_block's
-                                 const complex_t aqsm = Order::aqsm(in, igp, n1);
-                                 double wx[NW];
-                                 for (int w = 0; w < NW; ++w) wx[w] = Order::wx(in, w, n1);
-                                 const Band b{&an_rows(2 * (n1 - nb0), ig0),
-                                              &an_rows(2 * (n1 - nb0) + 1, ig0),
-                                              aqsm.real(),
-                                              aqsm.imag(),
-                                              in.occ_array(n1),
-                                              cut16,
-                                              c.empty,
-                                              c.occupied,
-                                              c.ahead};
-                                 band_groups<V, NW>(rows, bounds, len, b, wx, g);
-                               }
-                               if (plan != nullptr)
-                                 split_block<V, NW>(
-                                     in, *plan, rows, bounds, len, igp, nb0,
-                                     [&](const int j) -> const double* { return &an_rows(j, ig0); }, c, cut16, g);
-                             }
-                             gp_sums(igp) = g;
-                           });
-                         });
+    Kokkos::parallel_for(
+        "gpp::host", Kokkos::RangePolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>(space, 0, d.ngpown),
+        [=](const int igp) {
+          buffer.with([&](const Rows& rows) {
+            SigmaAccum<NW> g = gp_sums(igp);  // sch*mat and occ*ssx*mat for this G'
+            for (int ig0 = 0; ig0 < in.ncouls; ig0 += ig_block) {
+              const int len = ig_block < in.ncouls - ig0 ? ig_block : in.ncouls - ig0;
+              const Bounds bounds = fill_pairs(in, igp, ig0, len, rows, split);
+              for (int n1 = nb0; n1 < nb1; ++n1) {
+                if (plan != nullptr && in.occ_array(n1) != 0.0) continue;  // split_block's
+                const complex_t aqsm = Order::aqsm(in, igp, n1);
+                double wx[NW];
+                for (int w = 0; w < NW; ++w) wx[w] = Order::wx(in, w, n1);
+                const Band b = band_at(&an_rows(2 * (n1 - nb0), ig0), &an_rows(2 * (n1 - nb0) + 1, ig0), aqsm,
+                                       in.occ_array(n1), cut16, c);
+                band_groups<V, NW>(rows, bounds, len, b, wx, g);
+              }
+              if (plan != nullptr)
+                split_block<V, NW>(
+                    in, *plan, rows, bounds, len, igp, nb0,
+                    [&](const int j) -> const double* { return &an_rows(j, ig0); }, c, cut16, g);
+            }
+            gp_sums(igp) = g;
+          });
+        });
   }
   Kokkos::parallel_reduce(
       "gpp::host::weight", Kokkos::RangePolicy<ExecSpace>(space, 0, d.ngpown),

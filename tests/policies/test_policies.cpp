@@ -36,6 +36,17 @@ struct Problem {
 // conjugate moves it by >1e-4. The closed form has its own n*u bound.
 constexpr double kTol = 1e-10;
 
+// The deck `p`, its data and its reference (the closed form for a uniform deck).
+std::unique_ptr<Problem> make_problem(const DeckParams& p) {
+  auto pr = std::make_unique<Problem>();
+  pr->params = p;
+  pr->input = generate(p);
+  pr->data = std::make_unique<SpaceData>(derive(pr->input));
+  const SigmaSums ref = p.generator == "uniform" ? closed_form_uniform(p) : reference_sums(pr->data->host);
+  pr->reference = apply_start_values(ref, pr->input.asxtemp0, pr->input.achtemp0);
+  return pr;
+}
+
 const Problem& problem(const std::string& name) {
   static std::map<std::string, std::unique_ptr<Problem>> cache;
   if (cache.empty()) before_finalize().push_back([] { cache.clear(); });
@@ -74,12 +85,7 @@ const Problem& problem(const std::string& name) {
     p.e_lk = 10.0;
     p.dw = 1.0;
   }
-  slot = std::make_unique<Problem>();
-  slot->params = p;
-  slot->input = generate(p);
-  slot->data = std::make_unique<SpaceData>(derive(slot->input));
-  const SigmaSums ref = p.generator == "uniform" ? closed_form_uniform(p) : reference_sums(slot->data->host);
-  slot->reference = apply_start_values(ref, slot->input.asxtemp0, slot->input.achtemp0);
+  slot = make_problem(p);
   return *slot;
 }
 // For a literal: no std::string temporary at the call (GCC 13's -Wdangling-reference).
@@ -761,11 +767,7 @@ TEST(HostPolicy, PrefetchMovesNoResult) {
     DeckParams p = small_deck(60, 7, 900, 40);
     p.nstart = 1;
     p.nend = nend;
-    auto pr = std::make_unique<Problem>();
-    pr->params = p;
-    pr->input = generate(p);
-    pr->data = std::make_unique<SpaceData>(derive(pr->input));
-    pr->reference = apply_start_values(reference_sums(pr->data->host), pr->input.asxtemp0, pr->input.achtemp0);
+    const auto pr = make_problem(p);
     const auto& d = pr->data->host;
     bool cut = false, plain = false;  // occupied bands with a wx < 0, and with none
     for (int n1 = 0; n1 < d.nbands; ++n1) {

@@ -1002,7 +1002,7 @@ SigmaSums host_policy(const ExecSpace& space, const DataFor<ExecSpace>& d, const
 
 // prefetch's values besides auto, in G: how far ahead the band loops of empty bands and of
 // the whole form (band_lanes) prefetch each row they read (0: no look-ahead).
-const std::vector<std::string> kPrefetchValues = {"0", "64", "128", "256", "512"};
+constexpr int kPrefetchDistances[] = {0, 64, 128, 256, 512};
 
 // prefetch=auto: the distance of the build's host ISA's shipped file (tuning/host-<isa>.json,
 // shape.prefetch_ahead), on an Intel CPU its shape.prefetch_ahead_intel, which is the same
@@ -1010,9 +1010,13 @@ const std::vector<std::string> kPrefetchValues = {"0", "64", "128", "256", "512"
 // different distances (docs/lab/cpu-host.md). GPP_HOST_PREFETCH_AHEAD, where a build
 // defines it, is auto's distance on every CPU.
 #ifdef GPP_HOST_PREFETCH_AHEAD
-static_assert(GPP_HOST_PREFETCH_AHEAD == 0 || GPP_HOST_PREFETCH_AHEAD == 64 || GPP_HOST_PREFETCH_AHEAD == 128 ||
-                  GPP_HOST_PREFETCH_AHEAD == 256 || GPP_HOST_PREFETCH_AHEAD == 512,
-              "GPP_HOST_PREFETCH_AHEAD is one of the param prefetch's distances (0, 64, 128, 256, 512)");
+constexpr bool is_prefetch_distance(const int g) {
+  for (const int d : kPrefetchDistances)
+    if (d == g) return true;
+  return false;
+}
+static_assert(is_prefetch_distance(GPP_HOST_PREFETCH_AHEAD),
+              "GPP_HOST_PREFETCH_AHEAD is one of the param prefetch's distances (kPrefetchDistances)");
 #endif
 int auto_prefetch() {
 #ifdef GPP_HOST_PREFETCH_AHEAD
@@ -1053,7 +1057,7 @@ std::vector<ParamSpec> host_params() {
        first(
            [] {
              std::vector<std::string> v{"auto"};
-             v.insert(v.end(), kPrefetchValues.begin(), kPrefetchValues.end());
+             for (const int d : kPrefetchDistances) v.push_back(std::to_string(d));
              return v;
            }(),
            tuning_defaults::kHostPrefetch),

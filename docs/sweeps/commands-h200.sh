@@ -1,4 +1,4 @@
-# 2026-12-02T07:08Z, gpp f0f2f2209f04 on h200 (scripts/regenerate-docs.sh; run from the checkout)
+# 2026-12-02T12:59Z, gpp 4a60bbf9a982 on h200 (scripts/regenerate-docs.sh; run from the checkout)
 export OMP_NUM_THREADS=16 OMP_PROC_BIND=spread OMP_PLACES=threads
 gpp sweep inputs/si214.toml --policy tuned --band-block 16,32,64,96,128 --team-size 32,64,128 --repeat 3 --csv docs/sweeps/sweep-si214-tuned-h200.csv --tuning-out docs/sweeps/tuning-h200.json
 gpp sweep inputs/si214.toml --policy v8-bounded --band-block 32,64,128 --team-size 128,256,512 --repeat 3 --csv docs/sweeps/sweep-si214-v8-h200.csv

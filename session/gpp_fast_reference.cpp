@@ -335,22 +335,25 @@ template <bool Negative, class Row, class BandRow>
 KOKKOS_FORCEINLINE_FUNCTION void lean_regular(const Row& p, const BandRow& n, const LeanParts& u, const double r,
                                               double& sch_r, double& sch_i, double& ssx_r, double& ssx_i,
                                               double& code) {
-  const double rw = r * u.cden2, rs = r * u.wd;  // 1/|wdiff|^2, 1/|cden|^2
+  // One select, of the reciprocal: off the regular arm (where r may be inf or NaN) every
+  // product below is 0 times a finite value. A select per sum instead let g++ 12 compute
+  // each sum's update for both arms and blend them.
+  const double rr = u.regular ? r : 0.0;
+  const double rw = rr * u.cden2, rs = rr * u.wd;  // 1/|wdiff|^2, 1/|cden|^2 where regular
   const double pr = n[kPr], pi = n[kPi], qr = n[kQr], qi = n[kQi];
-  const double sw = u.regular ? rw : 0.0;
-  sch_r += sw * (u.a * pr - u.b * pi);
-  sch_i += sw * (u.a * pi + u.b * pr);
+  sch_r += rw * (u.a * pr - u.b * pi);
+  sch_i += rw * (u.a * pi + u.b * pr);
   // (selects of values, not & of conditions: g++ made those in general registers)
   const double one = u.regular ? 1.0 : 0.0;
-  double sx = u.regular ? rs : 0.0, arm = one;
+  double sx = rs, arm = one;
   if constexpr (Negative) {
-    const bool over = p[kOsq] * rs > p[kCut2];  // cut, where regular
+    const bool over = p[kOsq] * rs > p[kCut2];  // cut (rs = 0 off the regular arm)
     sx = over ? 0.0 : sx;
     arm = over ? 0x1.004p10 * one : one;
   }
   ssx_r += sx * (qr * u.cr - qi * p[kW2i]);
   ssx_i += sx * (qr * p[kW2i] + qi * u.cr);
-  code += arm + (r <= kRecipMax ? 0.0 : 0x1p40 * one);  // exceptional, where regular
+  code += arm + (rr <= kRecipMax ? 0.0 : 0x1p40);  // exceptional (rr = 0 off the regular arm)
 }
 
 // A listed term: off the regular arm where the loop's test (lean_parts', the same

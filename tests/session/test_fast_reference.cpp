@@ -198,6 +198,31 @@ TEST(FastReference, TermsOutsideTheVectorFormTakeTheLiteralForm) {
     EXPECT_FALSE(results_close(literal_of(in, derive(in)).reference, before, 1e-6)) << c.what << " changes nothing";
     expect_matches_literal(in, c.what);
   }
+
+  // A regular term whose reciprocal overflows in the lean loop, which must flag it for
+  // the literal form: an occupied band at wx = 8 against wtilde = -8 + i 1e-160, another
+  // at wx = -4 against wtilde = 4 + i 1e-160 (exact squares), have cden = wx^2 - wtilde^2 =
+  // -2 wx wtilde_i i however its operations are ordered and |cden|^2 subnormal, so that
+  // their ssx, about 1e159 I_eps (cut where wx < 0), is well defined in double arithmetic.
+  // No band sits at wx = wtilde_r, and the bands' other frequency stays ordinary: nothing
+  // else in those chunks asks for the literal form.
+  std::vector<int> occupied;
+  for (int n = 0; n < p.nbands && occupied.size() < 2; ++n)
+    if (derive(plain).occ_array(n) != 0.0) occupied.push_back(n);
+  ASSERT_EQ(occupied.size(), 2u) << "the deck needs two occupied bands";
+  const double at[2] = {8.0, -4.0};  // wx of each at the first frequency; wtilde_r = -wx
+  InputDeck in = plain;
+  in.wtilde_array = HostComplexMatrix("wtilde", p.ncouls, p.ngpown);
+  Kokkos::deep_copy(in.wtilde_array, plain.wtilde_array);
+  for (int igp = 0; igp < p.ngpown; ++igp)
+    for (int ig = igp % 3; ig < p.ncouls; ig += 13) in.wtilde_array(ig, igp) = complex_t(-at[igp % 2], 1e-160);
+  GppData<Kokkos::HostSpace> host = derive(in);
+  for (int j = 0; j < 2; ++j) {
+    host.wx_array_t(0, occupied[j]) = at[j];
+    host.wx_array_bt(occupied[j], 0) = at[j];
+  }
+  EXPECT_GT(std::abs(literal_of(in, host).reference.asxtemp[0]), 1e100) << "the terms at wx = 8 are not in the sums";
+  expect_matches_literal(in, "|cden|^2 subnormal on the regular arm", host);
 }
 
 // A run in G' slices (for_each_slice over column_slice) adds up to the run in one launch:

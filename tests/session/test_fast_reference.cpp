@@ -202,13 +202,14 @@ TEST(FastReference, TermsOutsideTheVectorFormTakeTheLiteralForm) {
   // A regular term whose reciprocal overflows in the lean loop, which must flag it for
   // the literal form: an occupied band at wx = 8 against wtilde = -8 + i 1e-160, another
   // at wx = -4 against wtilde = 4 + i 1e-160 (exact squares), have cden = wx^2 - wtilde^2 =
-  // -2 wx wtilde_i i however its operations are ordered and |cden|^2 subnormal, so that
-  // their ssx, about 1e159 I_eps (cut where wx < 0), is well defined in double arithmetic.
-  // No band sits at wx = wtilde_r, and the bands' other frequency stays ordinary: nothing
-  // else in those chunks asks for the literal form.
+  // 2 wx wtilde_i i (its real part 0 or wtilde_i^2, however its operations are ordered) and
+  // |cden|^2 subnormal, so that their ssx, about 1e159 I_eps (cut where wx < 0), is well
+  // defined in double arithmetic. No band sits at wx = wtilde_r, and the bands' other
+  // frequency stays ordinary: nothing else in those chunks asks for the literal form.
+  const auto occ = derive(plain).occ_array;
   std::vector<int> occupied;
   for (int n = 0; n < p.nbands && occupied.size() < 2; ++n)
-    if (derive(plain).occ_array(n) != 0.0) occupied.push_back(n);
+    if (occ(n) != 0.0) occupied.push_back(n);
   ASSERT_EQ(occupied.size(), 2u) << "the deck needs two occupied bands";
   const double at[2] = {8.0, -4.0};  // wx of each at the first frequency; wtilde_r = -wx
   InputDeck in = plain;
